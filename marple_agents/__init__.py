@@ -1,0 +1,1 @@
+"""Agent models and inference methods for MARPLE whodunit scenarios."""

@@ -1,0 +1,1 @@
+"""Whodunit scenarios, the evaluation protocol, metrics and plots."""

@@ -1,0 +1,41 @@
+"""MARPLE-Gym: household gridworlds for long-horizon "whodunit" inference.
+
+Importing the package registers the Gymnasium environments::
+
+    import gymnasium as gym
+    import marple_gym  # noqa: F401
+
+    env = gym.make("Marple-DoLaundry-v0")
+"""
+
+from marple_gym.envs import FlatObservation, ImageObservation, MarpleEnv, env_ids, register_envs
+from marple_gym.generation import ConfigError, HouseConfig, generate_world
+from marple_gym.missions import MISSIONS, Mission, MissionProgress, Subgoal, get_mission
+from marple_gym.world import ASSETS, Action, House, Outcome, World, WorldState
+
+__version__ = "0.1.0"
+
+register_envs()
+
+__all__ = [
+    "ASSETS",
+    "Action",
+    "ConfigError",
+    "FlatObservation",
+    "House",
+    "HouseConfig",
+    "ImageObservation",
+    "MISSIONS",
+    "MarpleEnv",
+    "Mission",
+    "MissionProgress",
+    "Outcome",
+    "Subgoal",
+    "World",
+    "WorldState",
+    "__version__",
+    "env_ids",
+    "generate_world",
+    "get_mission",
+    "register_envs",
+]

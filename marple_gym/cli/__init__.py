@@ -1,0 +1,1 @@
+"""The ``marple`` command line and the subcommands of ``marple_gym``."""

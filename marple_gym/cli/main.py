@@ -1,0 +1,55 @@
+"""The ``marple`` command line.
+
+Subcommands come from the installed packages through the ``marple.commands``
+entry-point group, so this dispatcher depends on no package above it: each
+entry point names a function ``add_parser(subparsers)`` that adds one
+subcommand and sets its ``run(args) -> int`` as the parser default ``run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from importlib.metadata import entry_points
+
+from marple_gym import __version__
+
+
+class CommandError(Exception):
+    """A user-facing failure: printed without a traceback, exit status 2."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="marple",
+        description="MARPLE-Gym: household whodunit benchmark for long-horizon inference.",
+    )
+    parser.add_argument("--version", action="version", version=f"marple-gym {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for ep in sorted(entry_points(group="marple.commands"), key=lambda e: e.name):
+        ep.load()(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (CommandError, ValueError, KeyError, FileNotFoundError, OSError) as exc:
+        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"marple {args.command}: error: {message}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,16 @@
+"""Gymnasium environments and wrappers."""
+
+from marple_gym.envs.household import OBSERVATION_KEYS, MarpleEnv
+from marple_gym.envs.registration import HOUSEHOLD_ID, env_ids, mission_env_id, register_envs
+from marple_gym.envs.wrappers import FlatObservation, ImageObservation
+
+__all__ = [
+    "FlatObservation",
+    "HOUSEHOLD_ID",
+    "ImageObservation",
+    "MarpleEnv",
+    "OBSERVATION_KEYS",
+    "env_ids",
+    "mission_env_id",
+    "register_envs",
+]

@@ -1,0 +1,251 @@
+"""The Gymnasium environment: one agent carrying out a household mission."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from marple_gym.evidence.audio import AUDIO, SILENCE, audio_token
+from marple_gym.evidence.language import MAX_TEXT_LENGTH, TEXT_CHARSET, intent
+from marple_gym.evidence.scene_graph import scene_graph
+from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.generator import generate_world
+from marple_gym.missions.mission import MISSIONS, Mission, get_mission
+from marple_gym.missions.progress import MissionProgress
+from marple_gym.world.actions import NUM_ACTIONS, Outcome
+from marple_gym.world.assets import ASSETS
+from marple_gym.world.rules import apply_action
+from marple_gym.world.state import HANDS, NUM_CHANNELS
+from marple_gym.world.world import World
+
+OBSERVATION_KEYS = ("image", "direction", "carrying", "mission", "intent", "audio")
+_CHARSET = "".join(sorted(TEXT_CHARSET))
+
+
+class MarpleEnv(gym.Env):
+    """A household gridworld in which one agent carries out a mission.
+
+    ## Description
+    A house of up to four rooms (Kitchen, Bedroom, Bathroom, Garage, Study,
+    Living Room) joined by doors, furnished from the MARPLE asset library. Every
+    reset generates a new house with the env's seeded generator (or rebuilds the
+    house a fully explicit ``config`` describes); the house always contains what
+    the mission needs. The agent must achieve the mission's subgoals in order;
+    skippable subgoals (closing the fridge after taking a snack) are done when
+    possible and passed over when not.
+
+    ## Mission Space
+    The mission is fixed (``mission="do_laundry"``) or sampled at each reset
+    from ``mission_preferences`` (``{"do_laundry": 0.6, "change_outfit": 0.4}``).
+    The ``mission`` observation is its title, e.g. "do the laundry".
+
+    ## Action Space
+    ``Discrete(10)``: 0 turn left, 1 turn right, 2 move forward, 3 pick up, 4 drop,
+    5 toggle, 6 open, 7 close, 8 clean, 9 idle. Interactions act on the faced
+    cell; an action that cannot apply changes nothing.
+
+    ## Observation Space
+    A ``Dict`` with (by default) every key below; ``observation_keys`` selects a
+    subset.
+
+    - ``image``: ``Box(0, 255, (height, width, 8), uint8)``, the paper's symbolic
+      vision array (room, furniture type and state, object type, state and id,
+      agent id and direction per cell).
+    - ``direction``: ``Discrete(4)``, 0 east, 1 south, 2 west, 3 north.
+    - ``carrying``: ``MultiDiscrete([83, 83])``, object type codes in the two hands
+      (0 = empty), the object ``drop`` puts down next first.
+    - ``mission``: ``Text``, the mission's title.
+    - ``intent``: ``Text``, the sentence for the subgoal the agent works on.
+    - ``audio``: ``Discrete(270)``, the sound token of the last action.
+
+    With ``scene_graph=True`` each ``info`` holds the scene graph (a
+    ``networkx.DiGraph``) of the new state; it costs nothing when off.
+
+    ## Rewards
+    1 when the mission is complete, plus ``subgoal_reward`` for every subgoal
+    achieved (0 by default, i.e. sparse).
+
+    ## Termination
+    ``terminated`` when every subgoal is achieved or skipped; ``truncated`` after
+    ``max_steps`` steps.
+
+    ## Registered Configurations
+    ``Marple-<Mission>-v0`` for the ten missions (``Marple-DoLaundry-v0``, ...)
+    and the configurable ``Marple-Household-v0``.
+    """
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 8}
+
+    def __init__(
+        self,
+        mission: str | None = None,
+        mission_preferences: dict[str, float] | None = None,
+        config: HouseConfig | dict | str | os.PathLike | None = None,
+        max_steps: int = 500,
+        subgoal_reward: float = 0.0,
+        observation_keys: tuple[str, ...] = OBSERVATION_KEYS,
+        scene_graph: bool = False,
+        render_mode: str | None = None,
+        tile_size: int = 32,
+    ) -> None:
+        self.config = HouseConfig.load(config)
+        self.preferences = self._preferences(mission, mission_preferences)
+        self.missions: list[Mission] = [get_mission(m) for m in self.preferences]
+        unknown = [k for k in observation_keys if k not in OBSERVATION_KEYS]
+        if unknown:
+            raise ValueError(f"unknown observation keys {unknown}; choose from {OBSERVATION_KEYS}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.max_steps = int(max_steps)
+        self.subgoal_reward = float(subgoal_reward)
+        self.observation_keys = tuple(observation_keys)
+        self.with_scene_graph = bool(scene_graph)
+        self.render_mode = render_mode
+        self.tile_size = int(tile_size)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self.observation_space = spaces.Dict({k: self._space(k) for k in self.observation_keys})
+        self.world: World | None = None
+        self.mission: Mission | None = None
+        self.progress: MissionProgress | None = None
+        self.step_count = 0
+        self.last_outcome: Outcome | None = None
+        self._intent_index = -1
+        self._intent = ""
+
+    # ---- setup -------------------------------------------------------------------------------
+    def _preferences(self, mission: str | None, preferences: dict[str, float] | None) -> dict[str, float]:
+        if mission is not None and preferences:
+            raise ValueError("give either mission or mission_preferences, not both")
+        if mission is not None:
+            get_mission(mission)
+            return {mission: 1.0}
+        prefs = preferences or self.config.agents[0].mission_preferences
+        if not prefs:
+            raise ValueError(
+                "no mission: pass mission='do_laundry' (one of: "
+                + ", ".join(MISSIONS)
+                + ") or mission_preferences={...}"
+            )
+        for name, weight in prefs.items():
+            get_mission(name)
+            if weight < 0:
+                raise ValueError(f"mission preference for {name!r} must be >= 0, got {weight}")
+        total = float(sum(prefs.values()))
+        if total <= 0:
+            raise ValueError("mission preferences must not all be zero")
+        return {name: w / total for name, w in prefs.items() if w > 0}
+
+    def _space(self, key: str) -> spaces.Space:
+        if key == "image":
+            shape = (self.config.height, self.config.width, NUM_CHANNELS)
+            return spaces.Box(0, 255, shape, dtype=np.uint8)
+        if key == "direction":
+            return spaces.Discrete(4)
+        if key == "carrying":
+            return spaces.MultiDiscrete([len(ASSETS.object_names)] * HANDS)
+        if key in ("mission", "intent"):
+            return spaces.Text(max_length=MAX_TEXT_LENGTH, min_length=1, charset=_CHARSET)
+        return spaces.Discrete(len(AUDIO))
+
+    # ---- the Gymnasium API ---------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        name = options.get("mission")
+        if name is None:
+            names = list(self.preferences)
+            name = names[int(self.np_random.choice(len(names), p=list(self.preferences.values())))]
+        self.mission = get_mission(name)
+        self.world = generate_world(self.config, self.np_random, self.missions)
+        if self.world.house.width != self.config.width or self.world.house.height != self.config.height:
+            raise ConfigError("config", "generated house does not match the observation space")
+        self.progress = MissionProgress(self.mission, agent=0)
+        self.step_count = 0
+        self.last_outcome = None
+        self._intent_index = -1
+        return self._observation(SILENCE), self._info(None)
+
+    def step(self, action):
+        if self.world is None:
+            raise RuntimeError("call reset() before step()")
+        outcome = apply_action(self.world.house, self.world.state, 0, int(action))
+        self.last_outcome = outcome
+        self.step_count += 1
+        achieved = self.progress.update(outcome, self.world)
+        terminated = self.progress.complete
+        reward = (1.0 if terminated else 0.0) + (self.subgoal_reward if achieved is not None else 0.0)
+        truncated = not terminated and self.step_count >= self.max_steps
+        obs = self._observation(audio_token(outcome, self.world.house, self.world.state))
+        return obs, reward, terminated, truncated, self._info(outcome, achieved)
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            from marple_gym.rendering.frames import render_frame
+
+            return render_frame(self.world, tile_size=self.tile_size)
+        return None
+
+    # ---- observation ---------------------------------------------------------------------------
+    def current_intent(self) -> str:
+        """The intent sentence for the subgoal the agent is on (cached per subgoal)."""
+        if self._intent_index != self.progress.index:
+            self._intent_index = self.progress.index
+            self._intent = intent(self.progress.current)
+        return self._intent
+
+    def _observation(self, audio: int) -> dict[str, Any]:
+        state = self.world.state
+        obs: dict[str, Any] = {}
+        for key in self.observation_keys:
+            if key == "image":
+                obs[key] = state.grid.copy()
+            elif key == "direction":
+                obs[key] = int(state.agent_dir[0])
+            elif key == "carrying":
+                hands = state.carrying[0].tolist()
+                obs[key] = np.array([self.world.house.obj_type_list[o] if o >= 0 else 0 for o in hands], dtype=np.int64)
+            elif key == "mission":
+                obs[key] = self.mission.title
+            elif key == "intent":
+                obs[key] = self.current_intent()
+            else:
+                obs[key] = audio
+        return obs
+
+    def _info(self, outcome: Outcome | None, achieved: int | None = None) -> dict[str, Any]:
+        info: dict[str, Any] = {
+            "mission": self.mission.name,
+            "subgoal": self.progress.index,
+            "achieved": achieved,
+            "action_success": None if outcome is None else outcome.success,
+        }
+        if self.with_scene_graph:
+            info["scene_graph"] = scene_graph(self.world.house, self.world.state)
+        return info
+
+    def scene_graph(self):
+        """The scene graph of the current state (a ``networkx.DiGraph``)."""
+        return scene_graph(self.world.house, self.world.state)
+
+    # ---- state for simulation --------------------------------------------------------------------
+    def get_state(self) -> dict[str, Any]:
+        """A snapshot of everything that changes during an episode (restore with :meth:`set_state`)."""
+        return {
+            "world": self.world.get_state(),
+            "progress": self.progress.copy(),
+            "step_count": self.step_count,
+            "last_outcome": self.last_outcome,
+        }
+
+    def set_state(self, snapshot: dict[str, Any]) -> None:
+        """Restore a snapshot from :meth:`get_state` of this episode's house."""
+        self.world.set_state(snapshot["world"])
+        self.progress = snapshot["progress"].copy()
+        self.mission = self.progress.mission
+        self.step_count = snapshot["step_count"]
+        self.last_outcome = snapshot["last_outcome"]
+        self._intent_index = -1

@@ -1,0 +1,29 @@
+"""Environment ids, registered by looping over the mission table."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from marple_gym.missions.mission import MISSIONS
+
+HOUSEHOLD_ID = "Marple-Household-v0"
+
+
+def mission_env_id(mission_name: str) -> str:
+    """The Gymnasium id of a mission's env, e.g. ``Marple-DoLaundry-v0``."""
+    return f"Marple-{MISSIONS[mission_name].env_name}-v0"
+
+
+def env_ids() -> list[str]:
+    """Every id this package registers."""
+    return [mission_env_id(name) for name in MISSIONS] + [HOUSEHOLD_ID]
+
+
+def register_envs() -> None:
+    """Register all MARPLE envs with Gymnasium (safe to call twice)."""
+    for name, mission in MISSIONS.items():
+        env_id = mission_env_id(name)
+        if env_id not in gym.registry:
+            gym.register(env_id, entry_point=f"marple_gym.envs.missions:{mission.env_name}Env")
+    if HOUSEHOLD_ID not in gym.registry:
+        gym.register(HOUSEHOLD_ID, entry_point="marple_gym.envs.household:MarpleEnv")

@@ -1,0 +1,24 @@
+"""Evidence modalities: vision array, scene graph, language and audio."""
+
+from marple_gym.evidence.audio import AUDIO, FOOTSTEP, SILENCE, AudioVocabulary, audio_token
+from marple_gym.evidence.language import DONE_INTENT, MAX_TEXT_LENGTH, TEXT_CHARSET, intent, testimony
+from marple_gym.evidence.scene_graph import scene_graph
+from marple_gym.evidence.vision import CHANNEL_NAMES, channel_sizes, describe_cell, vision
+
+__all__ = [
+    "AUDIO",
+    "AudioVocabulary",
+    "CHANNEL_NAMES",
+    "DONE_INTENT",
+    "FOOTSTEP",
+    "MAX_TEXT_LENGTH",
+    "SILENCE",
+    "TEXT_CHARSET",
+    "audio_token",
+    "channel_sizes",
+    "describe_cell",
+    "intent",
+    "scene_graph",
+    "testimony",
+    "vision",
+]

@@ -1,0 +1,125 @@
+"""Audio evidence: the symbolic sound token each action makes.
+
+The action-to-sound mapping is many-to-one:
+
+* ``footstep``: every navigation action (left, right, forward), whether or not
+  the agent could move;
+* ``pickup_<object>``, ``drop_<object>``: picking up or putting down an object;
+* ``toggle_on_<thing>``, ``toggle_off_<thing>``, ``open_<thing>``,
+  ``close_<thing>``, ``clean_<thing>``: changing a piece of furniture, a door or
+  an object;
+* ``idle_<appliance>``: idling at a running laundry, shower or television (they
+  hum);
+* ``silence``: an interaction that failed, or idling anywhere else.
+
+Token ids are stable: they follow the asset library's order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
+from marple_gym.world.assets import ASSETS, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
+from marple_gym.world.house import House
+from marple_gym.world.state import WorldState
+
+SILENCE = 0
+FOOTSTEP = 1
+
+_NAVIGATION = (int(Action.left), int(Action.right), int(Action.forward))
+
+
+def _sounds_of(name: str, mask: int, idle_sound: bool) -> list[str]:
+    out = []
+    if mask & TOGGLE_BIT:
+        out += [f"toggle_on_{name}", f"toggle_off_{name}"]
+    if mask & OPEN_BIT:
+        out += [f"open_{name}", f"close_{name}"]
+    if mask & (DUSTY_BIT | STAIN_BIT):
+        out.append(f"clean_{name}")
+    if idle_sound:
+        out.append(f"idle_{name}")
+    return out
+
+
+@dataclass(frozen=True)
+class AudioVocabulary:
+    """The sound tokens, in a fixed order."""
+
+    tokens: tuple[str, ...]
+
+    @classmethod
+    def from_assets(cls) -> AudioVocabulary:
+        tokens = ["silence", "footstep", "open_door", "close_door"]
+        for f in ASSETS.furniture:
+            tokens += _sounds_of(f.name, f.mask, f.idle_sound)
+        for o in ASSETS.objects:
+            tokens += [f"pickup_{o.name}", f"drop_{o.name}"] + _sounds_of(o.name, o.mask, False)
+        return cls(tuple(dict.fromkeys(tokens)))
+
+    def __len__(self) -> int:
+        return len(self.tokens)
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        return {t: i for i, t in enumerate(self.tokens)}
+
+    @cached_property
+    def action_of_token(self) -> tuple[tuple[int, ...], ...]:
+        """For each token, the actions that can make it."""
+        out = []
+        for token in self.tokens:
+            if token == "silence":
+                out.append(tuple(int(a) for a in Action if int(a) not in _NAVIGATION))
+            elif token == "footstep":
+                out.append(_NAVIGATION)
+            else:
+                verb = token.split("_", 1)[0]
+                out.append((int(Action[verb]),))
+        return tuple(out)
+
+    @cached_property
+    def likelihood(self) -> np.ndarray:
+        """(n_tokens, 10) float32: P(token | action) up to the state, as 1 (possible) or 0.
+
+        Used for audio refinement, P(a | vision, audio) ~ P(audio | a) P(a | vision):
+        the row of the heard token masks out the actions that cannot make it.
+        """
+        out = np.zeros((len(self.tokens), NUM_ACTIONS), dtype=np.float32)
+        for i, actions in enumerate(self.action_of_token):
+            out[i, list(actions)] = 1.0
+        return out
+
+
+AUDIO = AudioVocabulary.from_assets()
+"""The shared audio vocabulary."""
+
+
+def audio_token(outcome: Outcome | None, house: House, state: WorldState) -> int:
+    """The sound token of an action outcome (``state`` is the state after the action)."""
+    if outcome is None:
+        return SILENCE
+    action = outcome.action
+    if action in _NAVIGATION:
+        return FOOTSTEP
+    if not outcome.success:
+        return SILENCE
+    if action == Action.idle:
+        fur = outcome.fur
+        if fur >= 0:
+            code = house.fur_type_list[fur]
+            if ASSETS.fur_idle_sound[code] and state.fur_state[fur] & TOGGLE_BIT:
+                return AUDIO.index[f"idle_{ASSETS.furniture_names[code]}"]
+        return SILENCE
+    if action in (Action.pickup, Action.drop) or outcome.obj >= 0:
+        thing = ASSETS.object_names[house.obj_type_list[outcome.obj]]
+    else:
+        thing = ASSETS.furniture_names[house.fur_type_list[outcome.fur]]
+    verb = Action(action).name
+    if action == Action.toggle:
+        verb = "toggle_on" if outcome.value else "toggle_off"
+    return AUDIO.index[f"{verb}_{thing}"]

@@ -1,0 +1,23 @@
+"""Procedural generation of houses from (partial) configurations."""
+
+from marple_gym.generation.config import (
+    AgentSpec,
+    ConfigError,
+    DoorSpec,
+    FurnitureSpec,
+    HouseConfig,
+    ObjectSpec,
+    RoomSpec,
+)
+from marple_gym.generation.generator import generate_world
+
+__all__ = [
+    "AgentSpec",
+    "ConfigError",
+    "DoorSpec",
+    "FurnitureSpec",
+    "HouseConfig",
+    "ObjectSpec",
+    "RoomSpec",
+    "generate_world",
+]

@@ -1,0 +1,75 @@
+"""Which subgoal of a mission an agent is on: the mid-level state machine's memory."""
+
+from __future__ import annotations
+
+from marple_gym.missions.feasibility import is_feasible
+from marple_gym.missions.mission import Mission, Subgoal
+from marple_gym.world.actions import NAVIGATION, Outcome
+from marple_gym.world.world import World
+
+_NAVIGATION = frozenset(int(a) for a in NAVIGATION)
+
+
+class MissionProgress:
+    """Tracks an agent through a mission's subgoals.
+
+    The current subgoal is the first one neither achieved nor skipped. An action
+    outcome achieves the current subgoal, or a later one if every subgoal in
+    between is skippable (those are then skipped). After any change to the world,
+    skippable subgoals that are no longer feasible are passed over. The mission
+    is complete once every subgoal is achieved or skipped.
+    """
+
+    __slots__ = ("mission", "agent", "index", "achieved", "skipped")
+
+    def __init__(self, mission: Mission, agent: int = 0) -> None:
+        self.mission = mission
+        self.agent = agent
+        self.index = 0
+        self.achieved: list[int] = []
+        self.skipped: list[int] = []
+
+    @property
+    def complete(self) -> bool:
+        return self.index >= len(self.mission.subgoals)
+
+    @property
+    def current(self) -> Subgoal | None:
+        """The subgoal the agent works on now (None once complete)."""
+        return None if self.complete else self.mission.subgoals[self.index]
+
+    def match(self, outcome: Outcome, world: World) -> int | None:
+        """Index of the subgoal this outcome achieves, without changing the tracker."""
+        for j in range(self.index, len(self.mission.subgoals)):
+            sg = self.mission.subgoals[j]
+            if sg.matches(outcome, world.house):
+                return j
+            if not sg.skippable:
+                return None
+        return None
+
+    def update(self, outcome: Outcome, world: World) -> int | None:
+        """Record one action outcome; return the index of the subgoal it achieved, if any."""
+        if not outcome.success:
+            return None
+        j = self.match(outcome, world)
+        if j is not None:
+            self.skipped.extend(range(self.index, j))
+            self.achieved.append(j)
+            self.index = j + 1
+        if j is not None or outcome.action not in _NAVIGATION:
+            self.skip_infeasible(world)
+        return j
+
+    def skip_infeasible(self, world: World) -> None:
+        """Pass over skippable subgoals the agent cannot do in the current world."""
+        while not self.complete and self.current.skippable and not is_feasible(world, self.agent, self.current):
+            self.skipped.append(self.index)
+            self.index += 1
+
+    def copy(self) -> MissionProgress:
+        out = MissionProgress(self.mission, self.agent)
+        out.index = self.index
+        out.achieved = list(self.achieved)
+        out.skipped = list(self.skipped)
+        return out
