@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from invariants import assert_grid_consistent, assert_no_object_in_walls, assert_objects_conserved
 
 from marple_gym.generation import generate_world
@@ -35,3 +37,14 @@ def test_random_action_fuzz_short():
 @pytest.mark.slow
 def test_random_action_fuzz_200k_steps():
     fuzz(200_000, seed=1, check_every=25)
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), actions=st.lists(st.integers(0, 9), min_size=1, max_size=300))
+def test_any_action_sequence_conserves_objects_and_keeps_the_grid_exact(seed, actions):
+    world = generate_world(None, np.random.default_rng(seed), ["do_laundry"])
+    for action in actions:
+        world.step(0, action)
+        assert_objects_conserved(world)
+    assert_grid_consistent(world)
+    assert_no_object_in_walls(world)

@@ -14,10 +14,7 @@ import sys
 from importlib.metadata import entry_points
 
 from marple_gym import __version__
-
-
-class CommandError(Exception):
-    """A user-facing failure: printed without a traceback, exit status 2."""
+from marple_gym.errors import MarpleError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -45,9 +42,8 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (CommandError, ValueError, KeyError, FileNotFoundError, OSError) as exc:
-        message = str(exc.args[0]) if isinstance(exc, KeyError) and exc.args else str(exc)
-        print(f"marple {args.command}: error: {message}", file=sys.stderr)
+    except (MarpleError, ValueError, OSError) as exc:
+        print(f"marple {args.command}: error: {exc}", file=sys.stderr)
         return 2
 
 

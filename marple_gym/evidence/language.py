@@ -29,7 +29,8 @@ def word(name: str) -> str:
     return _ROOM_WORDS.get(name, name.replace("_", " "))
 
 
-def _relation(fur: str) -> str:
+def relation(fur: str) -> str:
+    """ "in" for containers, "on" for everything else."""
     return "in" if ASSETS.furniture_type(fur).holds == "inside" else "on"
 
 
@@ -42,7 +43,7 @@ def intent(subgoal: Subgoal | None) -> str:
     if action == Action.pickup:
         what = f"pick up the {word(subgoal.obj)} from the {fur}"
     elif action == Action.drop:
-        what = f"put the {word(subgoal.obj)} {_relation(subgoal.fur)} the {fur}"
+        what = f"put the {word(subgoal.obj)} {relation(subgoal.fur)} the {fur}"
     elif action == Action.toggle:
         what = f"toggle {'on' if subgoal.state[1] else 'off'} the {fur}"
     elif action == Action.idle:
@@ -67,7 +68,7 @@ def testimony(outcome: Outcome | None, house: House) -> str:
     if outcome.obj >= 0:
         obj = ASSETS.object_names[house.obj_type_list[outcome.obj]]
         be = "were" if obj in _PLURAL else "was"
-        where = f"{_relation(fur)} {place}" if fur else f"on {place}"
+        where = f"{relation(fur)} {place}" if fur else f"on {place}"
         if outcome.action == Action.pickup:
             return f"The {word(obj)} {where} {be} picked up."
         if outcome.action == Action.drop:

@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from marple_gym.errors import MarpleError
 from marple_gym.world.assets import ASSETS
 
 SPLIT_DIRS = ("vert", "horz")
 
 
-class ConfigError(ValueError):
+class ConfigError(MarpleError, ValueError):
     """A house configuration that is malformed or cannot be built.
 
     ``field`` is the path of the offending entry in the input.

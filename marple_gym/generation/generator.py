@@ -207,11 +207,10 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
             if not free:
                 raise PlacementFailed(f"{spec.where}: the {f.type} is full")
             f.objects.append(_new_object(draft, spec.type, _random_cell(draft, free), spec))
+    if len(draft.free_cells(f)) < len(f.required_objects) + f.keep_free:
+        raise PlacementFailed(f"the {f.type} in {room.name} has too few reachable cells for what the missions need")
     for obj in f.required_objects:
-        free = draft.free_cells(f)
-        if not free:
-            raise PlacementFailed(f"no reachable cell on the {f.type} in {room.name} for the {obj} a mission needs")
-        f.objects.append(_new_object(draft, obj, _random_cell(draft, free)))
+        f.objects.append(_new_object(draft, obj, _random_cell(draft, draft.free_cells(f))))
     lo, hi = draft.config.objects_per_furniture
     given = f.spec.num_objects if f.spec else None
     target = given if given is not None else int(draft.rng.integers(lo, hi + 1)) + len(f.required_objects)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 
+from marple_gym.errors import MarpleError
 from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.house import House
@@ -123,11 +124,8 @@ MISSIONS: dict[str, Mission] = _load()
 """The ten missions, by name (``do_laundry``, ``change_outfit``, ...)."""
 
 
-class UnknownMissionError(KeyError):
+class UnknownMissionError(MarpleError, KeyError):
     """A mission name that is not in the mission table."""
-
-    def __str__(self) -> str:  # KeyError quotes its message; keep it readable
-        return str(self.args[0])
 
 
 def get_mission(name: str) -> Mission:

@@ -48,8 +48,12 @@ class MissionProgress:
                 return None
         return None
 
-    def update(self, outcome: Outcome, world: World) -> int | None:
-        """Record one action outcome; return the index of the subgoal it achieved, if any."""
+    def update(self, outcome: Outcome, world: World, skip_infeasible: bool = True) -> int | None:
+        """Record one action outcome; return the index of the subgoal it achieved, if any.
+
+        With ``skip_infeasible`` False the caller passes over infeasible skippable
+        subgoals itself (the planner does, while planning).
+        """
         if not outcome.success:
             return None
         j = self.match(outcome, world)
@@ -57,15 +61,21 @@ class MissionProgress:
             self.skipped.extend(range(self.index, j))
             self.achieved.append(j)
             self.index = j + 1
-        if j is not None or outcome.action not in _NAVIGATION:
+        if skip_infeasible and (j is not None or outcome.action not in _NAVIGATION):
             self.skip_infeasible(world)
         return j
+
+    def skip_current(self) -> None:
+        """Pass over the current subgoal (only a skippable one may be passed over)."""
+        if not self.current.skippable:
+            raise ValueError(f"subgoal {self.current.name} is required and cannot be skipped")
+        self.skipped.append(self.index)
+        self.index += 1
 
     def skip_infeasible(self, world: World) -> None:
         """Pass over skippable subgoals the agent cannot do in the current world."""
         while not self.complete and self.current.skippable and not is_feasible(world, self.agent, self.current):
-            self.skipped.append(self.index)
-            self.index += 1
+            self.skip_current()
 
     def copy(self) -> MissionProgress:
         out = MissionProgress(self.mission, self.agent)

@@ -93,6 +93,11 @@ class House:
         return tuple(cells)
 
     @cached_property
+    def open_floor(self) -> np.ndarray:
+        """(H, W) bool: room floor without furniture, and door cells (open or not)."""
+        return ((self.room_map >= 0) & (self.fur_map < 0)) | np.isin(self.fur_map, self.doors)
+
+    @cached_property
     def room_type_map(self) -> np.ndarray:
         """(H, W) uint8 room-type code per cell (0 for walls and doors)."""
         codes = np.array([0] + [ASSETS.room_code[r.type] for r in self.rooms], dtype=np.uint8)

@@ -94,8 +94,14 @@ def walkable_mask(state: WorldState) -> np.ndarray:
     return ((fur == 0) | open_door) & (grid[..., CH_OBJ] == 0) & (grid[..., CH_AGENT] == 0)
 
 
-def reachable_cells(state: WorldState, agent: int) -> int:
-    """Bits of every cell agent ``agent`` can walk to (its own cell included)."""
+def reachable_cells(state: WorldState, agent: int, through_closed_doors: bool = True) -> int:
+    """Bits of every cell agent ``agent`` can walk to (its own cell included).
+
+    Closed doors count as passable by default: an agent can open them on its way.
+    """
     board = bitboard(state.grid.shape[1], state.grid.shape[0])
     x, y = state.agent_pos[agent].tolist()
-    return board.flood(board.bit(x, y), board.from_mask(walkable_mask(state)))
+    mask = walkable_mask(state)
+    if through_closed_doors:
+        mask |= state.grid[..., CH_FUR] == DOOR
+    return board.flood(board.bit(x, y), board.from_mask(mask))

@@ -1,0 +1,88 @@
+"""``marple stats``: horizon and mission similarity per scenario, next to the paper's Table A.1."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "stats",
+        help="mean horizon T and mission similarity per scenario, beside the paper's Table A.1",
+        description=(
+            "For each scenario, run agent A's mission in fresh houses (or read a dataset's test split) and report "
+            "the mean horizon T (actions until the query state), and the mission similarity of supplement A.3."
+        ),
+    )
+    parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help="scenario (default: all five)")
+    parser.add_argument(
+        "--episodes", type=int, default=200, help="episodes per scenario when simulating (default: 200)"
+    )
+    parser.add_argument("--config", metavar="JSON", help="house config to simulate in (default: 20 x 20, 4 rooms)")
+    parser.add_argument("--data", metavar="DIR", help="read horizons from this dataset's test split instead")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.set_defaults(run=run_stats)
+
+
+def scenario_horizons(name: str, episodes: int, config, seed: int) -> list[int]:
+    """T for ``episodes`` runs of agent A's mission in fresh houses that serve both missions."""
+    import numpy as np
+
+    from marple_gym.generation.generator import generate_world
+    from marple_gym.missions.scenarios import get_scenario
+    from marple_gym.planner.planner import HierarchicalPlanner
+
+    scenario = get_scenario(name)
+    query = scenario.query
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(episodes):
+        world = generate_world(config, rng, [scenario.mission_a, scenario.mission_b])
+        agent = HierarchicalPlanner(world, mission=scenario.mission_a, rng=rng)
+        steps = 0
+        while not agent.done:
+            outcome = agent.step()
+            steps += 1
+            if query.matches(outcome, world.house):
+                out.append(steps)
+                break
+    return out
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from marple_gym.missions.scenarios import SCENARIOS, get_scenario, similarity
+
+    if args.episodes < 1:
+        raise ValueError(f"--episodes must be at least 1, got {args.episodes}")
+    names = args.scenario or list(SCENARIOS)
+    data = None
+    if args.data:
+        from marple_gym.datasets.dataset import MarpleDataset
+
+        data = MarpleDataset(args.data)
+    header = (
+        f"{'scenario':<10} {'question':<28} {'T ours':>14} {'T paper':>8} {'ratio':>6} {'sim ours':>9} {'sim paper':>9}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name in names:
+        s = get_scenario(name)
+        if data is not None:
+            horizons = [ep.horizon for ep in data.whodunit(s.name)]
+        else:
+            horizons = scenario_horizons(name, args.episodes, args.config, args.seed)
+        mean, sd = float(np.mean(horizons)), float(np.std(horizons))
+        paper_t = f"{s.paper_horizon:.1f}" if s.paper_horizon else "-"
+        ratio = f"{mean / s.paper_horizon:.2f}" if s.paper_horizon else "-"
+        paper_sim = f"{s.paper_similarity:.2f}" if s.paper_similarity is not None else "-"
+        ours = f"{mean:.1f} +- {sd:.1f}"
+        print(
+            f"{s.name:<10} {s.question:<28} {ours:>14} {paper_t:>8} {ratio:>6} "
+            f"{similarity(s.mission_a, s.mission_b):>9.2f} {paper_sim:>9}"
+        )
+    print(
+        f"\n(T over {len(horizons)} episodes per scenario; similarity = (J(actions) + 0.5 J(rooms)) / 1.5, supplement A.3)"
+    )
+    return 0

@@ -1,0 +1,32 @@
+"""Episode records, recording, and the benchmark's datasets on disk."""
+
+from marple_gym.datasets.dataset import MarpleDataset, Samples
+from marple_gym.datasets.generate import (
+    PAPER_SIZES,
+    DatasetError,
+    DatasetSpec,
+    Sizes,
+    Unit,
+    generate_dataset,
+)
+from marple_gym.datasets.recorder import record_trajectory
+from marple_gym.datasets.records import SubgoalSpan, Trajectory, WhodunitEpisode
+from marple_gym.datasets.shards import ShardError, read_shard, write_shard
+
+__all__ = [
+    "PAPER_SIZES",
+    "DatasetError",
+    "DatasetSpec",
+    "MarpleDataset",
+    "Samples",
+    "ShardError",
+    "Sizes",
+    "SubgoalSpan",
+    "Trajectory",
+    "Unit",
+    "WhodunitEpisode",
+    "generate_dataset",
+    "read_shard",
+    "record_trajectory",
+    "write_shard",
+]

@@ -1,0 +1,145 @@
+"""Reading a generated dataset: episodes, whodunit pairs and training samples.
+
+::
+
+    data = MarpleDataset("data/marple")
+    for episode in data.whodunit("laundry"):          # test pairs
+        ...
+    samples = data.samples("laundry", "train-in", role="A")
+    samples.vision, samples.action, samples.subgoal   # numpy arrays for training
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+
+from marple_gym.datasets.generate import DatasetError, DatasetSpec, file_sha256, load_manifest
+from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.datasets.shards import ShardError, read_shard
+from marple_gym.world.assets import ASSETS
+
+
+@dataclass
+class Samples:
+    """(observation, action, subgoal) training samples, one row per action taken.
+
+    ``subgoal`` columns are the codes of the current subgoal's action, object,
+    furniture and room (0 where a subgoal names no object, and all -1 once the
+    mission is done). ``house`` names the house of each sample, so training and
+    validation can be split by house.
+    """
+
+    vision: np.ndarray  # (N, H, W, 8) uint8
+    action: np.ndarray  # (N,) int64
+    subgoal: np.ndarray  # (N, 4) int64: action, object, furniture, room
+    audio: np.ndarray  # (N,) int64: the sound of the action taken (what a listener hears next)
+    house: np.ndarray  # (N,) str
+    episode: np.ndarray  # (N,) int64 index of the trajectory the sample comes from
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+    def select(self, mask: np.ndarray) -> Samples:
+        return Samples(*(getattr(self, f)[mask] for f in self.__dataclass_fields__))
+
+
+def subgoal_codes(trajectory: Trajectory) -> np.ndarray:
+    """(T+1, 4) codes of the current subgoal (action, object, furniture, room) per observation."""
+    out = np.full((trajectory.length + 1, 4), -1, dtype=np.int64)
+    for t in range(trajectory.length + 1):
+        sg = trajectory.subgoal_at(t)
+        if sg is not None:
+            obj = ASSETS.object_code[sg.obj] if sg.obj else 0
+            out[t] = (int(sg.action), obj, ASSETS.furniture_code[sg.fur], ASSETS.room_code[sg.room])
+    return out
+
+
+class MarpleDataset:
+    """A dataset directory written by ``marple generate``."""
+
+    def __init__(self, root: str | Path, verify: bool = True) -> None:
+        self.root = Path(root)
+        manifest = load_manifest(self.root)
+        if manifest is None:
+            raise DatasetError(f"{self.root}: no dataset here (no manifest.json); create one with `marple generate`")
+        self.manifest = manifest
+        self.spec = DatasetSpec.from_json(manifest["spec"])
+        self.verify = verify
+
+    @property
+    def complete(self) -> bool:
+        return bool(self.manifest.get("complete"))
+
+    @cached_property
+    def units(self) -> list[str]:
+        return [u.name for u in self.spec.units]
+
+    def shards(self, unit: str, split: str, role: str | None = None) -> list[str]:
+        """Shard paths of one unit and split (and role), in generation order."""
+        self.spec.unit(unit)
+        return [
+            t.path
+            for t in self.spec.tasks()
+            if t.unit == unit
+            and t.split == split
+            and (role is None or t.role == role)
+            and t.path in self.manifest["shards"]
+        ]
+
+    def _read(self, path: str) -> tuple[list[Trajectory], dict]:
+        full = self.root / path
+        if self.verify:
+            expected = self.manifest["shards"][path]["sha256"]
+            if not full.is_file():
+                raise ShardError(
+                    f"{full}: shard file is missing; run `marple generate` again with the same settings to restore it"
+                )
+            if file_sha256(full) != expected:
+                raise ShardError(
+                    f"{full}: checksum mismatch (the shard is truncated or was modified); "
+                    "delete it and run `marple generate` again with the same settings to restore it"
+                )
+        return read_shard(full)
+
+    def trajectories(self, unit: str, split: str, role: str | None = None) -> Iterator[Trajectory]:
+        """Every trajectory of a unit's split (test pairs come as consecutive trajectories)."""
+        for path in self.shards(unit, split, role):
+            yield from self._read(path)[0]
+
+    def whodunit(self, unit: str) -> Iterator[WhodunitEpisode]:
+        """The test split as whodunit episodes (agent A is the culprit)."""
+        for path in self.shards(unit, "test"):
+            trajectories, meta = self._read(path)
+            if meta.get("query_mission") is None or len(meta.get("roles", [])) != 2:
+                raise DatasetError(f"{unit}: test episodes are single-agent; generate a scenario for whodunit pairs")
+            for a, b in meta["groups"]:
+                yield WhodunitEpisode(unit, meta["query_mission"], (trajectories[a], trajectories[b]), culprit=0)
+
+    def samples(self, unit: str, split: str, role: str = "A", limit: int | None = None) -> Samples:
+        """Training samples: each observation before an action, the action, and the subgoal then."""
+        vision, action, subgoal, audio, house, episode = [], [], [], [], [], []
+        for i, tr in enumerate(self.trajectories(unit, split, role)):
+            if limit is not None and i >= limit:
+                break
+            n = tr.length
+            vision.append(tr.vision[:n])
+            action.append(tr.actions.astype(np.int64))
+            subgoal.append(subgoal_codes(tr)[:n])
+            audio.append(tr.audio[1 : n + 1].astype(np.int64))
+            house.append(np.full(n, tr.house_id))
+            episode.append(np.full(n, i, dtype=np.int64))
+        if not action:
+            raise DatasetError(f"{self.root}: no {split} trajectories for {unit!r} role {role!r}")
+        return Samples(
+            np.concatenate(vision),
+            np.concatenate(action),
+            np.concatenate(subgoal),
+            np.concatenate(audio),
+            np.concatenate(house),
+            np.concatenate(episode),
+        )

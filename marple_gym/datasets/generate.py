@@ -1,0 +1,362 @@
+"""Generating the benchmark's datasets (paper supplement C; SPEC section 7).
+
+For each *unit* (a whodunit scenario, or a single mission) and each agent role:
+
+* ``test``: ``test_houses`` houses x ``test_per_house`` episodes. For a
+  scenario each test episode is a pair: agent A does mission A and agent B does
+  mission B, in copies of the same house.
+* ``train-in``: ``train_per_house`` episodes in each test house, with the
+  role's mission preferences.
+* ``train-ood``: ``train_ood`` episodes, each in a house of its own.
+
+The work is cut into shards, each a pure function of (seed, unit, split, role,
+house, episode range), so shards can run on any core in any order and a killed
+run resumes by skipping the shards the manifest already lists. Each shard is
+written atomically; the manifest is rewritten atomically after each shard.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import os
+import zlib
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marple_gym import __version__
+from marple_gym.datasets.recorder import record_trajectory
+from marple_gym.datasets.records import Trajectory
+from marple_gym.datasets.shards import write_shard
+from marple_gym.errors import MarpleError
+from marple_gym.generation.config import AgentSpec, HouseConfig
+from marple_gym.generation.generator import generate_world
+from marple_gym.missions.mission import get_mission
+from marple_gym.missions.scenarios import get_scenario
+from marple_gym.planner.planner import HierarchicalPlanner
+
+MANIFEST = "manifest.json"
+DATASET_FORMAT = "marple-dataset"
+DATASET_VERSION = 1
+SPLITS = ("test", "train-in", "train-ood")
+_SPLIT_CODE = {"house": 0, "test": 1, "train-in": 2, "train-ood": 3}
+
+
+class DatasetError(MarpleError, RuntimeError):
+    """A dataset directory that cannot be generated into or read."""
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How many houses and episodes each split has."""
+
+    test_houses: int = 10
+    test_per_house: int = 50
+    train_per_house: int = 500
+    train_ood: int = 5000
+
+    def scaled(self, factor: float) -> Sizes:
+        """Smaller (or larger) sizes, keeping at least one of everything."""
+
+        def s(n: int) -> int:
+            return max(1, round(n * factor))
+
+        return Sizes(s(self.test_houses), s(self.test_per_house), s(self.train_per_house), s(self.train_ood))
+
+
+PAPER_SIZES = Sizes()
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one part of a dataset is about: a scenario (roles A and B) or one mission (role A)."""
+
+    name: str
+    roles: dict[str, dict[str, float]]
+    test_missions: dict[str, str]
+    query_mission: str | None = None
+
+    @classmethod
+    def scenario(cls, name: str) -> Unit:
+        s = get_scenario(name)
+        return cls(s.name, s.roles, {"A": s.mission_a, "B": s.mission_b}, s.mission_a)
+
+    @classmethod
+    def mission(cls, name: str, preferences: dict[str, float] | None = None) -> Unit:
+        get_mission(name)
+        return cls(name, {"A": dict(preferences or {name: 1.0})}, {"A": name}, name)
+
+    @property
+    def missions(self) -> list[str]:
+        """Every mission any role may do: the houses must serve them all."""
+        names = [m for prefs in self.roles.values() for m, w in prefs.items() if w > 0]
+        return list(dict.fromkeys(names + list(self.test_missions.values())))
+
+
+@dataclass(frozen=True)
+class ShardTask:
+    """One shard's worth of work."""
+
+    unit: str
+    split: str
+    role: str
+    house: int  # test house index (-1 for train-ood)
+    start: int
+    count: int
+
+    @property
+    def path(self) -> str:
+        house = "" if self.house < 0 else f"h{self.house:02d}-"
+        return f"{self.unit}/{self.split}/{self.role}/shard-{house}{self.start:05d}.npz"
+
+
+@dataclass
+class DatasetSpec:
+    """Everything that determines a dataset's content."""
+
+    units: list[Unit]
+    sizes: Sizes = PAPER_SIZES
+    seed: int = 0
+    config: dict[str, Any] | None = None
+    splits: tuple[str, ...] = SPLITS
+    shard_size: int = 250
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "units": [asdict(u) for u in self.units],
+            "sizes": asdict(self.sizes),
+            "seed": self.seed,
+            "config": self.config,
+            "splits": list(self.splits),
+            "shard_size": self.shard_size,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DatasetSpec:
+        return cls(
+            units=[Unit(**u) for u in data["units"]],
+            sizes=Sizes(**data["sizes"]),
+            seed=data["seed"],
+            config=data["config"],
+            splits=tuple(data["splits"]),
+            shard_size=data["shard_size"],
+        )
+
+    def unit(self, name: str) -> Unit:
+        for u in self.units:
+            if u.name == name:
+                return u
+        raise DatasetError(f"no unit {name!r} in this dataset; it has {', '.join(u.name for u in self.units)}")
+
+    def tasks(self) -> list[ShardTask]:
+        out = []
+        z = self.sizes
+        for u in self.units:
+            if "test" in self.splits:
+                out += [
+                    ShardTask(u.name, "test", "+".join(u.roles), k, 0, z.test_per_house) for k in range(z.test_houses)
+                ]
+            for role in u.roles:
+                if "train-in" in self.splits:
+                    for k in range(z.test_houses):
+                        out += _chunks(u.name, "train-in", role, k, z.train_per_house, self.shard_size)
+                if "train-ood" in self.splits:
+                    out += _chunks(u.name, "train-ood", role, -1, z.train_ood, self.shard_size)
+        return out
+
+
+def _chunks(unit: str, split: str, role: str, house: int, total: int, size: int) -> list[ShardTask]:
+    return [ShardTask(unit, split, role, house, s, min(size, total - s)) for s in range(0, total, size)]
+
+
+# ---- houses and episodes ----------------------------------------------------------------------------------
+
+
+def _rng(spec: DatasetSpec, unit: str, split: str, *keys: int) -> np.random.Generator:
+    return np.random.default_rng([spec.seed, zlib.crc32(unit.encode()), _SPLIT_CODE[split], *keys])
+
+
+def _role_code(role: str) -> int:
+    return zlib.crc32(role.encode())
+
+
+def _without_agents(config: HouseConfig) -> HouseConfig:
+    return replace(config, agents=[AgentSpec()])
+
+
+def test_house(spec: DatasetSpec, unit: Unit, k: int) -> HouseConfig:
+    """The explicit config of test house ``k`` of a unit (deterministic)."""
+    world = generate_world(spec.config, _rng(spec, unit.name, "house", k), unit.missions)
+    return _without_agents(world.house.source["config"])
+
+
+def _episode(
+    house: HouseConfig, house_id: str, role: str, rng: np.random.Generator, seed: int, **planner
+) -> Trajectory:
+    """One agent's episode in a known house, starting at a random free cell."""
+    world = generate_world(replace(house, agents=[AgentSpec(name=role)]), rng)
+    agent = HierarchicalPlanner(world, rng=rng, **planner)
+    return record_trajectory(world, agent, house=house, house_id=house_id, seed=seed)
+
+
+def _ood_episode(spec: DatasetSpec, unit: Unit, role: str, i: int) -> Trajectory:
+    rng = _rng(spec, unit.name, "train-ood", _role_code(role), i)
+    config = replace(HouseConfig.load(spec.config), agents=[AgentSpec(name=role)])
+    world = generate_world(config, rng, unit.missions)
+    house = _without_agents(world.house.source["config"])
+    agent = HierarchicalPlanner(world, rng=rng, preferences=unit.roles[role])
+    return record_trajectory(world, agent, house=house, house_id=f"ood-{role}-{i:05d}", seed=i)
+
+
+def run_task(spec: DatasetSpec, task: ShardTask, root: Path) -> dict[str, Any]:
+    """Generate and write one shard; return its manifest entry."""
+    unit = spec.unit(task.unit)
+    extra: dict[str, Any] = {"unit": unit.name, "split": task.split, "role": task.role}
+    trajectories: list[Trajectory] = []
+    if task.split == "train-ood":
+        trajectories = [_ood_episode(spec, unit, task.role, i) for i in range(task.start, task.start + task.count)]
+    else:
+        house = test_house(spec, unit, task.house)
+        house_id = f"{unit.name}-house-{task.house:02d}"
+        for i in range(task.start, task.start + task.count):
+            if task.split == "test":
+                pair = []
+                for role, mission in unit.test_missions.items():
+                    rng = _rng(spec, unit.name, "test", task.house, i, _role_code(role))
+                    pair.append(len(trajectories))
+                    trajectories.append(_episode(house, house_id, role, rng, i, mission=mission))
+                extra.setdefault("groups", []).append(pair)
+            else:
+                rng = _rng(spec, unit.name, "train-in", _role_code(task.role), task.house, i)
+                trajectories.append(_episode(house, house_id, task.role, rng, i, preferences=unit.roles[task.role]))
+        if task.split == "test":
+            extra["roles"] = list(unit.test_missions)
+            extra["query_mission"] = unit.query_mission
+    path = root / task.path
+    write_shard(path, trajectories, extra)
+    return {
+        "sha256": file_sha256(path),
+        "episodes": len(trajectories),
+        "steps": int(sum(t.length for t in trajectories)),
+        "split": task.split,
+        "unit": task.unit,
+        "role": task.role,
+    }
+
+
+def file_sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+# ---- the job ----------------------------------------------------------------------------------------------
+
+
+def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=1))
+    os.replace(tmp, path)
+
+
+def _worker(args: tuple[dict[str, Any], ShardTask, str]) -> tuple[str, dict[str, Any]]:
+    spec_json, task, root = args
+    return task.path, run_task(DatasetSpec.from_json(spec_json), task, Path(root))
+
+
+@dataclass
+class GenerationReport:
+    """What a :func:`generate_dataset` call did."""
+
+    root: Path
+    shards_written: int
+    shards_skipped: int
+    episodes: int
+    steps: int
+    seconds: float = 0.0
+    manifest: dict[str, Any] = field(default_factory=dict)
+
+
+def load_manifest(root: Path) -> dict[str, Any] | None:
+    path = Path(root) / MANIFEST
+    if not path.is_file():
+        return None
+    try:
+        manifest = json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise DatasetError(f"{path}: the manifest is not valid JSON ({exc.msg}); it may be damaged") from None
+    if manifest.get("format") != DATASET_FORMAT:
+        raise DatasetError(f"{path}: not a MARPLE dataset manifest")
+    return manifest
+
+
+def generate_dataset(
+    spec: DatasetSpec, root: Path, workers: int | None = None, progress: bool = True
+) -> GenerationReport:
+    """Generate (or resume generating) ``spec`` into directory ``root``."""
+    import time
+
+    from tqdm import tqdm
+
+    start = time.perf_counter()
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    manifest = load_manifest(root)
+    if manifest is not None and manifest["spec"] != spec.to_json():
+        raise DatasetError(
+            f"{root} holds a dataset generated with other settings; choose another --out or remove it first"
+        )
+    if manifest is None:
+        manifest = {
+            "format": DATASET_FORMAT,
+            "version": DATASET_VERSION,
+            "generator": f"marple-gym {__version__}",
+            "spec": spec.to_json(),
+            "shards": {},
+            "complete": False,
+        }
+    tasks = spec.tasks()
+    done = {
+        t.path
+        for t in tasks
+        if t.path in manifest["shards"]
+        and (root / t.path).is_file()
+        and file_sha256(root / t.path) == manifest["shards"][t.path]["sha256"]
+    }
+    pending = [t for t in tasks if t.path not in done]
+    manifest["complete"] = False
+    write_json_atomic(root / MANIFEST, manifest)
+    episodes = sum(t.count * (len(spec.unit(t.unit).test_missions) if t.split == "test" else 1) for t in pending)
+    bar = tqdm(total=episodes, unit="traj", desc="generating", disable=not progress)
+    workers = workers or os.cpu_count() or 1
+    jobs = [(spec.to_json(), t, str(root)) for t in pending]
+    written = steps = 0
+    if workers > 1 and len(jobs) > 1:
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        pool = ctx.Pool(min(workers, len(jobs)))
+        results = pool.imap_unordered(_worker, jobs)
+    else:
+        pool = None
+        results = map(_worker, jobs)
+    try:
+        for path, entry in results:
+            manifest["shards"][path] = entry
+            write_json_atomic(root / MANIFEST, manifest)
+            bar.update(entry["episodes"])
+            written += 1
+            steps += entry["steps"]
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+    manifest["complete"] = True
+    write_json_atomic(root / MANIFEST, manifest)
+    total = sum(e["episodes"] for e in manifest["shards"].values())
+    return GenerationReport(root, written, len(done), total, steps, time.perf_counter() - start, manifest)

@@ -1,0 +1,181 @@
+"""Episode records: the one schema shared by the gym, agents and evaluation.
+
+A :class:`Trajectory` is one agent's episode in one house. Per observation
+``t = 0..T`` it holds the vision array, the agent's position and direction, the
+object types in its hands, the index of its current subgoal (which gives the
+intent sentence) and the audio token it just made; per action ``t = 0..T-1``
+the action and what it did (success, furniture, object, new state value,
+which give the testimony). Per episode it holds the house (a fully explicit
+config: the exact house can be rebuilt), the missions, where each subgoal
+started and ended, and the step at which each mission's query state was
+reached. The scene graph of any step is rebuilt by replaying the actions.
+
+A :class:`WhodunitEpisode` pairs two trajectories in copies of one house with
+a query state that only the culprit's mission produces.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import networkx as nx
+import numpy as np
+
+from marple_gym.evidence.language import intent, testimony
+from marple_gym.evidence.scene_graph import scene_graph
+from marple_gym.generation.config import AgentSpec, HouseConfig
+from marple_gym.generation.generator import generate_world
+from marple_gym.missions.mission import Mission, Subgoal, get_mission
+from marple_gym.missions.scenarios import ScenarioError, get_scenario, question_for
+from marple_gym.world.actions import Outcome
+from marple_gym.world.world import World
+
+
+@dataclass(frozen=True)
+class SubgoalSpan:
+    """Steps ``start <= t < end`` during which a subgoal was the current one."""
+
+    mission: int  # index into Trajectory.missions
+    subgoal: int
+    start: int
+    end: int
+    achieved: bool
+
+
+@dataclass(eq=False)
+class Trajectory:
+    """One agent's recorded episode (see module docs for the fields' alignment)."""
+
+    house: HouseConfig
+    house_id: str
+    seed: int
+    agent: str
+    missions: tuple[str, ...]
+    vision: np.ndarray  # (T+1, H, W, 8) uint8
+    position: np.ndarray  # (T+1, 2) int16
+    direction: np.ndarray  # (T+1,) int8
+    carrying: np.ndarray  # (T+1, 2) int16 object type codes, 0 = empty hand
+    mission_index: np.ndarray  # (T+1,) int8 index into missions (-1 once done)
+    subgoal: np.ndarray  # (T+1,) int16 current subgoal index (-1 once done)
+    audio: np.ndarray  # (T+1,) int16 token of the action that led to this observation
+    actions: np.ndarray  # (T,) int8
+    outcomes: np.ndarray  # (T, 4) int16: success, furniture, object, value
+    spans: tuple[SubgoalSpan, ...] = ()
+    query_steps: dict[str, int] = field(default_factory=dict)
+    """Mission name -> number of actions after which its query state was reached."""
+
+    @property
+    def length(self) -> int:
+        """T: the number of actions."""
+        return len(self.actions)
+
+    @property
+    def mission_objects(self) -> tuple[Mission, ...]:
+        return tuple(get_mission(m) for m in self.missions)
+
+    def subgoal_at(self, t: int) -> Subgoal | None:
+        """The subgoal the agent worked on at observation ``t`` (None once done)."""
+        m, s = int(self.mission_index[t]), int(self.subgoal[t])
+        return None if m < 0 or s < 0 else get_mission(self.missions[m]).subgoals[s]
+
+    def intent(self, t: int) -> str:
+        """The intent sentence at observation ``t``."""
+        return intent(self.subgoal_at(t))
+
+    @cached_property
+    def intents(self) -> list[str]:
+        return [self.intent(t) for t in range(self.length + 1)]
+
+    def outcome(self, t: int) -> Outcome:
+        """What action ``t`` did."""
+        success, fur, obj, value = self.outcomes[t].tolist()
+        x, y = self.position[t].tolist()
+        return Outcome(int(self.actions[t]), bool(success), fur, obj, value, x, y)
+
+    @cached_property
+    def testimonies(self) -> list[str]:
+        """Testimony at each observation: the latest state change so far."""
+        world = self.initial_world()
+        out = [testimony(None, world.house)]
+        for t in range(self.length):
+            outcome = world.step(0, int(self.actions[t]))
+            out.append(testimony(outcome, world.house) if _changes_state(outcome) else out[-1])
+        return out
+
+    # ---- rebuilding the world -------------------------------------------------------------------
+    def episode_config(self) -> HouseConfig:
+        """The house with this agent at its recorded start: builds the episode's first state."""
+        x, y = self.position[0].tolist()
+        color = self.house.agents[0].color if self.house.agents else "red"
+        return replace(self.house, agents=[AgentSpec(self.agent, (x, y), int(self.direction[0]), color)])
+
+    def initial_world(self) -> World:
+        return generate_world(self.episode_config(), np.random.default_rng(0))
+
+    def world_at(self, t: int) -> World:
+        """The world after ``t`` actions (replayed through the world's rules)."""
+        world = self.initial_world()
+        for action in self.actions[:t].tolist():
+            world.step(0, action)
+        return world
+
+    def scene_graph(self, t: int) -> nx.DiGraph:
+        world = self.world_at(t)
+        return scene_graph(world.house, world.state)
+
+    def evidence_until(self, tau: int) -> Trajectory:
+        """The trajectory cut after observation ``tau`` (nothing later is kept)."""
+        tau = max(0, min(int(tau), self.length))
+        return Trajectory(
+            house=self.house,
+            house_id=self.house_id,
+            seed=self.seed,
+            agent=self.agent,
+            missions=self.missions,
+            vision=self.vision[: tau + 1],
+            position=self.position[: tau + 1],
+            direction=self.direction[: tau + 1],
+            carrying=self.carrying[: tau + 1],
+            mission_index=self.mission_index[: tau + 1],
+            subgoal=self.subgoal[: tau + 1],
+            audio=self.audio[: tau + 1],
+            actions=self.actions[:tau],
+            outcomes=self.outcomes[:tau],
+            spans=tuple(s for s in self.spans if s.start <= tau),
+            query_steps={k: v for k, v in self.query_steps.items() if v <= tau},
+        )
+
+
+def _changes_state(outcome: Outcome) -> bool:
+    return outcome.success and outcome.action >= 3 and outcome.action != 9
+
+
+@dataclass(eq=False)
+class WhodunitEpisode:
+    """Two agents' trajectories in copies of one house, and the whodunit question.
+
+    ``culprit`` indexes ``trajectories``; ``horizon`` is T, the number of actions
+    after which the culprit reached the query state.
+    """
+
+    scenario: str
+    query_mission: str
+    trajectories: tuple[Trajectory, Trajectory]
+    culprit: int = 0
+
+    @property
+    def query(self) -> Subgoal:
+        return get_mission(self.query_mission).query_subgoal
+
+    @property
+    def question(self) -> str:
+        """The whodunit question, e.g. "Who turned on the laundry?"."""
+        try:
+            return get_scenario(self.scenario).question
+        except ScenarioError:
+            return question_for(self.query)
+
+    @property
+    def horizon(self) -> int:
+        return self.trajectories[self.culprit].query_steps[self.query_mission]

@@ -1,0 +1,95 @@
+"""Shortest paths on the grid, sampled uniformly among all shortest paths.
+
+A breadth-first search from the agent counts, for every cell it reaches, how
+many shortest paths lead there. Walking back from the goal and picking each
+predecessor with probability proportional to its count draws every shortest
+path with the same probability: this is where the planner's behavioural
+variety comes from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from marple_gym.world.house import House
+from marple_gym.world.state import CH_AGENT, CH_OBJ, WorldState
+
+
+def passable_cells(house: House, state: WorldState, agent: int) -> list[bool]:
+    """Flat (y * width + x) passability for planning: open floor and doors, free of objects and agents.
+
+    Closed doors count as passable because the planner opens them on the way;
+    the agent's own cell is passable.
+    """
+    grid = state.grid
+    mask = house.open_floor & (grid[..., CH_OBJ] == 0) & (grid[..., CH_AGENT] == 0)
+    x, y = state.agent_pos[agent].tolist()
+    mask[y, x] = True
+    return mask.ravel().tolist()
+
+
+def shortest_path_counts(passable: list[bool], width: int, start: int, goals: set[int]) -> tuple[dict, dict, list[int]]:
+    """BFS from ``start`` until the nearest goals: distances, path counts, and the goals reached.
+
+    Cells are flat indices; the grid's border must be impassable (it is: walls).
+    """
+    dist = {start: 0}
+    count = {start: 1}
+    if start in goals:
+        return dist, count, [start]
+    frontier = [start]
+    d = 0
+    steps = (1, -1, width, -width)
+    while frontier:
+        d += 1
+        layer = []
+        for cell in frontier:
+            paths = count[cell]
+            for step in steps:
+                n = cell + step
+                if not passable[n]:
+                    continue
+                dn = dist.get(n)
+                if dn is None:
+                    dist[n] = d
+                    count[n] = paths
+                    layer.append(n)
+                elif dn == d:
+                    count[n] += paths
+        reached = [c for c in layer if c in goals]
+        if reached:
+            return dist, count, reached
+        frontier = layer
+    return dist, count, []
+
+
+def _weighted(options: list[int], weights: list[int], rng: np.random.Generator) -> int:
+    total = sum(weights)
+    r = rng.random() * total
+    for option, weight in zip(options, weights):
+        r -= weight
+        if r < 0:
+            return option
+    return options[-1]
+
+
+def sample_shortest_path(
+    passable: list[bool], width: int, start: int, goals: set[int], rng: np.random.Generator
+) -> list[int] | None:
+    """A shortest path from ``start`` to the nearest of ``goals`` (flat cells, start first).
+
+    Every shortest path to any nearest goal is equally likely. None if no goal is reachable.
+    """
+    dist, count, reached = shortest_path_counts(passable, width, start, goals)
+    if not reached:
+        return None
+    cell = _weighted(reached, [count[c] for c in reached], rng)
+    path = [cell]
+    steps = (1, -1, width, -width)
+    while cell != start:
+        d = dist[cell] - 1
+        preds = [cell + s for s in steps if dist.get(cell + s) == d]
+        cell = _weighted(preds, [count[p] for p in preds], rng)
+        path.append(cell)
+    path.reverse()
+    return path
