@@ -26,7 +26,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for ep in sorted(entry_points(group="marple.commands"), key=lambda e: e.name):
-        ep.load()(sub)
+        try:
+            add = ep.load()
+        except ModuleNotFoundError as exc:
+            # A subcommand whose package is not installed (e.g. the agents extra): leave it out.
+            logging.getLogger(__name__).debug("marple %s unavailable: %s", ep.name, exc)
+            continue
+        add(sub)
     return parser
 
 

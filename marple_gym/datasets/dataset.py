@@ -117,8 +117,10 @@ class MarpleDataset:
             trajectories, meta = self._read(path)
             if meta.get("query_mission") is None or len(meta.get("roles", [])) != 2:
                 raise DatasetError(f"{unit}: test episodes are single-agent; generate a scenario for whodunit pairs")
-            for a, b in meta["groups"]:
-                yield WhodunitEpisode(unit, meta["query_mission"], (trajectories[a], trajectories[b]), culprit=0)
+            for (a, b), episode_id in zip(meta["groups"], meta["ids"]):
+                yield WhodunitEpisode(
+                    unit, meta["query_mission"], (trajectories[a], trajectories[b]), culprit=0, episode_id=episode_id
+                )
 
     def samples(self, unit: str, split: str, role: str = "A", limit: int | None = None) -> Samples:
         """Training samples: each observation before an action, the action, and the subgoal then."""

@@ -230,6 +230,7 @@ def run_task(spec: DatasetSpec, task: ShardTask, root: Path) -> dict[str, Any]:
                     pair.append(len(trajectories))
                     trajectories.append(_episode(house, house_id, role, rng, i, mission=mission))
                 extra.setdefault("groups", []).append(pair)
+                extra.setdefault("ids", []).append(f"{unit.name}/h{task.house:02d}/{i:03d}")
             else:
                 rng = _rng(spec, unit.name, "train-in", _role_code(task.role), task.house, i)
                 trajectories.append(_episode(house, house_id, task.role, rng, i, preferences=unit.roles[task.role]))

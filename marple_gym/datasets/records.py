@@ -151,6 +151,15 @@ def _changes_state(outcome: Outcome) -> bool:
     return outcome.success and outcome.action >= 3 and outcome.action != 9
 
 
+EVIDENCE_POINTS = 11
+"""Answers are asked for at tau = 0, T/10, ..., T (paper section 6.1)."""
+
+
+def evidence_steps(horizon: int, points: int = EVIDENCE_POINTS) -> list[int]:
+    """``points`` evenly spaced steps from 0 to ``horizon`` inclusive, rounded half up."""
+    return [int(k * horizon / (points - 1) + 0.5) for k in range(points)]
+
+
 @dataclass(eq=False)
 class WhodunitEpisode:
     """Two agents' trajectories in copies of one house, and the whodunit question.
@@ -163,6 +172,8 @@ class WhodunitEpisode:
     query_mission: str
     trajectories: tuple[Trajectory, Trajectory]
     culprit: int = 0
+    episode_id: str = ""
+    """Stable id within its dataset, e.g. ``laundry/h03/017`` (scenario, test house, pair)."""
 
     @property
     def query(self) -> Subgoal:
@@ -179,3 +190,8 @@ class WhodunitEpisode:
     @property
     def horizon(self) -> int:
         return self.trajectories[self.culprit].query_steps[self.query_mission]
+
+    def evidence_steps(self, points: int = EVIDENCE_POINTS) -> list[int]:
+        """The evidence cut-offs tau = 0, T/10, ..., T (rounded half up) at which answers are asked for."""
+        return evidence_steps(self.horizon, points)
+
