@@ -1,0 +1,121 @@
+"""``marple evaluate`` (score a model or human responses) and ``marple report`` (compare runs)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def add_evaluate_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "evaluate",
+        help="score an inference model (or human-study responses) on whodunit test trials",
+        description=(
+            "Run the evaluation protocol: for every test pair of the chosen scenarios, ask the model at tau = 0, "
+            "T/10, ..., T with the culprit shown as A or B at random (seeded), and write a results file. "
+            "With --responses, score human-study answers instead."
+        ),
+    )
+    parser.add_argument("--data", default="data/marple", help="dataset directory (default: data/marple)")
+    parser.add_argument(
+        "--scenario", action="append", default=[], metavar="NAME", help="scenario (default: all in the dataset)"
+    )
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--model", default="uniform", help="registered model name (default: uniform; see --list-models)")
+    what.add_argument("--responses", nargs="+", metavar="JSONL", help="human-study response files to score")
+    parser.add_argument(
+        "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model constructor argument"
+    )
+    parser.add_argument("--list-models", action="store_true", help="list the registered models and exit")
+    parser.add_argument(
+        "--labelings", choices=("random", "both"), default="random", help="placements to score (default: random)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="run seed: placements and agent identities (default: 0)")
+    parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
+    parser.add_argument("--limit", type=int, default=None, help="at most this many trials per scenario")
+    parser.add_argument(
+        "--train-split", choices=("in", "ood"), default=None, help="record the agent models' training split"
+    )
+    parser.add_argument("--out", default=None, help="results file (default: results/<model>.json)")
+    parser.add_argument("--no-progress", action="store_true")
+    parser.set_defaults(run=run_evaluate)
+
+
+def add_report_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "report",
+        help="compare results files: Table-2-style table and Figure-4-style plots",
+        description="Set runs side by side with the paper's Table 2 as reference rows, and plot accuracy curves.",
+    )
+    parser.add_argument("results", nargs="+", help="results files written by marple evaluate / marple benchmark")
+    parser.add_argument("--plot", metavar="PNG", help="save a Figure-4-style plot here")
+    parser.add_argument("--text", action="store_true", help="plain-text table instead of Markdown")
+    parser.add_argument("--no-paper", action="store_true", help="leave out the paper's reference rows")
+    parser.set_defaults(run=run_report)
+
+
+def parse_model_args(items: list[str]) -> dict:
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--model-arg expects KEY=VALUE, got {item!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    from marple_eval.human import read_responses
+    from marple_eval.models.registry import available_models
+    from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate, model_factory
+    from marple_eval.report import comparison_table
+    from marple_gym.datasets.dataset import MarpleDataset
+
+    if args.list_models:
+        for name in sorted(available_models()):
+            print(name)
+        return 0
+    if args.responses:
+        run = read_responses(args.responses)
+        out = Path(args.out or "results/human.json")
+    else:
+        if args.workers < 1:
+            raise ValueError(f"--workers must be at least 1, got {args.workers}")
+        data = MarpleDataset(args.data)
+        scenarios = args.scenario or [u.name for u in data.spec.units if len(u.roles) == 2]
+        if not scenarios:
+            raise ValueError(f"{args.data} has no two-agent scenarios to evaluate")
+        factory = model_factory(args.model, **parse_model_args(args.model_arg))
+        episodes = dataset_episodes(data, scenarios, args.limit)
+        settings = ProtocolSettings(seed=args.seed, labelings=args.labelings)
+        extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
+        out = Path(args.out or f"results/{args.model}.json")
+        run = evaluate(
+            factory,
+            episodes,
+            settings,
+            run_settings=extra,
+            workers=args.workers,
+            out=out,
+            progress=not args.no_progress,
+        )
+    run.save(out)
+    print(comparison_table([run], markdown=False, with_paper=False))
+    print(f"\nresults: {out}")
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from marple_eval.plots import plot_runs
+    from marple_eval.report import comparison_table
+    from marple_eval.results import RunResults
+
+    runs = [RunResults.load(p) for p in args.results]
+    print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper))
+    if args.plot:
+        print(f"\nplot: {plot_runs(runs, args.plot)}")
+    return 0

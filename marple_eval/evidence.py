@@ -1,0 +1,170 @@
+"""What an inference model is shown: each agent's evidence up to tau, and the question.
+
+The harness builds these objects from a :class:`WhodunitEpisode`. They carry
+copies of the observed prefix only (never views into the full record), only the
+modalities a model declared, and nothing that names an agent's mission, the
+culprit or when anyone reached the query state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from marple_gym.datasets.dataset import subgoal_codes
+from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.generation.config import HouseConfig
+from marple_gym.generation.generator import generate_world
+from marple_gym.missions.mission import Subgoal
+from marple_gym.world.world import World
+
+VISION, AUDIO, LANGUAGE = "vision", "audio", "language"
+MODALITIES = frozenset({VISION, AUDIO, LANGUAGE})
+
+
+class UndeclaredModalityError(AttributeError):
+    """A model read evidence of a modality it did not declare."""
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    out = np.array(array, copy=True)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True)
+class AgentEvidence:
+    """One agent's observations ``0..tau`` (and actions ``0..tau-1``).
+
+    An agent that finished its mission before the trial's tau has nothing more
+    to show: its evidence ends with its last observation (``tau`` is then
+    smaller than the trial's), as a participant sees it stand still.
+
+    ``start`` is the house with this agent at its starting cell: together with
+    the actions it rebuilds the world the agent is in at tau (:meth:`world`),
+    which is exactly what the vision array at tau shows.
+    """
+
+    label: str
+    """How the agent is shown in this trial: "A" or "B" (randomised per trial)."""
+    identity: str
+    """An opaque name, stable within a run, for the agent's past behaviour: a model uses it to pick that
+    agent's learned model (the paper's D_i). It does not say which agent is the culprit."""
+    tau: int
+    modalities: frozenset[str]
+    start: HouseConfig | None = field(repr=False)
+    _vision: np.ndarray | None = field(repr=False)
+    _actions: np.ndarray | None = field(repr=False)
+    _audio: np.ndarray | None = field(repr=False)
+    _intents: tuple[str, ...] | None = field(repr=False)
+    _subgoals: np.ndarray | None = field(repr=False)
+
+    def _require(self, modality: str) -> None:
+        if modality not in self.modalities:
+            raise UndeclaredModalityError(f"the model did not declare the {modality!r} modality")
+
+    @property
+    def vision(self) -> np.ndarray:
+        """(tau + 1, H, W, 8) uint8 vision arrays."""
+        self._require(VISION)
+        return self._vision
+
+    @property
+    def actions(self) -> np.ndarray:
+        """(tau,) actions taken, read off consecutive vision arrays."""
+        self._require(VISION)
+        return self._actions
+
+    @property
+    def audio(self) -> np.ndarray:
+        """(tau + 1,) audio tokens; entry t is the sound of action t - 1 (0 = silence at t = 0)."""
+        self._require(AUDIO)
+        return self._audio
+
+    @property
+    def intents(self) -> tuple[str, ...]:
+        """Intent sentences at observations 0..tau."""
+        self._require(LANGUAGE)
+        return self._intents
+
+    @property
+    def subgoals(self) -> np.ndarray:
+        """(tau + 1, 4) the intents parsed to codes: action, object, furniture, room (-1 once done)."""
+        self._require(LANGUAGE)
+        return self._subgoals
+
+    def world(self, t: int | None = None) -> World:
+        """The world this agent was in at observation ``t`` (default: tau), rebuilt from its start and actions."""
+        self._require(VISION)
+        t = self.tau if t is None else t
+        if not 0 <= t <= self.tau:
+            raise ValueError(f"observation {t} is outside the evidence 0..{self.tau}")
+        world = generate_world(self.start, np.random.default_rng(0))
+        for action in self._actions[:t].tolist():
+            world.step(0, action)
+        return world
+
+
+@dataclass(frozen=True)
+class TrialEvidence:
+    """Everything a model may use to answer one whodunit question at one evidence point."""
+
+    question: str
+    query: Subgoal
+    scenario: str
+    horizon: int
+    """T: the step at which *some* agent reached the query state (it does not say which)."""
+    tau: int
+    agents: tuple[AgentEvidence, AgentEvidence]
+    """Shown as "A" and "B"; which one is the culprit is not given (and is randomised)."""
+
+    @property
+    def fraction(self) -> float:
+        return self.tau / self.horizon if self.horizon else 1.0
+
+
+def agent_evidence(
+    trajectory: Trajectory, label: str, identity: str, tau: int, modalities: frozenset[str]
+) -> AgentEvidence:
+    """Cut a trajectory at ``tau`` and keep only the declared modalities."""
+    cut = trajectory.evidence_until(tau)
+    vision = VISION in modalities
+    language = LANGUAGE in modalities
+    return AgentEvidence(
+        label=label,
+        identity=identity,
+        tau=cut.length,
+        modalities=frozenset(modalities),
+        start=cut.episode_config() if vision else None,
+        _vision=_frozen(cut.vision) if vision else None,
+        _actions=_frozen(cut.actions) if vision else None,
+        _audio=_frozen(cut.audio) if AUDIO in modalities else None,
+        _intents=tuple(cut.intents) if language else None,
+        _subgoals=_frozen(subgoal_codes(cut)) if language else None,
+    )
+
+
+def trial_evidence(
+    episode: WhodunitEpisode, tau: int, swap: bool, modalities: frozenset[str], identities: tuple[str, str]
+) -> TrialEvidence:
+    """The evidence for one (episode, tau).
+
+    ``identities`` are the opaque names of the episode's two agents (culprit
+    first); ``swap`` shows the culprit as "B" instead of "A".
+    """
+    unknown = set(modalities) - MODALITIES
+    if unknown:
+        raise ValueError(f"unknown modalities {sorted(unknown)}; choose from {sorted(MODALITIES)}")
+    c = episode.culprit
+    agents = [(episode.trajectories[c], identities[0]), (episode.trajectories[1 - c], identities[1])]
+    if swap:
+        agents.reverse()
+    return TrialEvidence(
+        question=episode.question,
+        query=episode.query,
+        scenario=episode.scenario,
+        horizon=episode.horizon,
+        tau=tau,
+        agents=tuple(agent_evidence(tr, label, ident, tau, modalities) for (tr, ident), label in zip(agents, "AB")),
+    )

@@ -1,0 +1,229 @@
+"""The evaluation protocol (paper section 6.1; SPEC section 8).
+
+For each trial (a test-split whodunit pair), T is the step at which the
+culprit reached the query state, and the model answers at tau = 0, T/10, ...,
+T. Which agent is shown as "A" is drawn per trial from a generator seeded with
+(run seed, episode id), so every run can be reproduced and no model profits
+from always answering "A"; ``labelings="both"`` scores both placements and
+averages them. Agents are named to the model by opaque identities (stable
+within a run), never by their roles.
+
+Trials run on several processes with a progress bar. Finished trials are
+appended to a journal next to the results file, so an interrupted run resumes
+where it stopped.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import itertools
+import json
+import multiprocessing as mp
+import os
+import zlib
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marple_eval.evidence import trial_evidence
+from marple_eval.models.base import InferenceModel, normalise
+from marple_eval.results import ResultsError, RunResults, TrialResult
+from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.records import WhodunitEpisode
+
+ModelFactory = Callable[[], InferenceModel]
+Resources = Callable[[str, str], Any]
+"""(scenario, role) -> whatever the model needs for that agent (e.g. its learned policy)."""
+
+
+@dataclass(frozen=True)
+class ProtocolSettings:
+    """The protocol's choices, recorded in every results file."""
+
+    seed: int = 0
+    labelings: str = "random"  # "random": one seeded placement per trial; "both": score both and average
+    points: int = 11
+
+    def __post_init__(self) -> None:
+        if self.labelings not in ("random", "both"):
+            raise ValueError(f"labelings must be 'random' or 'both', got {self.labelings!r}")
+        if self.points < 2:
+            raise ValueError(f"need at least 2 evidence points, got {self.points}")
+
+
+def identity(seed: int, scenario: str, role: str) -> str:
+    """The opaque name under which a model sees an agent in this run."""
+    return "agent-" + hashlib.sha256(f"{seed}/{scenario}/{role}".encode()).hexdigest()[:8]
+
+
+def placements(settings: ProtocolSettings, episode_id: str) -> list[bool]:
+    """Which placements to score: ``swap`` True shows the culprit as "B"."""
+    if settings.labelings == "both":
+        return [False, True]
+    rng = np.random.default_rng([settings.seed, zlib.crc32(episode_id.encode())])
+    return [bool(rng.random() < 0.5)]
+
+
+def score_trial(model: InferenceModel, episode: WhodunitEpisode, settings: ProtocolSettings) -> TrialResult:
+    """Ask ``model`` at every evidence point of one trial, for each placement."""
+    taus = episode.evidence_steps(settings.points)
+    scenario = episode.scenario
+    roles = ("A", "B") if episode.culprit == 0 else ("B", "A")
+    identities = (identity(settings.seed, scenario, roles[0]), identity(settings.seed, scenario, roles[1]))
+    labelings = []
+    for swap in placements(settings, episode.episode_id):
+        p_a, p_b = [], []
+        for tau in taus:
+            evidence = trial_evidence(episode, tau, swap, model.modalities, identities)
+            a, b = normalise(*model.predict(evidence), model=model.name)
+            p_a.append(a)
+            p_b.append(b)
+        labelings.append({"swap": swap, "p_a": p_a, "p_b": p_b})
+    p_culprit = np.mean([lab["p_b"] if lab["swap"] else lab["p_a"] for lab in labelings], axis=0)
+    return TrialResult(episode.episode_id, scenario, episode.horizon, taus, p_culprit.tolist(), labelings)
+
+
+# ---- running a whole evaluation ------------------------------------------------------------------------
+
+
+class _Scorer:
+    """Holds one model and sets it up once per scenario (one per worker process)."""
+
+    def __init__(self, factory: ModelFactory, resources: Resources | None, seed: int) -> None:
+        self.model = factory()
+        self.resources = resources
+        self.seed = seed
+        self.scenario: str | None = None
+
+    def __call__(self, episode: WhodunitEpisode, settings: ProtocolSettings) -> TrialResult:
+        if episode.scenario != self.scenario and self.resources is not None:
+            self.model.setup(
+                {identity(self.seed, episode.scenario, r): self.resources(episode.scenario, r) for r in "AB"}
+            )
+        self.scenario = episode.scenario
+        return score_trial(self.model, episode, settings)
+
+
+_WORKER: _Scorer | None = None
+
+
+def _init_worker(factory: ModelFactory, resources: Resources | None, seed: int, threads: int) -> None:
+    global _WORKER
+    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+    _WORKER = _Scorer(factory, resources, seed)
+
+
+def _score_in_worker(args: tuple[WhodunitEpisode, ProtocolSettings]) -> TrialResult:
+    return _WORKER(*args)
+
+
+def _journal_header(method: str, settings: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "run", "method": method, "settings": settings}
+
+
+def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, TrialResult]:
+    """Trials already finished by an interrupted run with the same settings."""
+    if not path.is_file():
+        return {}
+    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    done: dict[str, TrialResult] = {}
+    try:
+        first = json.loads(lines[0]) if lines else None
+        if first != json.loads(json.dumps(header)):
+            raise ResultsError(f"{path}: a journal from a run with other settings; delete it or choose another --out")
+        for line in lines[1:]:
+            trial = TrialResult(**json.loads(line))
+            done[trial.episode_id] = trial
+    except (json.JSONDecodeError, TypeError):
+        pass  # a line cut short by a crash: keep what was read before it
+    return done
+
+
+def evaluate(
+    factory: ModelFactory,
+    episodes: Iterable[WhodunitEpisode],
+    settings: ProtocolSettings = ProtocolSettings(),
+    *,
+    method: str | None = None,
+    run_settings: dict[str, Any] | None = None,
+    resources: Resources | None = None,
+    workers: int = 1,
+    out: str | Path | None = None,
+    progress: bool = True,
+) -> RunResults:
+    """Score a model on whodunit episodes and return (and, with ``out``, save) the results.
+
+    ``factory`` builds the model (once per worker process, so it must be
+    picklable for ``workers > 1``: a top-level function or ``functools.partial``).
+    """
+    from tqdm import tqdm
+
+    probe = factory()
+    method = method or probe.name
+    recorded = {**probe.settings(), **(run_settings or {}), "protocol": asdict(settings)}
+    header = _journal_header(method, recorded)
+    episodes = list(episodes)
+    journal = Path(f"{out}.journal.jsonl") if out else None
+    done = _read_journal(journal, header) if journal else {}
+    todo = [e for e in episodes if e.episode_id not in done]
+    if journal is not None and not journal.is_file():
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        journal.write_text(json.dumps(header) + "\n")
+    results = dict(done)
+    bar = tqdm(total=len(episodes), initial=len(done), unit="trial", desc=f"evaluating {method}", disable=not progress)
+    try:
+        for trial in _run(factory, todo, settings, resources, workers, probe):
+            results[trial.episode_id] = trial
+            if journal is not None:
+                with open(journal, "a") as f:
+                    f.write(json.dumps(asdict(trial)) + "\n")
+                    f.flush()
+                    os.fsync(f.fileno())
+            bar.update(1)
+    finally:
+        bar.close()
+    run = RunResults(method, recorded, [results[e.episode_id] for e in episodes])
+    if out is not None:
+        run.save(out)
+        journal.unlink(missing_ok=True)
+    return run
+
+
+def _run(factory, todo, settings, resources, workers, probe):
+    if workers <= 1 or len(todo) <= 1:
+        scorer = _Scorer(lambda: probe, resources, settings.seed)
+        for episode in todo:
+            yield scorer(episode, settings)
+        return
+    ctx = mp.get_context("spawn")  # safe with torch models in the parent
+    threads = max(1, (os.cpu_count() or 1) // workers)
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(factory, resources, settings.seed, threads)) as pool:
+        # Group by scenario so each worker sets its model up rarely.
+        yield from pool.imap_unordered(_score_in_worker, [(e, settings) for e in todo], chunksize=1)
+
+
+def dataset_episodes(data: MarpleDataset, scenarios: Iterable[str], limit: int | None = None) -> list[WhodunitEpisode]:
+    """The test pairs of each scenario; with ``limit``, that many per scenario spread evenly over the test houses.
+
+    The paper evaluates 50 trials per scenario across its 10 test houses: ``limit=50``.
+    """
+    out: list[WhodunitEpisode] = []
+    for scenario in scenarios:
+        by_house: dict[str, list[WhodunitEpisode]] = {}
+        for episode in data.whodunit(scenario):
+            by_house.setdefault(episode.trajectories[0].house_id, []).append(episode)
+        rounds = itertools.zip_longest(*by_house.values())
+        chosen = [e for round_ in rounds for e in round_ if e is not None]
+        out += chosen[:limit] if limit is not None else chosen
+    return out
+
+
+def model_factory(name: str, **kwargs: Any) -> ModelFactory:
+    """A picklable factory for a registered model."""
+    from marple_eval.models.registry import make_model
+
+    return functools.partial(make_model, name, **kwargs)

@@ -1,0 +1,109 @@
+"""Results files: one JSON document per run, with every per-trial, per-tau probability.
+
+::
+
+    {"format": "marple-results", "version": 1, "method": "distance", "settings": {...},
+     "created": "2026-11-22T16:00:00+00:00", "generator": "marple-gym 0.1.0",
+     "trials": [{"episode_id": "laundry/h00/003", "scenario": "laundry", "horizon": 51,
+                 "taus": [0, 5, ...], "p_culprit": [0.5, ...],
+                 "labelings": [{"swap": false, "p_a": [...], "p_b": [...]}]}, ...]}
+
+``p_culprit`` is the probability given to the true culprit at each evidence
+point, averaged over the labelings scored.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marple_gym import __version__
+from marple_gym.errors import MarpleError
+
+RESULTS_FORMAT = "marple-results"
+RESULTS_VERSION = 1
+
+
+class ResultsError(MarpleError, ValueError):
+    """A results file that cannot be read."""
+
+
+@dataclass
+class TrialResult:
+    episode_id: str
+    scenario: str
+    horizon: int
+    taus: list[int]
+    p_culprit: list[float]
+    labelings: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class RunResults:
+    """All trials of one method under one setting."""
+
+    method: str
+    settings: dict[str, Any]
+    trials: list[TrialResult]
+    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    generator: str = f"marple-gym {__version__}"
+
+    @property
+    def label(self) -> str:
+        """How tables and plots name this run: the method, and the training split if any."""
+        split = self.settings.get("train_split")
+        return f"{self.method} ({split})" if split else self.method
+
+    @property
+    def scenarios(self) -> list[str]:
+        return list(dict.fromkeys(t.scenario for t in self.trials))
+
+    def matrix(self, scenario: str | None = None) -> np.ndarray:
+        """(n_trials, n_points) probabilities given to the culprit."""
+        rows = [t.p_culprit for t in self.trials if scenario is None or t.scenario == scenario]
+        return np.array(rows, dtype=float).reshape(len(rows), -1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": RESULTS_FORMAT,
+            "version": RESULTS_VERSION,
+            "method": self.method,
+            "settings": self.settings,
+            "created": self.created,
+            "generator": self.generator,
+            "trials": [asdict(t) for t in self.trials],
+        }
+
+    def save(self, path: str | Path) -> Path:
+        """Write atomically (a temporary file, then a rename)."""
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps(self.to_json(), indent=1))
+        os.replace(tmp, path)
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> RunResults:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError:
+            raise ResultsError(f"{path}: no such results file") from None
+        except json.JSONDecodeError as exc:
+            raise ResultsError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
+            raise ResultsError(f"{path}: not a MARPLE results file")
+        if data.get("version") != RESULTS_VERSION:
+            raise ResultsError(f"{path}: results version {data.get('version')} is not supported")
+        try:
+            trials = [TrialResult(**t) for t in data["trials"]]
+        except (KeyError, TypeError) as exc:
+            raise ResultsError(f"{path}: malformed trial entry ({exc})") from None
+        return cls(data["method"], data["settings"], trials, data.get("created", ""), data.get("generator", ""))

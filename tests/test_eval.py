@@ -1,0 +1,271 @@
+"""The evaluation package: metrics, the protocol's guarantees, results files, human responses, reports."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from marple_eval import (
+    AgentEvidence,
+    InferenceModel,
+    ProtocolSettings,
+    RunResults,
+    TrialEvidence,
+    accuracy_curve,
+    area_under_curve,
+    bootstrap_interval,
+    dataset_episodes,
+    evaluate,
+    evidence_needed,
+    model_factory,
+    sem_band,
+)
+from marple_eval.evidence import UndeclaredModalityError
+from marple_eval.human import read_responses
+from marple_eval.plots import plot_runs
+from marple_eval.protocol import identity, placements
+from marple_eval.report import comparison_table
+from marple_eval.results import ResultsError
+from marple_gym.cli.main import main
+from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
+
+F = np.linspace(0, 1, 11)
+
+
+# ---- metrics against hand-computed values ------------------------------------------------------------
+
+
+def test_accuracy_curve_and_the_papers_band():
+    p = np.array([[0.5, 1.0], [0.7, 0.0], [0.9, 0.5]])
+    assert accuracy_curve(p) == pytest.approx([0.7, 0.5])
+    # sample std of (0.5, 0.7, 0.9) is 0.2; of (1, 0, 0.5) is 0.5; divided by sqrt(3)
+    assert sem_band(p) == pytest.approx([0.2 / np.sqrt(3), 0.5 / np.sqrt(3)])
+
+
+def test_band_of_a_single_trial_is_zero():
+    p = np.array([[0.3, 0.9]])
+    assert sem_band(p).tolist() == [0.0, 0.0]
+    lo, hi = bootstrap_interval(p)
+    assert lo.tolist() == hi.tolist() == [0.3, 0.9]
+
+
+def test_bootstrap_interval_brackets_the_mean():
+    rng = np.random.default_rng(0)
+    p = rng.random((50, 11))
+    lo, hi = bootstrap_interval(p, seed=1)
+    mean = p.mean(axis=0)
+    assert (lo <= mean).all() and (mean <= hi).all() and (hi - lo > 0).all()
+
+
+def test_evidence_needed_interpolates_linearly():
+    curve = np.array([0.5, 0.6, 0.7, 0.75, 0.85, 0.9, 0.9, 0.95, 1, 1, 1])
+    # crosses 0.8 between 0.3 (0.75) and 0.4 (0.85): 0.3 + 0.05 / 0.10 * 0.1 = 0.35
+    assert evidence_needed(curve, F) == pytest.approx(0.35)
+
+
+def test_evidence_needed_edge_cases():
+    assert evidence_needed(np.full(11, 0.79), F) is None  # never reached
+    assert evidence_needed(np.full(11, 0.8), F) == 0.0  # reached at tau = 0
+    assert evidence_needed(np.array([0.5] * 10 + [0.8]), F) == pytest.approx(1.0)  # only at tau = T
+
+
+def test_area_under_the_curve():
+    assert area_under_curve(np.full(11, 0.5), F) == pytest.approx(0.5)
+    assert area_under_curve(np.linspace(0, 1, 11), F) == pytest.approx(0.5)
+    assert area_under_curve(np.ones(11), F) == pytest.approx(1.0)
+
+
+# ---- the protocol ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("eval") / "data"
+    spec = DatasetSpec([Unit.scenario("laundry"), Unit.scenario("pillow")], Sizes(1, 4, 1, 1), seed=5, splits=("test",))
+    generate_dataset(spec, root, workers=1, progress=False)
+    return MarpleDataset(root)
+
+
+class SpyModel(InferenceModel):
+    """Records everything it is shown and always answers "A"."""
+
+    name = "spy"
+
+    def __init__(self, modalities=frozenset({"vision"})) -> None:
+        self.modalities = frozenset(modalities)
+        self.seen: list[TrialEvidence] = []
+
+    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
+        self.seen.append(trial)
+        return 1.0, 0.0
+
+
+def test_models_never_see_evidence_past_tau_or_the_answer(data):
+    spy = SpyModel({"vision", "audio", "language"})
+    episodes = dataset_episodes(data, ["laundry"])
+    evaluate(lambda: spy, episodes, ProtocolSettings(seed=1), progress=False)
+    assert len(spy.seen) == len(episodes) * 11
+    for trial in spy.seen:
+        assert max(agent.tau for agent in trial.agents) == trial.tau  # the culprit acts until T
+        for agent in trial.agents:
+            assert agent.tau <= trial.tau  # an agent done before tau has nothing more to show
+            n = agent.tau + 1
+            assert len(agent.vision) == n and len(agent.audio) == n and len(agent.intents) == n
+            assert len(agent.actions) == agent.tau and len(agent.subgoals) == n
+            for array in (agent.vision, agent.actions, agent.audio, agent.subgoals):
+                assert array.base is None and not array.flags.writeable  # copies, not windows on the record
+            assert agent.world().state.grid.tolist() == agent.vision[-1].tolist()
+            hidden = {"missions", "query_steps", "spans", "subgoal", "mission_index", "culprit", "house_id", "seed"}
+            assert not hidden & set(vars(agent)), "evidence must not name missions, the culprit or query times"
+            assert agent.identity.startswith("agent-") and agent.identity not in ("A", "B")
+        assert not hasattr(trial, "culprit") and not hasattr(trial, "episode_id")
+
+
+def test_undeclared_modalities_are_refused(data):
+    spy = SpyModel({"vision"})
+    evaluate(lambda: spy, dataset_episodes(data, ["pillow"], limit=1), progress=False)
+    agent: AgentEvidence = spy.seen[-1].agents[0]
+    with pytest.raises(UndeclaredModalityError, match="audio"):
+        _ = agent.audio
+    with pytest.raises(UndeclaredModalityError, match="language"):
+        _ = agent.intents
+
+
+def test_always_answering_a_does_not_pay(data):
+    episodes = dataset_episodes(data, ["laundry", "pillow"])
+    both = evaluate(lambda: SpyModel(), episodes, ProtocolSettings(labelings="both"), progress=False)
+    assert both.matrix() == pytest.approx(np.full((len(episodes), 11), 0.5))
+    rand = evaluate(lambda: SpyModel(), episodes, ProtocolSettings(seed=3), progress=False)
+    swaps = [t.labelings[0]["swap"] for t in rand.trials]
+    assert any(swaps) and not all(swaps)  # both placements occur
+    for t, swap in zip(rand.trials, swaps):
+        assert t.p_culprit == [0.0 if swap else 1.0] * 11
+
+
+def test_placements_and_identities_are_seeded():
+    s = ProtocolSettings(seed=9)
+    assert placements(s, "laundry/h00/001") == placements(ProtocolSettings(seed=9), "laundry/h00/001")
+    assert [placements(s, f"x/{i}")[0] for i in range(40)].count(True) not in (0, 40)
+    assert identity(9, "laundry", "A") != identity(9, "laundry", "B") != identity(8, "laundry", "B")
+
+
+def test_uniform_and_distance_reference_models(data):
+    episodes = dataset_episodes(data, ["laundry", "pillow"])
+    uniform = evaluate(model_factory("uniform"), episodes, progress=False)
+    assert uniform.matrix() == pytest.approx(np.full((len(episodes), 11), 0.5))
+    distance = evaluate(model_factory("distance"), episodes, progress=False)
+    # at tau = T the culprit's world shows the query state: the heuristic is sure
+    assert distance.matrix()[:, -1] == pytest.approx(1.0)
+
+
+def test_parallel_evaluation_matches_serial(data):
+    episodes = dataset_episodes(data, ["pillow"])
+    serial = evaluate(model_factory("distance"), episodes, ProtocolSettings(seed=2), progress=False)
+    parallel = evaluate(model_factory("distance"), episodes, ProtocolSettings(seed=2), workers=2, progress=False)
+    assert serial.matrix() == pytest.approx(parallel.matrix())
+
+
+class FailingModel(InferenceModel):
+    name = "flaky"
+    modalities = frozenset()
+    calls = 0
+    fail_after: int | None = None
+
+    def predict(self, trial):
+        FailingModel.calls += 1
+        if self.fail_after is not None and FailingModel.calls > self.fail_after:
+            raise KeyboardInterrupt
+        return 0.6, 0.4
+
+
+def test_an_interrupted_evaluation_resumes(data, tmp_path):
+    out = tmp_path / "run.json"
+    episodes = dataset_episodes(data, ["laundry", "pillow"])
+    FailingModel.calls, FailingModel.fail_after = 0, 11 * 3  # dies during the fourth trial
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(FailingModel, episodes, out=out, progress=False)
+    journal = tmp_path / "run.json.journal.jsonl"
+    assert journal.is_file() and len(journal.read_text().splitlines()) == 1 + 3
+    FailingModel.calls, FailingModel.fail_after = 0, None
+    run = evaluate(FailingModel, episodes, out=out, progress=False)
+    assert FailingModel.calls == 11 * (len(episodes) - 3)
+    assert len(run.trials) == len(episodes) and not journal.exists()
+    assert RunResults.load(out).matrix() == pytest.approx(run.matrix())
+
+
+def test_invalid_model_outputs_are_reported(data):
+    class Broken(SpyModel):
+        def predict(self, trial):
+            return float("nan"), 1.0
+
+    with pytest.raises(ValueError, match="invalid probabilities"):
+        evaluate(lambda: Broken(), dataset_episodes(data, ["pillow"], limit=1), progress=False)
+
+
+# ---- files, humans, reports ---------------------------------------------------------------------------
+
+
+def test_results_round_trip_and_bad_files(data, tmp_path):
+    run = evaluate(model_factory("uniform"), dataset_episodes(data, ["pillow"]), progress=False)
+    path = run.save(tmp_path / "r.json")
+    assert RunResults.load(path).to_json() == run.to_json()
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ResultsError, match="not valid JSON"):
+        RunResults.load(tmp_path / "bad.json")
+    (tmp_path / "other.json").write_text(json.dumps({"format": "something-else"}))
+    with pytest.raises(ResultsError, match="not a MARPLE results file"):
+        RunResults.load(tmp_path / "other.json")
+
+
+def answer(episode_id, point, slider, shown, participant="p1"):
+    return {
+        "type": "answer",
+        "participant": participant,
+        "episode_id": episode_id,
+        "scenario": "laundry",
+        "trial_index": 0,
+        "culprit_shown_as": shown,
+        "evidence_point": point,
+        "tau": point * 3,
+        "horizon": 30,
+        "slider": slider,
+        "time": "2026-11-22T00:00:00",
+    }
+
+
+def test_human_responses_are_scored_like_a_model(tmp_path):
+    lines = [{"type": "session", "participant": "p1", "seed": 4, "modality": "vision", "trials": ["e1", "e2"]}]
+    lines += [answer("e1", k, 20, "A") for k in range(11)]  # 20 -> 0.8 for A, shown as A
+    lines += [answer("e2", k, 90, "B") for k in range(11)]  # 90 -> 0.9 for B, the culprit
+    lines += [answer("e3", k, 50, "A") for k in range(5)]  # an unfinished trial
+    path = tmp_path / "study.jsonl"
+    path.write_text("\n".join(json.dumps(x) for x in lines) + '\n{"type": "answ')  # crash mid-line
+    run = read_responses([path])
+    assert run.method == "human" and len(run.trials) == 2
+    assert run.matrix() == pytest.approx(np.array([[0.8] * 11, [0.9] * 11]))
+    assert run.settings["incomplete_trials"] == 1 and run.settings["seeds"] == [4]
+
+
+def test_report_table_has_the_papers_reference_rows_and_plots(data, tmp_path):
+    runs = [
+        evaluate(model_factory(m), dataset_episodes(data, ["laundry", "pillow"]), progress=False)
+        for m in ("uniform", "distance")
+    ]
+    table = comparison_table(runs)
+    assert "| uniform |" in table and "not reached" in table and "paper: Human" in table and "0.48" in table
+    png = plot_runs(runs, tmp_path / "fig.png")
+    assert png.stat().st_size > 10_000
+
+
+def test_cli_evaluate_and_report(data, tmp_path, capsys):
+    out = tmp_path / "d.json"
+    assert main(["evaluate", "--data", str(data.root), "--model", "distance", "--out", str(out), "--no-progress"]) == 0
+    assert "distance" in capsys.readouterr().out
+    assert main(["report", str(out), "--plot", str(tmp_path / "p.png")]) == 0
+    assert "paper: Vision only" in capsys.readouterr().out
+    assert main(["evaluate", "--data", str(data.root), "--model", "oracle"]) == 2
+    assert "unknown model 'oracle'" in capsys.readouterr().err
+    assert main(["evaluate", "--data", str(tmp_path / "nothing")]) == 2
+    assert main(["report", str(tmp_path / "missing.json")]) == 2
