@@ -27,6 +27,14 @@ def add_evaluate_parser(subparsers) -> None:
     parser.add_argument(
         "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model constructor argument"
     )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="agent model for a role, for methods that use one: a checkpoint path ({scenario} is filled in) "
+        "or 'planner' (the true planner: a perfect agent model); e.g. --agent A=runs/{scenario}/in/A-vision/policy.pt",
+    )
     parser.add_argument("--list-models", action="store_true", help="list the registered models and exit")
     parser.add_argument(
         "--labelings", choices=("random", "both"), default="random", help="placements to score (default: random)"
@@ -68,10 +76,20 @@ def parse_model_args(items: list[str]) -> dict:
     return out
 
 
+def parse_agents(items: list[str]) -> dict[str, str]:
+    out = {}
+    for item in items:
+        role, sep, value = item.partition("=")
+        if not sep or role not in ("A", "B") or not value:
+            raise ValueError(f"--agent expects A=MODEL or B=MODEL, got {item!r}")
+        out[role] = value
+    return out
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     from marple_eval.human import read_responses
     from marple_eval.models.registry import available_models
-    from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate, model_factory
+    from marple_eval.protocol import AgentResources, ProtocolSettings, dataset_episodes, evaluate, model_factory
     from marple_eval.report import comparison_table
     from marple_gym.datasets.dataset import MarpleDataset
 
@@ -90,15 +108,19 @@ def run_evaluate(args: argparse.Namespace) -> int:
         if not scenarios:
             raise ValueError(f"{args.data} has no two-agent scenarios to evaluate")
         factory = model_factory(args.model, **parse_model_args(args.model_arg))
+        resources = AgentResources(parse_agents(args.agent)) if args.agent else None
         episodes = dataset_episodes(data, scenarios, args.limit)
         settings = ProtocolSettings(seed=args.seed, labelings=args.labelings)
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
+        if args.agent:
+            extra["agents"] = parse_agents(args.agent)
         out = Path(args.out or f"results/{args.model}.json")
         run = evaluate(
             factory,
             episodes,
             settings,
             run_settings=extra,
+            resources=resources,
             workers=args.workers,
             out=out,
             progress=not args.no_progress,

@@ -14,9 +14,11 @@ import numpy as np
 
 from marple_gym.datasets.dataset import subgoal_codes
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.evidence.audio import SILENCE
 from marple_gym.generation.config import HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Subgoal
+from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
 VISION, AUDIO, LANGUAGE = "vision", "audio", "language"
@@ -78,7 +80,13 @@ class AgentEvidence:
 
     @property
     def audio(self) -> np.ndarray:
-        """(tau + 1,) audio tokens; entry t is the sound of action t - 1 (0 = silence at t = 0)."""
+        """(tau + 1,) audio tokens; entry t is the sound the agent makes acting at observation t.
+
+        Vision at t shows the result of action t - 1; the sound at t is heard while
+        the agent takes action t, so it tells something about the next action
+        (the paper uses it to refine the first action of each rollout). After an
+        agent's last action the sound is silence.
+        """
         self._require(AUDIO)
         return self._audio
 
@@ -96,14 +104,17 @@ class AgentEvidence:
 
     def world(self, t: int | None = None) -> World:
         """The world this agent was in at observation ``t`` (default: tau), rebuilt from its start and actions."""
+        return self.replay(t)[0]
+
+    def replay(self, t: int | None = None) -> tuple[World, list[Outcome]]:
+        """The world at observation ``t`` (default: tau) and what each observed action did on the way."""
         self._require(VISION)
         t = self.tau if t is None else t
         if not 0 <= t <= self.tau:
             raise ValueError(f"observation {t} is outside the evidence 0..{self.tau}")
         world = generate_world(self.start, np.random.default_rng(0))
-        for action in self._actions[:t].tolist():
-            world.step(0, action)
-        return world
+        outcomes = [world.step(0, action) for action in self._actions[:t].tolist()]
+        return world, outcomes
 
 
 @dataclass(frozen=True)
@@ -124,6 +135,14 @@ class TrialEvidence:
         return self.tau / self.horizon if self.horizon else 1.0
 
 
+def sounds_while_acting(trajectory: Trajectory, tau: int) -> np.ndarray:
+    """Tokens of the sounds of actions 0..tau (silence where no action follows)."""
+    sounds = np.full(tau + 1, SILENCE, dtype=trajectory.audio.dtype)
+    available = trajectory.audio[1 : tau + 2]
+    sounds[: len(available)] = available
+    return sounds
+
+
 def agent_evidence(
     trajectory: Trajectory, label: str, identity: str, tau: int, modalities: frozenset[str]
 ) -> AgentEvidence:
@@ -139,7 +158,7 @@ def agent_evidence(
         start=cut.episode_config() if vision else None,
         _vision=_frozen(cut.vision) if vision else None,
         _actions=_frozen(cut.actions) if vision else None,
-        _audio=_frozen(cut.audio) if AUDIO in modalities else None,
+        _audio=_frozen(sounds_while_acting(trajectory, cut.length)) if AUDIO in modalities else None,
         _intents=tuple(cut.intents) if language else None,
         _subgoals=_frozen(subgoal_codes(cut)) if language else None,
     )

@@ -222,6 +222,27 @@ def dataset_episodes(data: MarpleDataset, scenarios: Iterable[str], limit: int |
     return out
 
 
+@dataclass(frozen=True)
+class AgentResources:
+    """Per-agent resources from templates, e.g. ``{"A": "runs/{scenario}/in/A-vision/policy.pt"}``.
+
+    The value ``"planner"`` stands for the agent's true planner with the
+    scenario's mission preferences for that role (a perfect agent model).
+    """
+
+    templates: dict[str, str]
+
+    def __call__(self, scenario: str, role: str) -> Any:
+        from marple_gym.missions.scenarios import get_scenario
+
+        if role not in self.templates:
+            raise ValueError(f"no agent model given for role {role!r} (use --agent {role}=...)")
+        template = self.templates[role]
+        if template == "planner":
+            return {"planner": get_scenario(scenario).roles[role]}
+        return template.format(scenario=scenario, role=role)
+
+
 def model_factory(name: str, **kwargs: Any) -> ModelFactory:
     """A picklable factory for a registered model."""
     from marple_eval.models.registry import make_model

@@ -28,6 +28,7 @@ the sandwich; use the laundry that is off, since the mission will switch it on).
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -46,6 +47,33 @@ MAX_MISSION_ATTEMPTS = 10
 _DIR_OF_STEP = {v: d for d, v in enumerate(DIR_VEC)}
 
 
+@dataclass
+class MissionHistory:
+    """How far an agent got in a mission, and which furniture its subgoals used."""
+
+    progress: MissionProgress
+    binding: dict[tuple[str, str], int] = field(default_factory=dict)
+
+
+def follow_history(start: World, actions, mission: str | Mission, agent: int = 0) -> MissionHistory:
+    """Replay observed actions from ``start`` (a copy is stepped) and track a mission's progress.
+
+    Lets a planner resume a mission part-way: the basis of a perfect agent model
+    for simulation inference.
+    """
+    world = start.clone()
+    progress = MissionProgress(mission if isinstance(mission, Mission) else get_mission(mission), agent)
+    binding: dict[tuple[str, str], int] = {}
+    progress.skip_infeasible(world)
+    for action in actions:
+        outcome = world.step(agent, int(action))
+        achieved = progress.update(outcome, world)
+        if achieved is not None and outcome.fur >= 0:
+            sg = progress.mission.subgoals[achieved]
+            binding[(sg.fur, sg.room)] = outcome.fur
+    return MissionHistory(progress, binding)
+
+
 class HierarchicalPlanner:
     """An agent that carries out missions in a :class:`World` (see module docs)."""
 
@@ -57,7 +85,10 @@ class HierarchicalPlanner:
         mission: str | Mission | None = None,
         preferences: dict[str, float] | None = None,
         rng: np.random.Generator | None = None,
+        history: MissionHistory | None = None,
     ) -> None:
+        if history is not None:
+            mission = history.progress.mission
         if mission is None and not preferences:
             raise ValueError("give a mission or mission preferences")
         self.world = world
@@ -79,7 +110,10 @@ class HierarchicalPlanner:
         self._plan: deque[int] = deque()
         self._binding: dict[tuple[str, str], int] = {}
         self._requirements: dict[tuple[str, str], Requirement] = {}
-        self._start_mission()
+        if history is None:
+            self._start_mission()
+        else:
+            self._resume(history)
 
     # ---- state ----------------------------------------------------------------------------------------
     @property
@@ -115,6 +149,15 @@ class HierarchicalPlanner:
                 return
             self.failed_missions.append(name)
         self.progress = None
+
+    def _resume(self, history: MissionHistory) -> None:
+        """Carry on a mission part-way through, as recorded in ``history``."""
+        self.progress = history.progress.copy()
+        self._requirements = {(r.fur, r.room): r for r in mission_requirements(self.progress.mission)}
+        self._binding = dict(history.binding)
+        self.missions.append(self.progress.mission)
+        if not self._prepare():
+            self._abandon()
 
     def _abandon(self) -> None:
         """The mission became infeasible: drop it and sample another."""

@@ -1,0 +1,15 @@
+"""Simulation inference: Monte Carlo rollouts of agent models over the true simulator."""
+
+from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
+from marple_agents.simulation.inference import VARIANT_LABELS, VARIANTS, SimulationModel
+from marple_agents.simulation.rollouts import query_probability
+
+__all__ = [
+    "PlannerAgent",
+    "PolicyAgent",
+    "RolloutAgent",
+    "SimulationModel",
+    "VARIANTS",
+    "VARIANT_LABELS",
+    "query_probability",
+]

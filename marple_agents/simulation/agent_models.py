@@ -1,0 +1,147 @@
+"""Models of an agent's behaviour that simulation inference rolls out, many worlds in lockstep.
+
+* :class:`PlannerAgent`: the true hierarchical planner with the agent's mission
+  preferences, resuming each sampled mission from the agent's observed
+  history. A perfect agent model: the upper bound of simulation inference.
+* :class:`PolicyAgent`: a learned policy (``marple_agents.Policy``): vision only
+  or language-conditioned, optionally refining its first action with the sound
+  heard at tau.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from marple_eval.evidence import AgentEvidence
+from marple_gym.evidence.audio import AUDIO
+from marple_gym.planner.planner import HierarchicalPlanner, follow_history
+from marple_gym.world.actions import Action, Outcome
+from marple_gym.world.world import World
+
+IDLE = int(Action.idle)
+
+
+class RolloutAgent(ABC):
+    """Chooses actions for a batch of worlds that started from one agent's state at tau."""
+
+    @abstractmethod
+    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        """Start rollouts in ``worlds`` (clones of the agent's world at tau)."""
+
+    @abstractmethod
+    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
+        """One action for each world index in ``active``."""
+
+    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:  # noqa: B027  (optional hook)
+        """What the actions did (same order as ``active``)."""
+
+
+def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One index per row of a (B, K) probability matrix, by inverse CDF."""
+    cdf = np.cumsum(probs, axis=1)
+    u = rng.random(len(probs))[:, None] * cdf[:, -1:]
+    return np.minimum((u > cdf).sum(axis=1), probs.shape[1] - 1)
+
+
+class PlannerAgent(RolloutAgent):
+    """The hierarchical planner as the agent model (each rollout samples a mission from ``preferences``)."""
+
+    def __init__(self, preferences: dict[str, float]) -> None:
+        total = float(sum(preferences.values()))
+        self.preferences = {m: w / total for m, w in preferences.items() if w > 0}
+        self.planners: list[HierarchicalPlanner] = []
+
+    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        start = evidence.world(0)
+        histories = {m: follow_history(start, evidence.actions, m) for m in self.preferences}
+        names = list(self.preferences)
+        picks = rng.choice(len(names), size=len(worlds), p=list(self.preferences.values()))
+        self.planners = [
+            HierarchicalPlanner(world, history=histories[names[k]], rng=rng) for world, k in zip(worlds, picks.tolist())
+        ]
+
+    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
+        actions = []
+        for i in active:
+            action = self.planners[i].next_action()
+            actions.append(IDLE if action is None else action)
+        return actions
+
+    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
+        for i, outcome in zip(active, outcomes):
+            if not self.planners[i].done:
+                self.planners[i].observe(outcome)
+
+
+class PolicyAgent(RolloutAgent):
+    """A learned policy, stepped in batch: one forward pass per rollout step.
+
+    ``use_language``: condition on the subgoal of the latest intent at tau until a
+    rollout achieves it, then on the subgoal the policy's decoders predict.
+    ``use_audio``: refine the first action with the sound heard at tau,
+    P(a | vision, audio) ~ P(audio | a) P(a | vision).
+    """
+
+    def __init__(self, policy: Any, use_language: bool = False, use_audio: bool = False) -> None:
+        if use_language and getattr(policy, "conditioning", "vision") != "language":
+            raise ValueError("language rollouts need a language-conditioned policy")
+        self.policy = policy
+        self.use_language = use_language
+        self.use_audio = use_audio
+        self.worlds: list[World] = []
+        self.subgoals: np.ndarray | None = None
+        self.first_step = True
+        self.heard = 0
+
+    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        self.worlds = worlds
+        self.first_step = True
+        self.heard = int(evidence.audio[-1]) if self.use_audio else 0
+        if self.use_language:
+            latest = evidence.subgoals[-1]
+            self.subgoals = np.repeat(latest[None, :], len(worlds), axis=0).astype(np.int64)
+            if latest[0] < 0:  # the intent says the agent is done: let the decoders say what comes next
+                self.subgoals[:] = self._decoded(list(range(len(worlds))))
+
+    def _decoded(self, rows: list[int]) -> np.ndarray:
+        vision = np.stack([self.worlds[i].state.grid for i in rows])
+        heads = self.policy.subgoal_probs(vision)
+        return np.stack([heads[k].argmax(axis=1) for k in ("action", "object", "furniture", "room")], axis=1)
+
+    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
+        vision = np.stack([self.worlds[i].state.grid for i in active])
+        subgoal = self.subgoals[active] if self.use_language else None
+        probs = np.asarray(self.policy.action_probs(vision, subgoal), dtype=np.float64)
+        if self.use_audio and self.first_step:
+            probs = refine(probs, self.heard)
+        self.first_step = False
+        return sample_rows(probs, rng).tolist()
+
+    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
+        if not self.use_language:
+            return
+        done = [i for i, o in zip(active, outcomes) if self._achieves(self.subgoals[i], o, self.worlds[i])]
+        if done:
+            self.subgoals[done] = self._decoded(done)
+
+    @staticmethod
+    def _achieves(codes: np.ndarray, outcome: Outcome, world: World) -> bool:
+        """Does the outcome achieve the subgoal given as (action, object, furniture, room) codes?"""
+        action, obj, fur, room = codes.tolist()
+        if not outcome.success or outcome.action != action or outcome.fur < 0:
+            return False
+        house = world.house
+        if house.fur_type_list[outcome.fur] != fur or house.room_type_at[outcome.y][outcome.x] != room:
+            return False
+        return obj <= 0 or (outcome.obj >= 0 and house.obj_type_list[outcome.obj] == obj)
+
+
+def refine(probs: np.ndarray, token: int) -> np.ndarray:
+    """P(a | vision, audio) ~ P(audio | a) P(a | vision); rows the sound rules out entirely stay as they were."""
+    likelihood = AUDIO.likelihood[token][None, :]
+    posterior = probs * likelihood
+    total = posterior.sum(axis=1, keepdims=True)
+    return np.where(total > 0, posterior / np.where(total > 0, total, 1.0), probs)

@@ -1,0 +1,194 @@
+"""Simulation inference: the rollout engine, agent models, and the perfect-policy upper bound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import make_world
+
+from marple_agents.simulation import PlannerAgent, PolicyAgent, SimulationModel, query_probability
+from marple_agents.simulation.agent_models import refine, sample_rows
+from marple_eval import ProtocolSettings, dataset_episodes, evaluate
+from marple_eval.evidence import trial_evidence
+from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
+from marple_gym.evidence import AUDIO
+from marple_gym.missions import Subgoal
+from marple_gym.missions.scenarios import get_scenario
+from marple_gym.world import Action
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sim") / "data"
+    spec = DatasetSpec(
+        [Unit.scenario("pillow"), Unit.scenario("laundry")], Sizes(2, 3, 1, 1), seed=11, splits=("test",)
+    )
+    generate_dataset(spec, root, workers=1, progress=False)
+    return MarpleDataset(root)
+
+
+def planner_resources(scenario: str, role: str) -> dict:
+    return {"planner": get_scenario(scenario).roles[role]}
+
+
+class FixedPolicy:
+    """A stand-in for a learned policy: the same action distribution everywhere."""
+
+    conditioning = "vision"
+
+    def __init__(self, probs):
+        self.probs = np.asarray(probs, dtype=np.float32)
+        self.calls = []
+
+    def action_probs(self, vision, subgoal=None):
+        self.calls.append(len(vision))
+        return np.repeat(self.probs[None], len(vision), axis=0)
+
+    def subgoal_probs(self, vision):
+        return None
+
+
+def light_world():
+    return make_world(furniture=[{"type": "light", "pos": [3, 3], "state": {"toggleable": False}}])
+
+
+TOGGLE_ON = Subgoal(Action.toggle, "light", "Kitchen", state=("toggleable", True))
+
+
+def evidence_for(world):
+    """Minimal agent evidence at tau = 0 in a hand-made world."""
+    from marple_eval.evidence import AgentEvidence
+
+    config = world.house.source["config"]
+    return AgentEvidence(
+        "A",
+        "agent-x",
+        0,
+        frozenset({"vision", "audio"}),
+        config,
+        world.state.grid[None].copy(),
+        np.zeros(0, dtype=np.int8),
+        np.array([AUDIO.index["toggle_on_light"]]),
+        None,
+        None,
+    )
+
+
+def test_rollouts_run_in_lockstep_with_one_batched_call_per_step():
+    world = light_world()
+    toggler = FixedPolicy(np.eye(10)[Action.toggle])
+    p = query_probability(
+        world, PolicyAgent(toggler), evidence_for(world), TOGGLE_ON, steps=5, rollouts=30, rng=np.random.default_rng(0)
+    )
+    assert p == 1.0 and toggler.calls == [30]  # everyone toggles at step 1: one batched call
+
+
+def test_rollout_probability_estimates_the_chance_of_reaching_the_query():
+    world = light_world()
+    uniform = FixedPolicy(np.full(10, 0.1))
+    p = query_probability(
+        world,
+        PolicyAgent(uniform),
+        evidence_for(world),
+        TOGGLE_ON,
+        steps=1,
+        rollouts=4000,
+        rng=np.random.default_rng(1),
+    )
+    assert p == pytest.approx(0.1, abs=0.02)  # only a toggle at step 1 reaches it
+    idle = FixedPolicy(np.eye(10)[Action.idle])
+    assert (
+        query_probability(world, PolicyAgent(idle), evidence_for(world), TOGGLE_ON, 20, 50, np.random.default_rng(2))
+        == 0.0
+    )
+
+
+def test_audio_refines_only_the_first_action():
+    world = light_world()
+    policy = FixedPolicy(np.full(10, 0.1))
+    agent = PolicyAgent(policy, use_audio=True)
+    # the sound heard at tau is "toggle_on_light": only a toggle could make it
+    p = query_probability(
+        world, agent, evidence_for(world), TOGGLE_ON, steps=1, rollouts=200, rng=np.random.default_rng(0)
+    )
+    assert p == 1.0
+
+
+def test_audio_refinement_matches_a_hand_computed_posterior():
+    probs = np.array([[0.2, 0.2, 0.1, 0.3, 0.0, 0.1, 0.0, 0.0, 0.0, 0.1]])
+    footstep = refine(probs, AUDIO.index["footstep"])  # left, right, forward: 0.2, 0.2, 0.1 -> / 0.5
+    assert footstep[0, :3] == pytest.approx([0.4, 0.4, 0.2]) and footstep[0, 3:].sum() == 0
+    ruled_out = refine(
+        np.eye(10)[[0]] * 1.0, AUDIO.index["pickup_apple"]
+    )  # the policy says "left": the sound says pickup
+    assert ruled_out[0].tolist() == np.eye(10)[0].tolist()  # nothing left to renormalise: keep the policy's belief
+
+
+def test_sampling_rows_follows_the_probabilities():
+    probs = np.array([[0.0, 1.0, 0.0], [0.5, 0.0, 0.5]])
+    draws = np.stack([sample_rows(probs, np.random.default_rng(s)) for s in range(2000)])
+    assert (draws[:, 0] == 1).all()
+    assert set(draws[:, 1].tolist()) == {0, 2} and abs((draws[:, 1] == 0).mean() - 0.5) < 0.05
+
+
+def test_perfect_agent_models_converge_at_T_and_are_right_early_on_an_easy_scenario(data):
+    episodes = dataset_episodes(data, ["pillow", "laundry"])
+    run = evaluate(
+        lambda: SimulationModel("vision", rollouts=10),
+        episodes,
+        ProtocolSettings(seed=0),
+        resources=planner_resources,
+        progress=False,
+    )
+    final = run.matrix()[:, -1]
+    assert (final > 0.99).all()  # at tau = T the culprit is known
+    pillow = run.matrix("pillow")
+    assert pillow[:, 3:].mean() > 0.95  # the easiest scenario: right from 30% of the evidence on
+
+
+def test_more_than_40_steps_before_T_gives_no_information(data):
+    episode = next(e for e in data.whodunit("laundry") if e.horizon > 45)
+    model = SimulationModel("vision", rollouts=5)
+    from marple_eval.protocol import identity
+
+    ids = (identity(0, "laundry", "A"), identity(0, "laundry", "B"))
+    model.setup({ids[0]: planner_resources("laundry", "A"), ids[1]: planner_resources("laundry", "B")})
+    assert model.predict(trial_evidence(episode, 0, False, model.modalities, ids)) == (0.5, 0.5)
+    model.max_remaining = None
+    p_a, _ = model.predict(trial_evidence(episode, 0, False, model.modalities, ids))
+    assert p_a > 0.9  # a perfect agent model knows, if allowed to roll out far enough
+
+
+def test_same_seed_same_probabilities(data):
+    episodes = dataset_episodes(data, ["pillow"])
+    runs = [
+        evaluate(
+            lambda: SimulationModel("vision", rollouts=8, max_remaining=None),
+            episodes,
+            resources=planner_resources,
+            progress=False,
+        )
+        for _ in range(2)
+    ]
+    assert runs[0].matrix().tolist() == runs[1].matrix().tolist()
+
+
+def test_planner_agent_samples_missions_from_preferences(data):
+    episode = next(data.whodunit("laundry"))
+    ids = ("agent-a", "agent-b")
+    trial = trial_evidence(episode, 0, False, frozenset({"vision"}), ids)
+    agent = PlannerAgent({"do_laundry": 0.5, "change_outfit": 0.5})
+    worlds = [trial.agents[0].world() for _ in range(40)]
+    agent.reset(worlds, trial.agents[0], np.random.default_rng(0))
+    names = {p.mission.name for p in agent.planners}
+    assert names == {"do_laundry", "change_outfit"}
+
+
+def test_unknown_variant_and_missing_agent_models_are_reported(data):
+    with pytest.raises(ValueError, match="unknown variant"):
+        SimulationModel("smell")
+    episode = next(data.whodunit("pillow"))
+    model = SimulationModel("vision", rollouts=2, max_remaining=None)
+    trial = trial_evidence(episode, 1, False, model.modalities, ("agent-a", "agent-b"))
+    with pytest.raises(ValueError, match="no agent model"):
+        model.predict(trial)
