@@ -49,7 +49,9 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except (MarpleError, ValueError, OSError) as exc:
-        print(f"marple {args.command}: error: {exc}", file=sys.stderr)
+        if args.verbose:
+            raise
+        print(f"marple {args.command}: error: {exc} (run with -v for details)", file=sys.stderr)
         return 2
 
 
