@@ -61,7 +61,7 @@ class PlacedFurniture:
         return [(cx, cy) for cy in range(y, y + h) for cx in range(x, x + w)]
 
 
-def _sample_states(abilities: tuple[str, ...], given: dict[str, bool], rng: np.random.Generator) -> dict[str, bool]:
+def sample_states(abilities: tuple[str, ...], given: dict[str, bool], rng: np.random.Generator) -> dict[str, bool]:
     out = {}
     for name in abilities:
         if name in given:
@@ -194,7 +194,7 @@ class Draft:
         for x, y in candidates:
             if self._problem(walk & ~self.board.bit(x, y)) is None:
                 self.taken[y, x] = True
-                state = _sample_states(ASSETS.object_type(type_name).abilities, obj.state if obj else {}, self.rng)
+                state = sample_states(ASSETS.object_type(type_name).abilities, obj.state if obj else {}, self.rng)
                 self.floor_objects.append((room, PlacedObject(type_name, (x, y), state, obj.name if obj else None)))
                 return True
         return False

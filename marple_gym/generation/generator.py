@@ -27,7 +27,7 @@ from marple_gym.generation.config import (
     ObjectSpec,
     RoomSpec,
 )
-from marple_gym.generation.furnish import Draft, PlacedFurniture, PlacedObject, PlacementFailed, _sample_states
+from marple_gym.generation.furnish import Draft, PlacedFurniture, PlacedObject, PlacementFailed, sample_states
 from marple_gym.generation.layout import Layout, add_doors, lay_out_rooms
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.missions.requirements import Requirement, house_requirements
@@ -177,7 +177,7 @@ def _place_floor_objects(draft: Draft) -> None:
 
 
 def _new_object(draft: Draft, type_name: str, pos: tuple[int, int], spec: ObjectSpec | None = None) -> PlacedObject:
-    state = _sample_states(ASSETS.object_type(type_name).abilities, spec.state if spec else {}, draft.rng)
+    state = sample_states(ASSETS.object_type(type_name).abilities, spec.state if spec else {}, draft.rng)
     return PlacedObject(type_name, pos, state, spec.name if spec else None)
 
 
@@ -186,13 +186,11 @@ def _pick(draft: Draft, options: list):
     return options[int(draft.rng.integers(len(options)))]
 
 
-_random_cell = _pick
-
 
 def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
     ftype = ASSETS.furniture_type(f.type)
     room = draft.layout.rooms[f.room]
-    f.state = _sample_states(ftype.abilities, {**f.state, **f.fixed}, draft.rng)
+    f.state = sample_states(ftype.abilities, {**f.state, **f.fixed}, draft.rng)
     if ftype.holds is None:
         return
     cells = set(f.cells())
@@ -206,11 +204,11 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
             free = draft.free_cells(f) or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
             if not free:
                 raise PlacementFailed(f"{spec.where}: the {f.type} is full")
-            f.objects.append(_new_object(draft, spec.type, _random_cell(draft, free), spec))
+            f.objects.append(_new_object(draft, spec.type, _pick(draft, free), spec))
     if len(draft.free_cells(f)) < len(f.required_objects) + f.keep_free:
         raise PlacementFailed(f"the {f.type} in {room.name} has too few reachable cells for what the missions need")
     for obj in f.required_objects:
-        f.objects.append(_new_object(draft, obj, _random_cell(draft, draft.free_cells(f))))
+        f.objects.append(_new_object(draft, obj, _pick(draft, draft.free_cells(f))))
     lo, hi = draft.config.objects_per_furniture
     given = f.spec.num_objects if f.spec else None
     target = given if given is not None else int(draft.rng.integers(lo, hi + 1)) + len(f.required_objects)
@@ -221,7 +219,7 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
             if given is not None:
                 raise PlacementFailed(f"{f.spec.where}: no room for {given} objects on the {f.type}")
             break
-        f.objects.append(_new_object(draft, _pick(draft, kinds), _random_cell(draft, free)))
+        f.objects.append(_new_object(draft, _pick(draft, kinds), _pick(draft, free)))
 
 
 def _check_served(draft: Draft, req: Requirement, f: PlacedFurniture) -> None:
