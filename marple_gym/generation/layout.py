@@ -88,8 +88,14 @@ def _room_types(config: HouseConfig, n: int, required: list[str], rng: np.random
             f"the missions need rooms of type {', '.join(dict.fromkeys(required))}, which do not fit in {n} rooms",
         )
     entries += missing
+    # Other rooms get types the house lacks (a house rarely has three bedrooms); repeats only once all six are used.
+    unused = [t for t in ASSETS.room_types if t not in {e.type if isinstance(e, RoomSpec) else e for e in entries}]
     while len(entries) < n:
-        entries.append(str(rng.choice(ASSETS.room_types)))
+        pool = unused or list(ASSETS.room_types)
+        pick = pool[int(rng.integers(len(pool)))]
+        entries.append(pick)
+        if pick in unused:
+            unused.remove(pick)
     return entries
 
 
