@@ -78,7 +78,7 @@ class MarpleEnv(gym.Env):
     and the configurable ``Marple-Household-v0``.
     """
 
-    metadata = {"render_modes": ["rgb_array"], "render_fps": 8}
+    metadata = {"render_modes": ["human", "rgb_array"], "render_fps": 8}
 
     def __init__(
         self,
@@ -106,6 +106,7 @@ class MarpleEnv(gym.Env):
         self.with_scene_graph = bool(scene_graph)
         self.render_mode = render_mode
         self.tile_size = int(tile_size)
+        self.window = None  # the pygame window of render_mode="human", opened on the first frame
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = spaces.Dict({k: self._space(k) for k in self.observation_keys})
         self.world: World | None = None
@@ -167,6 +168,8 @@ class MarpleEnv(gym.Env):
         self.step_count = 0
         self.last_outcome = None
         self._intent_index = -1
+        if self.render_mode == "human":
+            self.render()
         return self._observation(SILENCE), self._info(None)
 
     def step(self, action):
@@ -180,14 +183,34 @@ class MarpleEnv(gym.Env):
         reward = (1.0 if terminated else 0.0) + (self.subgoal_reward if achieved is not None else 0.0)
         truncated = not terminated and self.step_count >= self.max_steps
         obs = self._observation(audio_token(outcome, self.world.house, self.world.state))
+        if self.render_mode == "human":
+            self.render()
         return obs, reward, terminated, truncated, self._info(outcome, achieved)
 
     def render(self):
-        if self.render_mode == "rgb_array":
-            from marple_gym.rendering.frames import render_frame
+        """``rgb_array``: the house as an (H * tile_size, W * tile_size, 3) image. ``human``: show it in
+        a window with the mission, intent, last sound and step underneath (called by ``step`` and ``reset``)."""
+        if self.render_mode is None or self.world is None:
+            return None
+        from marple_gym.rendering.frames import render_frame
 
-            return render_frame(self.world, tile_size=self.tile_size)
+        frame = render_frame(self.world, tile_size=self.tile_size)
+        if self.render_mode == "rgb_array":
+            return frame
+        from marple_gym.rendering.captions import env_caption
+        from marple_gym.rendering.window import Window
+
+        if self.window is None:
+            self.window = Window(f"MARPLE-Gym: {self.mission.title}")
+        self.window.show(frame, env_caption(self))
+        self.window.pump()  # keep the window responsive without taking the caller's events
+        self.window.tick(self.metadata["render_fps"])
         return None
+
+    def close(self) -> None:
+        if self.window is not None:
+            self.window.close()
+            self.window = None
 
     # ---- observation ---------------------------------------------------------------------------
     def current_intent(self) -> str:

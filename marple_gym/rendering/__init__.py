@@ -1,5 +1,5 @@
-"""Pictures of the world: RGB frames."""
+"""Pictures of the world: RGB frames, side-by-side panels, windows and animations."""
 
-from marple_gym.rendering.frames import render_frame
+from marple_gym.rendering.frames import render_frame, render_grid
 
-__all__ = ["render_frame"]
+__all__ = ["render_frame", "render_grid"]

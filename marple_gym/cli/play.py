@@ -1,0 +1,67 @@
+"""``marple play``: drive an agent with the keyboard."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _keys_epilog() -> str:
+    from marple_gym.rendering.play import KEYS, QUIT_KEYS, RESET_KEYS
+
+    lines = [f"  {', '.join(names):<22} {action.name}" for names, action, _ in KEYS]
+    lines += [f"  {', '.join(RESET_KEYS):<22} new house (reset)", f"  {', '.join(QUIT_KEYS):<22} quit"]
+    return "keys:\n" + "\n".join(lines)
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "play",
+        help="drive an agent with the keyboard in a window",
+        description="Play a MARPLE environment yourself: the house, your mission, intent and the last sound are "
+        "shown in a window; the keys below act. Runs headless with SDL_VIDEODRIVER=dummy.",
+        epilog=_keys_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "env_id",
+        nargs="?",
+        default="Marple-DoLaundry-v0",
+        help="environment id (default: Marple-DoLaundry-v0; `marple envs` lists them)",
+    )
+    parser.add_argument("--mission", help="mission for Marple-Household-v0 (e.g. do_laundry)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the first house")
+    parser.add_argument("--tile-size", type=int, default=32, help="pixels per cell (default: 32)")
+    parser.add_argument("--record", metavar="PATH", help="save the session as an animation (.gif, or .mp4)")
+    parser.set_defaults(run=run)
+
+
+def make_env(args: argparse.Namespace):
+    import gymnasium as gym
+
+    import marple_gym  # noqa: F401  (registers the environments)
+
+    if args.env_id not in gym.registry:
+        known = ", ".join(marple_gym.env_ids())
+        raise ValueError(f"unknown environment {args.env_id!r}; choose from {known}")
+    if args.tile_size < 4:
+        raise ValueError(f"--tile-size must be at least 4, got {args.tile_size}")
+    kwargs = {"mission": args.mission} if args.mission else {}
+    return gym.make(args.env_id, render_mode="rgb_array", tile_size=args.tile_size, **kwargs)
+
+
+def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
+    """Play; ``events`` (scripted pygame events, one list per frame) and ``max_frames`` are for tests."""
+    from marple_gym.rendering.play import ManualControl
+    from marple_gym.rendering.window import Window
+
+    env = make_env(args)
+    window = Window(f"MARPLE-Gym: {args.env_id}")
+    try:
+        result = ManualControl(env, window, seed=args.seed, record=args.record).run(events, max_frames)
+    finally:
+        window.close()
+        env.close()
+    print(f"{result.steps} steps, {result.completed} mission(s) completed, reward {result.total_reward:g}")
+    if args.record:
+        print(f"recording: {args.record}")
+    return 0

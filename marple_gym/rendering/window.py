@@ -1,0 +1,86 @@
+"""A pygame window: a frame with a caption strip under it.
+
+``MarpleEnv(render_mode="human")`` shows its frames here, and ``marple play``
+drives one. Headless runs (tests, servers) work with ``SDL_VIDEODRIVER=dummy``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+import numpy as np
+
+from marple_gym.rendering.compose import BACKGROUND, INK, MUTED
+
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+MIN_WIDTH = 560
+"""Narrow frames (small tiles) are centred in a window at least this wide, so captions fit."""
+
+
+class Window:
+    """A window that shows an RGB frame above a few lines of text."""
+
+    def __init__(self, title: str = "MARPLE-Gym", font_size: int = 18) -> None:
+        import pygame
+
+        self._pg = pygame
+        pygame.display.init()
+        pygame.font.init()
+        pygame.display.set_caption(title)
+        self.font = pygame.font.Font(None, int(font_size * 1.25))
+        self.line_height = int(font_size * 1.35)
+        self.screen = None
+        self.clock = pygame.time.Clock()
+
+    @property
+    def is_open(self) -> bool:
+        return self.screen is not None
+
+    def show(self, frame: np.ndarray, lines: Sequence[str] = (), muted: Sequence[str] = ()) -> None:
+        """Show ``frame`` with ``lines`` (ink) and then ``muted`` lines (grey) underneath, wrapped to fit."""
+        pg = self._pg
+        h, w = frame.shape[:2]
+        pad = self.line_height // 2
+        width = max(w, MIN_WIDTH)
+        rows = [(row, INK) for text in lines for row in wrap_lines(self.font, text, width - 2 * pad)]
+        rows += [(row, MUTED) for text in muted for row in wrap_lines(self.font, text, width - 2 * pad)]
+        size = (width, h + pad * 2 + self.line_height * len(rows))
+        if self.screen is None or self.screen.get_size() != size:
+            self.screen = pg.display.set_mode(size)
+        self.screen.fill(BACKGROUND)
+        self.screen.blit(
+            pg.surfarray.make_surface(np.ascontiguousarray(frame.transpose(1, 0, 2))), ((width - w) // 2, 0)
+        )
+        for i, (text, color) in enumerate(rows):
+            self.screen.blit(self.font.render(text, True, color), (pad, h + pad + i * self.line_height))
+        pg.display.flip()
+
+    def tick(self, fps: float) -> None:
+        """Wait so that successive calls run at most ``fps`` times a second."""
+        self.clock.tick(fps)
+
+    def poll(self) -> list:
+        """The pygame events since the last call."""
+        return self._pg.event.get()
+
+    def pump(self) -> None:
+        """Let the window system process its queue (leaves the events for :meth:`poll`)."""
+        self._pg.event.pump()
+
+    def close(self) -> None:
+        if self.screen is not None:
+            self._pg.display.quit()
+            self.screen = None
+
+
+def wrap_lines(font, text: str, width: int) -> list[str]:
+    """Break ``text`` into lines that a pygame ``font`` renders no wider than ``width`` pixels."""
+    out: list[str] = []
+    for word in text.split(" "):
+        if out and font.size(f"{out[-1]} {word}")[0] <= width:
+            out[-1] = f"{out[-1]} {word}"
+        else:
+            out.append(word)
+    return out or [""]

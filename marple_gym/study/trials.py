@@ -1,0 +1,101 @@
+"""The trials of a study session: which whodunit pairs, in which order, which agent on which side.
+
+Order and sides come from the session's seed through two separate streams,
+so a resumed session (same seed, same list of trials) sees exactly what it saw
+before. Sides are balanced: half the trials show the culprit on the left as
+"Agent A", half on the right as "Agent B", in random order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.errors import MarpleError
+
+_ORDER_STREAM, _SIDE_STREAM = 0, 1
+
+
+class StudyError(MarpleError):
+    """A study session cannot run as asked (no trials, a responses file of another session, ...)."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One whodunit pair as shown to the participant."""
+
+    index: int  # position in the session's order
+    episode: WhodunitEpisode
+    culprit_shown_as: str  # "A": the culprit is the left panel, "Agent A"; "B": the right one
+
+    @property
+    def episode_id(self) -> str:
+        return self.episode.episode_id
+
+    @property
+    def left(self) -> Trajectory:
+        """The trajectory shown on the left, labelled "Agent A"."""
+        culprit = self.episode.culprit
+        return self.episode.trajectories[culprit if self.culprit_shown_as == "A" else 1 - culprit]
+
+    @property
+    def right(self) -> Trajectory:
+        """The trajectory shown on the right, labelled "Agent B"."""
+        culprit = self.episode.culprit
+        return self.episode.trajectories[1 - culprit if self.culprit_shown_as == "A" else culprit]
+
+    @property
+    def horizon(self) -> int:
+        return self.episode.horizon
+
+    @property
+    def evidence_steps(self) -> list[int]:
+        """tau for each of the 11 evidence points."""
+        return self.episode.evidence_steps()
+
+
+def trial_order(episode_ids: Sequence[str], seed: int) -> list[str]:
+    """The episode ids in the session's random order."""
+    order = np.random.default_rng([seed, _ORDER_STREAM]).permutation(len(episode_ids))
+    return [episode_ids[i] for i in order.tolist()]
+
+
+def culprit_sides(n: int, seed: int) -> list[str]:
+    """Where the culprit appears in each of ``n`` trials ("A" or "B"), balanced, in random order."""
+    sides = np.array(["A", "B"] * (n // 2) + (["A"] if n % 2 else []))
+    rng = np.random.default_rng([seed, _SIDE_STREAM])
+    if n % 2:  # the odd trial's side is a coin flip too
+        sides[-1] = rng.choice(["A", "B"])
+    return rng.permutation(sides).tolist()
+
+
+def make_trials(episodes: Sequence[WhodunitEpisode], order: Sequence[str], seed: int) -> list[Trial]:
+    """Trials for ``episodes`` in the given ``order`` of episode ids, with seeded balanced sides."""
+    by_id = {e.episode_id: e for e in episodes}
+    missing = [i for i in order if i not in by_id]
+    if missing:
+        raise StudyError(f"the dataset lacks trial(s) {missing[:3]} of this session; is it the same dataset?")
+    sides = culprit_sides(len(order), seed)
+    return [Trial(i, by_id[eid], side) for i, (eid, side) in enumerate(zip(order, sides))]
+
+
+def load_episodes(
+    data: MarpleDataset, scenarios: Sequence[str] = (), limit: int | None = None
+) -> list[WhodunitEpisode]:
+    """Test pairs of the given scenarios (default: every two-agent unit), at most ``limit`` per scenario."""
+    names = list(scenarios) or [u.name for u in data.spec.units if len(u.roles) == 2]
+    if not names:
+        raise StudyError(f"{data.root} has no whodunit scenarios; generate one with `marple generate --scenario`")
+    episodes: list[WhodunitEpisode] = []
+    for name in names:
+        for k, episode in enumerate(data.whodunit(name)):
+            if limit is not None and k >= limit:
+                break
+            episodes.append(episode)
+    if not episodes:
+        raise StudyError(f"no test pairs for {', '.join(names)} in {data.root}")
+    return episodes
