@@ -10,7 +10,14 @@ Every inference method, human participants included, is scored the same way::
 """
 
 from marple_eval.evidence import AUDIO, LANGUAGE, MODALITIES, VISION, AgentEvidence, TrialEvidence
-from marple_eval.metrics import accuracy_curve, area_under_curve, bootstrap_interval, evidence_needed, sem_band
+from marple_eval.metrics import (
+    accuracy_curve,
+    area_under_curve,
+    bootstrap_interval,
+    evidence_needed,
+    sem_band,
+    summarise,
+)
 from marple_eval.models import DistanceModel, InferenceModel, UniformModel, make_model
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate, model_factory
 from marple_eval.results import RunResults, TrialResult
@@ -42,4 +49,5 @@ __all__ = [
     "make_model",
     "model_factory",
     "sem_band",
+    "summarise",
 ]

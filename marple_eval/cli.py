@@ -58,6 +58,17 @@ def add_report_parser(subparsers) -> None:
     )
     parser.add_argument("results", nargs="+", help="results files written by marple evaluate / marple benchmark")
     parser.add_argument("--plot", metavar="PNG", help="save a Figure-4-style plot here")
+    parser.add_argument(
+        "--band",
+        choices=("paper", "bootstrap"),
+        default="paper",
+        help="plot bands: the paper's mean +/- sigma/sqrt(n), or the 95%% bootstrap interval (default: paper)",
+    )
+    parser.add_argument(
+        "--detail",
+        action="store_true",
+        help="also list per scenario and evidence point the mean accuracy with both intervals",
+    )
     parser.add_argument("--text", action="store_true", help="plain-text table instead of Markdown")
     parser.add_argument("--no-paper", action="store_true", help="leave out the paper's reference rows")
     parser.set_defaults(run=run_report)
@@ -133,11 +144,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     from marple_eval.plots import plot_runs
-    from marple_eval.report import comparison_table
+    from marple_eval.report import comparison_table, detail_table
     from marple_eval.results import RunResults
 
     runs = [RunResults.load(p) for p in args.results]
     print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper))
+    if args.detail:
+        print()
+        print(detail_table(runs, markdown=not args.text))
     if args.plot:
-        print(f"\nplot: {plot_runs(runs, args.plot)}")
+        print(f"\nplot: {plot_runs(runs, args.plot, band=args.band)}")
     return 0

@@ -9,6 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 DEFAULT_FRACTIONS = np.linspace(0.0, 1.0, 11)
+BOOTSTRAP_LEVEL = 0.95
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0
 
 
 def fractions_for(points: int) -> np.ndarray:
@@ -32,9 +35,9 @@ def sem_band(p: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_interval(
-    p: np.ndarray, level: float = 0.95, resamples: int = 2000, seed: int = 0
+    p: np.ndarray, level: float = BOOTSTRAP_LEVEL, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = BOOTSTRAP_SEED
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval of the mean per point, resampling trials."""
+    """Percentile bootstrap interval of the mean per point, resampling trials (deterministic given ``seed``)."""
     p = np.asarray(p, dtype=float)
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, len(p), size=(resamples, len(p)))
@@ -69,15 +72,21 @@ def area_under_curve(curve: np.ndarray, fractions: np.ndarray = DEFAULT_FRACTION
     return float(np.sum((curve[1:] + curve[:-1]) * np.diff(fractions)) / 2)
 
 
-def summarise(p: np.ndarray, fractions: np.ndarray | None = None, seed: int = 0) -> dict:
-    """Every metric of one group of trials, as plain numbers."""
+def summarise(p: np.ndarray, fractions: np.ndarray | None = None, seed: int = BOOTSTRAP_SEED) -> dict:
+    """Every metric of one group of trials, as plain numbers (lists run over the evidence points).
+
+    ``n`` trials; ``mean`` accuracy; ``sem`` the paper's band half-width
+    sigma / sqrt(n) (the band is mean +/- sem); ``bootstrap_low`` and
+    ``bootstrap_high`` the 95 % percentile bootstrap interval of the mean;
+    ``evidence_for_0.8`` (None if never reached) and ``auc``.
+    """
     p = np.asarray(p, dtype=float)
     fractions = fractions_for(p.shape[1]) if fractions is None else fractions
     curve = accuracy_curve(p)
     lo, hi = bootstrap_interval(p, seed=seed)
     return {
-        "trials": int(len(p)),
-        "accuracy": curve.tolist(),
+        "n": int(len(p)),
+        "mean": curve.tolist(),
         "sem": sem_band(p).tolist(),
         "bootstrap_low": lo.tolist(),
         "bootstrap_high": hi.tolist(),

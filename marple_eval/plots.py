@@ -1,16 +1,24 @@
-"""Figure-4-style plots: accuracy against the fraction of evidence, one panel per scenario."""
+"""Figure-4-style plots: accuracy against the fraction of evidence, one panel per scenario.
+
+Each run is a line with a band: ``band="paper"`` draws the paper's mean +/-
+sigma/sqrt(n), ``band="bootstrap"`` the 95 % percentile bootstrap interval.
+"""
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
 
-from marple_eval.metrics import accuracy_curve, fractions_for, sem_band
+from marple_eval.metrics import accuracy_curve, bootstrap_interval, fractions_for, sem_band
 from marple_eval.results import RunResults
 
+BANDS = {"paper": "bands: mean ± σ/√n (paper)", "bootstrap": "bands: 95% bootstrap interval"}
 
-def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None) -> Path:
-    """Save a PNG with one panel per scenario (and one pooled), each run a line with a sigma/sqrt(n) band."""
+
+def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None, band: str = "paper") -> Path:
+    """Save a PNG with one panel per scenario (and one pooled), each run a line with a band (see :data:`BANDS`)."""
+    if band not in BANDS:
+        raise ValueError(f"band must be one of {sorted(BANDS)}, got {band!r}")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -30,9 +38,10 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
             if len(p) == 0:
                 continue
             f = fractions_for(p.shape[1])
-            curve, band = accuracy_curve(p), sem_band(p)
+            curve = accuracy_curve(p)
+            lo, hi = bootstrap_interval(p) if band == "bootstrap" else (curve - sem_band(p), curve + sem_band(p))
             (line,) = ax.plot(f, curve, marker="o", markersize=3, label=run.label)
-            ax.fill_between(f, curve - band, curve + band, color=line.get_color(), alpha=0.2)
+            ax.fill_between(f, lo, hi, color=line.get_color(), alpha=0.2)
         ax.axhline(0.8, color="grey", linestyle="--", linewidth=0.8)
         ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8)
         ax.set_title(panel)
@@ -43,8 +52,7 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
     for row in axes:
         row[0].set_ylabel("accuracy")
     flat[len(panels) - 1].legend(loc="lower right", fontsize=7)
-    if title:
-        fig.suptitle(title)
+    fig.suptitle(f"{title} ({BANDS[band]})" if title else BANDS[band], fontsize=10)
     fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

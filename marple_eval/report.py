@@ -3,7 +3,13 @@
 The headline number of a run is the fraction of evidence at which its mean
 accuracy, pooled over every trial of every scenario, first reaches 0.8
 (:func:`~marple_eval.metrics.evidence_needed`); per-scenario values and the
-area under the accuracy curve follow.
+area under the accuracy curve follow. Runs whose agent models were trained
+in-distribution and out-of-distribution (``train_split`` in the run's
+settings) are separate rows, named in the ``split`` column.
+
+:func:`detail_table` lists, per run, scenario and evidence point, the mean
+accuracy with both intervals: the paper's band (mean +/- sigma/sqrt(n)) and
+the 95 % percentile bootstrap interval.
 """
 
 from __future__ import annotations
@@ -11,8 +17,10 @@ from __future__ import annotations
 import json
 from importlib import resources
 
-from marple_eval.metrics import accuracy_curve, area_under_curve, evidence_needed, fractions_for
 from marple_eval.results import RunResults
+
+POOLED = "all"
+"""The scenario name under which :func:`detail_table` lists the trials of every scenario pooled."""
 
 
 def paper_table2() -> dict[str, dict[str, float]]:
@@ -25,50 +33,71 @@ def _fmt(value: float | None) -> str:
     return "not reached" if value is None else f"{value:.2f}"
 
 
+def _split(run: RunResults) -> str:
+    return run.settings.get("train_split") or "-"
+
+
 def run_summary(run: RunResults) -> dict:
     """Headline, per-scenario evidence needed for 0.8, and AUC of one run."""
-    p = run.matrix()
-    fractions = fractions_for(p.shape[1])
-    out = {
+    summary = run.summary()
+    return {
         "label": run.label,
-        "trials": len(p),
-        "evidence_for_0.8": evidence_needed(accuracy_curve(p), fractions),
-        "auc": area_under_curve(accuracy_curve(p), fractions),
-        "scenarios": {},
+        "split": summary["train_split"],
+        "trials": summary["overall"]["n"],
+        "evidence_for_0.8": summary["overall"]["evidence_for_0.8"],
+        "auc": summary["overall"]["auc"],
+        "scenarios": {name: s["evidence_for_0.8"] for name, s in summary["scenarios"].items()},
     }
-    for scenario in run.scenarios:
-        ps = run.matrix(scenario)
-        out["scenarios"][scenario] = evidence_needed(accuracy_curve(ps), fractions)
-    return out
 
 
 def comparison_table(runs: list[RunResults], markdown: bool = True, with_paper: bool = True) -> str:
-    """One row per run (and the paper's Table 2 rows): evidence needed for 0.8, per scenario, AUC."""
+    """One row per run (and per split of the paper's Table 2): evidence needed for 0.8, per scenario, AUC."""
     scenarios = list(dict.fromkeys(s for run in runs for s in run.scenarios))
-    header = ["method", "trials", "evidence for 0.8", *scenarios, "AUC"]
+    header = ["method", "split", "trials", "evidence for 0.8", *scenarios, "AUC"]
     rows = []
     for run in runs:
         s = run_summary(run)
         rows.append(
             [
-                s["label"],
+                run.method,
+                _split(run),
                 str(s["trials"]),
                 _fmt(s["evidence_for_0.8"]),
-                *(_fmt(s["scenarios"].get(sc)) if sc in s["scenarios"] else "-" for sc in scenarios),
+                *(_fmt(s["scenarios"][sc]) if sc in s["scenarios"] else "-" for sc in scenarios),
                 f"{s['auc']:.3f}",
             ]
         )
     if with_paper:
-        for method, values in paper_table2().items():
-            rows.append(
-                [
-                    f"paper: {method}",
-                    "50",
-                    f"{values['in']:.2f} (in) / {values['ood']:.2f} (ood)",
-                    *("-" for _ in scenarios),
-                    "-",
-                ]
-            )
+        for split in ("in", "ood"):
+            for method, values in paper_table2().items():
+                rows.append([f"paper: {method}", split, "50", f"{values[split]:.2f}", *("-" for _ in scenarios), "-"])
+    return _render(header, rows, markdown)
+
+
+def detail_table(runs: list[RunResults], markdown: bool = True) -> str:
+    """Per run, scenario (and all pooled) and evidence point: n, mean accuracy, the paper's band, bootstrap 95 %."""
+    header = ["method", "split", "scenario", "evidence", "n", "mean", "± σ/√n (paper)", "bootstrap 95%"]
+    rows = []
+    for run in runs:
+        summary = run.summary()
+        groups = dict(summary["scenarios"])
+        if len(groups) > 1:
+            groups[POOLED] = summary["overall"]
+        for scenario, s in groups.items():
+            for k, fraction in enumerate(summary["fractions"]):
+                mean, sem = s["mean"][k], s["sem"][k]
+                rows.append(
+                    [
+                        run.method,
+                        _split(run),
+                        scenario,
+                        f"{fraction:.2f}",
+                        str(s["n"]),
+                        f"{mean:.3f}",
+                        f"± {sem:.3f} [{mean - sem:.3f}, {mean + sem:.3f}]",
+                        f"[{s['bootstrap_low'][k]:.3f}, {s['bootstrap_high'][k]:.3f}]",
+                    ]
+                )
     return _render(header, rows, markdown)
 
 

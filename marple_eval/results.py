@@ -6,10 +6,17 @@
      "created": "2026-11-22T16:00:00+00:00", "generator": "marple-gym 0.1.0",
      "trials": [{"episode_id": "laundry/h00/003", "scenario": "laundry", "horizon": 51,
                  "taus": [0, 5, ...], "p_culprit": [0.5, ...],
-                 "labelings": [{"swap": false, "p_a": [...], "p_b": [...]}]}, ...]}
+                 "labelings": [{"swap": false, "p_a": [...], "p_b": [...]}]}, ...],
+     "summary": {"fractions": [0.0, 0.1, ...], "train_split": "in", "band": "...",
+                 "bootstrap": {"level": 0.95, "resamples": 2000, "seed": 0},
+                 "overall": {"n": 250, "mean": [...], "sem": [...], "bootstrap_low": [...],
+                             "bootstrap_high": [...], "evidence_for_0.8": 0.58, "auc": 0.71},
+                 "scenarios": {"laundry": {...}, ...}}}
 
 ``p_culprit`` is the probability given to the true culprit at each evidence
-point, averaged over the labelings scored.
+point, averaged over the labelings scored. ``summary`` is derived from the
+trials (:meth:`RunResults.summary`) for readers of the file; loading ignores it
+and recomputes, so files written before it existed load the same.
 """
 
 from __future__ import annotations
@@ -23,6 +30,13 @@ from typing import Any
 
 import numpy as np
 
+from marple_eval.metrics import (
+    BOOTSTRAP_LEVEL,
+    BOOTSTRAP_RESAMPLES,
+    BOOTSTRAP_SEED,
+    fractions_for,
+    summarise,
+)
 from marple_gym import __version__
 from marple_gym.errors import MarpleError
 
@@ -67,7 +81,21 @@ class RunResults:
     def matrix(self, scenario: str | None = None) -> np.ndarray:
         """(n_trials, n_points) probabilities given to the culprit."""
         rows = [t.p_culprit for t in self.trials if scenario is None or t.scenario == scenario]
-        return np.array(rows, dtype=float).reshape(len(rows), -1)
+        return np.array(rows, dtype=float).reshape(len(rows), -1) if rows else np.empty((0, 0))
+
+    def summary(self, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
+        """Per evidence point, pooled over all trials and per scenario: mean accuracy, both intervals, n,
+        evidence needed for 0.8 and AUC (see :func:`~marple_eval.metrics.summarise`)."""
+        p = self.matrix()
+        fractions = fractions_for(p.shape[1]) if len(p) else np.array([])
+        return {
+            "fractions": fractions.tolist(),
+            "train_split": self.settings.get("train_split"),
+            "band": "paper: mean +/- sem, sem = sigma / sqrt(n) with the sample sigma",
+            "bootstrap": {"level": BOOTSTRAP_LEVEL, "resamples": BOOTSTRAP_RESAMPLES, "seed": seed},
+            "overall": summarise(p, fractions, seed) if len(p) else None,
+            "scenarios": {s: summarise(self.matrix(s), fractions, seed) for s in self.scenarios},
+        }
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +106,7 @@ class RunResults:
             "created": self.created,
             "generator": self.generator,
             "trials": [asdict(t) for t in self.trials],
+            "summary": self.summary(),
         }
 
     def save(self, path: str | Path) -> Path:

@@ -26,8 +26,8 @@ from marple_eval.evidence import UndeclaredModalityError
 from marple_eval.human import read_responses
 from marple_eval.plots import plot_runs
 from marple_eval.protocol import identity, placements
-from marple_eval.report import comparison_table
-from marple_eval.results import ResultsError
+from marple_eval.report import comparison_table, detail_table
+from marple_eval.results import ResultsError, TrialResult
 from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
@@ -57,6 +57,15 @@ def test_bootstrap_interval_brackets_the_mean():
     lo, hi = bootstrap_interval(p, seed=1)
     mean = p.mean(axis=0)
     assert (lo <= mean).all() and (mean <= hi).all() and (hi - lo > 0).all()
+
+
+def test_bootstrap_interval_is_deterministic_given_a_seed():
+    p = np.random.default_rng(4).random((20, 11))
+    lo, hi = bootstrap_interval(p, seed=7)
+    lo2, hi2 = bootstrap_interval(p, seed=7)
+    assert lo.tolist() == lo2.tolist() and hi.tolist() == hi2.tolist()
+    assert bootstrap_interval(p, seed=8)[0].tolist() != lo.tolist()
+    assert (lo <= p.mean(axis=0)).all() and (p.mean(axis=0) <= hi).all()
 
 
 def test_evidence_needed_interpolates_linearly():
@@ -269,3 +278,80 @@ def test_cli_evaluate_and_report(data, tmp_path, capsys):
     assert "unknown model 'oracle'" in capsys.readouterr().err
     assert main(["evaluate", "--data", str(tmp_path / "nothing")]) == 2
     assert main(["report", str(tmp_path / "missing.json")]) == 2
+
+
+# ---- the summary block, in/ood rows, both intervals ---------------------------------------------------
+
+
+def tiny_run(split: str | None = None, method: str = "tiny") -> RunResults:
+    """Three trials, three evidence points (fractions 0, 0.5, 1), two scenarios."""
+    rows = [("s1", [0.5, 0.7, 0.9]), ("s1", [0.5, 0.9, 1.0]), ("s2", [0.5, 0.5, 0.6])]
+    trials = [TrialResult(f"{sc}/h00/{i:03d}", sc, 10, [0, 5, 10], p) for i, (sc, p) in enumerate(rows)]
+    return RunResults(method, {"train_split": split} if split else {}, trials)
+
+
+def test_saved_results_carry_a_summary_with_both_intervals(tmp_path):
+    path = tiny_run("in").save(tmp_path / "tiny.json")
+    summary = json.loads(path.read_text())["summary"]
+    assert summary["fractions"] == [0.0, 0.5, 1.0] and summary["train_split"] == "in"
+    assert summary["bootstrap"] == {"level": 0.95, "resamples": 2000, "seed": 0}
+    overall, s1, s2 = summary["overall"], summary["scenarios"]["s1"], summary["scenarios"]["s2"]
+    assert overall["n"] == 3 and s1["n"] == 2 and s2["n"] == 1
+    assert overall["mean"] == pytest.approx([0.5, 0.7, 2.5 / 3])
+    # sample variance of (0.7, 0.9, 0.5) is 0.04; of (0.9, 1.0, 0.6) is 0.13 / 3; sem = sqrt(variance / 3)
+    assert overall["sem"] == pytest.approx([0.0, 0.2 / np.sqrt(3), np.sqrt(0.13 / 9)])
+    # crosses 0.8 between 0.5 (0.7) and 1.0 (0.8333): 0.5 + 0.1 / (0.4 / 3) * 0.5 = 0.875
+    assert overall["evidence_for_0.8"] == pytest.approx(0.875)
+    assert overall["auc"] == pytest.approx((0.5 + 0.7) / 4 + (0.7 + 2.5 / 3) / 4)
+    assert s1["mean"] == pytest.approx([0.5, 0.8, 0.95]) and s1["sem"] == pytest.approx([0.0, 0.1, 0.05])
+    assert s1["evidence_for_0.8"] == pytest.approx(0.5)
+    assert s2["evidence_for_0.8"] is None and s2["sem"] == [0.0, 0.0, 0.0]
+    assert s2["bootstrap_low"] == s2["bootstrap_high"] == pytest.approx([0.5, 0.5, 0.6])  # one trial
+    for group in (overall, s1):
+        assert group["bootstrap_low"][0] == group["bootstrap_high"][0] == pytest.approx(0.5)  # no spread at tau = 0
+        assert all(lo <= m <= hi for lo, m, hi in zip(group["bootstrap_low"], group["mean"], group["bootstrap_high"]))
+    assert overall["bootstrap_high"][1] - overall["bootstrap_low"][1] > 0
+    again = tiny_run("in").save(tmp_path / "again.json")
+    assert json.loads(again.read_text())["summary"] == summary  # the bootstrap is seeded: same trials, same block
+
+
+def test_results_files_without_a_summary_still_load(tmp_path):
+    old = tiny_run().to_json()
+    del old["summary"]
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    run = RunResults.load(tmp_path / "old.json")
+    assert run.matrix() == pytest.approx(tiny_run().matrix())
+    assert run.summary()["overall"]["evidence_for_0.8"] == pytest.approx(0.875)
+
+
+def test_report_sets_in_and_ood_runs_apart_and_details_both_intervals():
+    runs = [tiny_run("in", "sim"), tiny_run("ood", "sim")]
+    table = comparison_table(runs, with_paper=True)
+    assert "| sim | in | 3 | 0.88 | 0.50 | not reached |" in table
+    assert "| sim | ood | 3 | 0.88 |" in table
+    assert "| paper: Vision only | in | 50 | 0.85 |" in table and "| paper: Vision only | ood | 50 | 0.92 |" in table
+    detail = detail_table(runs)
+    assert "σ/√n" in detail and "bootstrap 95%" in detail
+    # s1 at half the evidence: mean 0.8, sem 0.1, both trials resampled give a bootstrap interval within [0.7, 0.9]
+    row = next(line for line in detail.splitlines() if line.startswith("| sim | in | s1 | 0.50 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[4:7] == ["2", "0.800", "± 0.100 [0.700, 0.900]"]
+    lo, hi = (float(x) for x in cells[7].strip("[]").split(","))
+    assert 0.7 <= lo <= 0.8 <= hi <= 0.9
+    assert sum(line.startswith("| sim | ood | all |") for line in detail.splitlines()) == 3  # pooled rows
+
+
+def test_plots_draw_either_band(tmp_path):
+    assert plot_runs([tiny_run()], tmp_path / "b.png", band="bootstrap").stat().st_size > 10_000
+    with pytest.raises(ValueError, match="band"):
+        plot_runs([tiny_run()], tmp_path / "x.png", band="sd")
+
+
+def test_cli_report_detail_and_bootstrap_band(tmp_path, capsys):
+    paths = [tiny_run(split).save(tmp_path / f"{split}.json") for split in ("in", "ood")]
+    png = tmp_path / "fig.png"
+    assert main(["report", *map(str, paths), "--detail", "--band", "bootstrap", "--plot", str(png), "--text"]) == 0
+    out = capsys.readouterr().out
+    assert "± σ/√n (paper)" in out and "bootstrap 95%" in out and png.is_file()
+    with pytest.raises(SystemExit):
+        main(["report", str(paths[0]), "--band", "sd"])
