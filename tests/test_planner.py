@@ -9,6 +9,7 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 import pytest
+from conftest import make_world
 
 from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS, Mission, Subgoal, target_cells
@@ -216,3 +217,52 @@ def test_planner_rejects_bad_preferences():
         HierarchicalPlanner(world)
     with pytest.raises(ValueError, match=">= 0"):
         HierarchicalPlanner(world, preferences={"do_laundry": -1.0})
+
+
+CHI2_CRITICAL_0_001 = {14: 36.123}  # tabulated upper 0.1% points of the chi-square distribution, by dof
+
+
+def test_planner_draws_uniformly_among_all_shortest_paths_to_the_nearest_usable_cells():
+    # A 3 x 2 stove at x 5..7, y 3..4; the agent in the corner (1, 1), facing east. The nearest cells
+    # from which the stove can be toggled are (4, 3) (10 shortest paths) and (5, 2) (5 shortest paths),
+    # both 5 steps away. The documented rule (planner module and paths.py): every shortest path to a
+    # nearest usable cell is equally likely, 1/15 each; choosing a cell first and then a path would
+    # give the (5, 2) paths 1/10 each and the (4, 3) paths 1/20, which this test rejects.
+    world = make_world([{"type": "stove", "pos": [5, 3], "state": {"toggleable": False}}], agent=(1, 1, 0), width=10)
+    toggle = Mission(
+        "t", "toggle the stove", (Subgoal(Action.toggle, "stove", "Kitchen", state=("toggleable", True)),), 0
+    )
+
+    # independent enumeration: all shortest paths (networkx) to the nearest free neighbours of the stove
+    graph = grid_graph(world)
+    start = (1, 1)
+    ys, xs = world.house.fur_cells[0]
+    stove = set(zip(xs.tolist(), ys.tolist()))
+    usable = {(x + dx, y + dy) for x, y in stove for dx, dy in DIR_VEC} & set(graph)
+    lengths = nx.single_source_shortest_path_length(graph, start)
+    nearest = min(lengths[c] for c in usable)
+    expected_paths = {tuple(p) for c in usable if lengths[c] == nearest for p in nx.all_shortest_paths(graph, start, c)}
+    assert len(expected_paths) == 15
+
+    initial = world.get_state()
+    n = 1500
+    walked, action_sequences = Counter(), set()
+    for seed in range(n):
+        world.set_state(initial)
+        planner = HierarchicalPlanner(world, mission=toggle, rng=np.random.default_rng(seed))
+        cells, actions = [start], []
+        while not planner.done:
+            actions.append(planner.step().action)
+            pos = tuple(world.state.agent_pos[0].tolist())
+            if pos != cells[-1]:
+                cells.append(pos)
+        assert planner.succeeded and actions[-1] == Action.toggle
+        walked[tuple(cells)] += 1
+        action_sequences.add(tuple(actions))
+
+    assert set(walked) == expected_paths, "every shortest path is taken, and only shortest paths"
+    assert len(action_sequences) == len(expected_paths), "here each cell path is exactly one action sequence"
+    expected = n / len(expected_paths)
+    chi2 = sum((walked[p] - expected) ** 2 / expected for p in expected_paths)
+    df = len(expected_paths) - 1
+    assert chi2 < CHI2_CRITICAL_0_001[df], f"chi-square {chi2:.1f} with {df} dof: paths are not uniform"
