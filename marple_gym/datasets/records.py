@@ -194,4 +194,3 @@ class WhodunitEpisode:
     def evidence_steps(self, points: int = EVIDENCE_POINTS) -> list[int]:
         """The evidence cut-offs tau = 0, T/10, ..., T (rounded half up) at which answers are asked for."""
         return evidence_steps(self.horizon, points)
-

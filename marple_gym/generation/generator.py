@@ -186,7 +186,6 @@ def _pick(draft: Draft, options: list):
     return options[int(draft.rng.integers(len(options)))]
 
 
-
 def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
     ftype = ASSETS.furniture_type(f.type)
     room = draft.layout.rooms[f.room]
