@@ -7,7 +7,7 @@ import pytest
 from conftest import make_world
 
 from marple_agents.simulation import PlannerAgent, PolicyAgent, SimulationModel, query_probability
-from marple_agents.simulation.agent_models import refine, sample_rows
+from marple_agents.simulation.agent_models import sample_rows
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
@@ -112,16 +112,6 @@ def test_audio_refines_only_the_first_action():
         world, agent, evidence_for(world), TOGGLE_ON, steps=1, rollouts=200, rng=np.random.default_rng(0)
     )
     assert p == 1.0
-
-
-def test_audio_refinement_matches_a_hand_computed_posterior():
-    probs = np.array([[0.2, 0.2, 0.1, 0.3, 0.0, 0.1, 0.0, 0.0, 0.0, 0.1]])
-    footstep = refine(probs, AUDIO.index["footstep"])  # left, right, forward: 0.2, 0.2, 0.1 -> / 0.5
-    assert footstep[0, :3] == pytest.approx([0.4, 0.4, 0.2]) and footstep[0, 3:].sum() == 0
-    ruled_out = refine(
-        np.eye(10)[[0]] * 1.0, AUDIO.index["pickup_apple"]
-    )  # the policy says "left": the sound says pickup
-    assert ruled_out[0].tolist() == np.eye(10)[0].tolist()  # nothing left to renormalise: keep the policy's belief
 
 
 def test_sampling_rows_follows_the_probabilities():

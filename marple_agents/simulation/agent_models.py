@@ -15,8 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from marple_agents.audio import refine_with_audio
 from marple_eval.evidence import AgentEvidence
-from marple_gym.evidence.audio import AUDIO
 from marple_gym.planner.planner import HierarchicalPlanner, follow_history
 from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.world import World
@@ -116,7 +116,7 @@ class PolicyAgent(RolloutAgent):
         subgoal = self.subgoals[active] if self.use_language else None
         probs = np.asarray(self.policy.action_probs(vision, subgoal), dtype=np.float64)
         if self.use_audio and self.first_step:
-            probs = refine(probs, self.heard)
+            probs = refine_with_audio(probs, np.full(len(probs), self.heard)).astype(np.float64)
         self.first_step = False
         return sample_rows(probs, rng).tolist()
 
@@ -137,11 +137,3 @@ class PolicyAgent(RolloutAgent):
         if house.fur_type_list[outcome.fur] != fur or house.room_type_at[outcome.y][outcome.x] != room:
             return False
         return obj <= 0 or (outcome.obj >= 0 and house.obj_type_list[outcome.obj] == obj)
-
-
-def refine(probs: np.ndarray, token: int) -> np.ndarray:
-    """P(a | vision, audio) ~ P(audio | a) P(a | vision); rows the sound rules out entirely stay as they were."""
-    likelihood = AUDIO.likelihood[token][None, :]
-    posterior = probs * likelihood
-    total = posterior.sum(axis=1, keepdims=True)
-    return np.where(total > 0, posterior / np.where(total > 0, total, 1.0), probs)

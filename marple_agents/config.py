@@ -1,0 +1,131 @@
+"""Plain, JSON-serialisable settings of the agent models and their training, with the two presets.
+
+A checkpoint stores :class:`ModelConfig` as a plain dict beside the weights, so
+a model can be rebuilt without unpickling anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+from marple_gym.errors import MarpleError
+
+CONDITIONINGS = ("vision", "language")
+POSITIONS = ("absolute", "egocentric", "both")
+
+
+class ConfigError(MarpleError, ValueError):
+    """Settings that do not describe a valid model or training run."""
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Architecture of a policy network (see :mod:`marple_agents.models`).
+
+    ``depth`` transformer blocks in all, of which the last ``readout_depth``
+    update only the agent's token (see :mod:`marple_agents.models.encoder`); a
+    language-conditioned model adds its subgoal to the cells before those.
+    """
+
+    conditioning: str = "vision"  # "vision" or "language"
+    width: int = 64
+    depth: int = 4
+    heads: int = 2
+    mlp_ratio: int = 2
+    head_layers: int = 2  # layers of the action MLP (the paper: 4)
+    head_hidden: int = 128
+    decoder_hidden: int = 64  # hidden width of the subgoal decoders (the paper: 256)
+    readout_depth: int = 1
+    positions: str = "both"  # position embeddings: "absolute", "egocentric" (in the agent's own frame) or "both"
+    dropout: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.conditioning not in CONDITIONINGS:
+            raise ConfigError(f"conditioning must be one of {CONDITIONINGS}, got {self.conditioning!r}")
+        if self.positions not in POSITIONS:
+            raise ConfigError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+        if self.width < 8 or self.width % 4:
+            raise ConfigError(f"width must be a multiple of 4 and at least 8, got {self.width}")
+        if self.heads < 1 or self.width % self.heads:
+            raise ConfigError(f"width {self.width} is not divisible by heads {self.heads}")
+        if self.depth < 1 or self.head_layers < 1 or self.mlp_ratio < 1:
+            raise ConfigError("depth, head_layers and mlp_ratio must be at least 1")
+        if not 1 <= self.readout_depth <= self.depth:
+            raise ConfigError(f"readout_depth must be between 1 and depth ({self.depth}), got {self.readout_depth}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ModelConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"unknown model settings {unknown}; this version knows {sorted(known)}")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation settings (the paper: batch 64, lr 1e-4, 20 epochs, 4 of them warm-up, then cosine)."""
+
+    batch_size: int = 64
+    lr: float = 1e-3
+    weight_decay: float = 0.05
+    max_epochs: int = 20
+    warmup_fraction: float = 0.2
+    accumulate: int = 1  # gradient accumulation: optimizer steps every `accumulate` batches
+    val_fraction: float = 0.2  # share of houses held out for validation
+    decoder_weight: float = 0.5  # weight of the subgoal decoders' loss (language models)
+    val_every: int = 1000  # validate about every this many batches (at epoch ends)
+    max_minutes: float | None = None
+    precision: str = "auto"  # Lightning precision; "auto": bf16-mixed on GPUs that support it, else 32-true
+
+    def __post_init__(self) -> None:
+        if self.batch_size < 1 or self.accumulate < 1 or self.max_epochs < 1:
+            raise ConfigError("batch_size, accumulate and max_epochs must be at least 1")
+        if not 0 < self.val_fraction < 1:
+            raise ConfigError(f"val_fraction must be between 0 and 1, got {self.val_fraction}")
+        if not 0 <= self.warmup_fraction < 1:
+            raise ConfigError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction}")
+        if self.max_minutes is not None and self.max_minutes <= 0:
+            raise ConfigError(f"max_minutes must be positive, got {self.max_minutes}")
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named model size with the training settings that suit it."""
+
+    model: ModelConfig
+    train: TrainConfig
+    description: str
+
+
+PRESETS: dict[str, Preset] = {
+    "small": Preset(
+        ModelConfig(width=32, depth=3, readout_depth=3, heads=2, positions="egocentric"),
+        TrainConfig(batch_size=64, lr=2e-3, max_minutes=8.0),
+        "CPU-sized: width 32, three readout blocks, egocentric positions; 8 minutes on 2 cores",
+    ),
+    "paper": Preset(
+        ModelConfig(width=1024, depth=15, heads=16, mlp_ratio=4, head_layers=4, head_hidden=1024, decoder_hidden=256),
+        TrainConfig(batch_size=64, lr=1e-4, max_epochs=20, warmup_fraction=0.2, accumulate=2),
+        "SPEC section 9: ViT depth 15, width 1024, 16 heads, 4-layer MLP head, decoders of width 256; GPU",
+    ),
+}
+
+
+def preset(name: str, conditioning: str = "vision", **overrides: Any) -> tuple[ModelConfig, TrainConfig]:
+    """The model and training settings of a preset, with ``conditioning`` and any field overridden."""
+    if name not in PRESETS:
+        raise ConfigError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
+    p = PRESETS[name]
+    model_keys = {f.name for f in fields(ModelConfig)}
+    train_keys = {f.name for f in fields(TrainConfig)}
+    unknown = sorted(set(overrides) - model_keys - train_keys)
+    if unknown:
+        raise ConfigError(f"unknown settings {unknown}")
+    model = replace(p.model, conditioning=conditioning, **{k: v for k, v in overrides.items() if k in model_keys})
+    train = replace(p.train, **{k: v for k, v in overrides.items() if k in train_keys})
+    return model, train

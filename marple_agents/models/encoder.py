@@ -1,0 +1,213 @@
+"""A Vision Transformer over the m x n x 8 vision array: one token per cell (patch 1 x 1).
+
+Each cell's channels are categorical, so each is looked up in its own embedding
+table and the embeddings are summed into the cell's token. Two fixed 2-D
+sine-cosine position embeddings are added:
+
+* the cell's absolute position (x, y), as in a ViT;
+* (``egocentric``) the cell's offset from the agent in the agent's own frame
+  (cells ahead, cells to the right). Which action comes next depends on where
+  the target lies relative to the agent and its heading; with this embedding
+  that is read off a token instead of being learned from a few houses.
+
+Both are functions of the grid, not tables, so any grid size works.
+
+The object-id channel is left out: ids are instance indices, arbitrary from
+house to house, and the type and state channels already describe the object,
+so embedding them would only invite the model to memorise training houses.
+
+The last blocks of the encoder are evaluated only at the agent's own cell
+(the readout token): a policy needs that token alone, and a readout block
+costs one token's attention instead of one per cell. On a CPU, where full
+self-attention over 400 cells dominates the cost, the small preset has one
+self-attention block and several readout blocks.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from marple_gym.evidence import channel_sizes
+from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR, CH_OBJ_ID, NUM_CHANNELS
+
+EMBEDDED_CHANNELS = tuple(c for c in range(NUM_CHANNELS) if c != CH_OBJ_ID)
+TEMPERATURE = 1000.0  # longest wavelength of the sine-cosine embeddings, in cells: plenty for any house
+
+# Unit vectors (dx, dy) of the four directions: 0 east, 1 south, 2 west, 3 north (y grows downwards).
+HEADINGS = ((1, 0), (0, 1), (-1, 0), (0, -1))
+
+
+def sincos(a: torch.Tensor, b: torch.Tensor, dim: int) -> torch.Tensor:
+    """Sine-cosine embedding of coordinate pairs: (...) and (...) -> (..., dim), a quarter per sin/cos and axis."""
+    k = dim // 4
+    omega = TEMPERATURE ** (-torch.arange(k, device=a.device, dtype=torch.float32) / max(1, k - 1))
+    a = a.to(torch.float32)[..., None] * omega
+    b = b.to(torch.float32)[..., None] * omega
+    return torch.cat([a.sin(), a.cos(), b.sin(), b.cos()], dim=-1)
+
+
+class CellEmbedding(nn.Module):
+    """Sum of one embedding per used channel: (B, H, W, 8) integer codes -> (B, H*W, width)."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        sizes = [channel_sizes()[c] for c in EMBEDDED_CHANNELS]
+        # One table with per-channel offsets, summed by an embedding bag: one fused gather-and-add
+        # forwards and backwards instead of seven lookups (the backward of plain lookups dominated).
+        self.register_buffer("channels", torch.tensor(EMBEDDED_CHANNELS), persistent=False)
+        self.register_buffer("offsets", torch.tensor([0, *sizes[:-1]]).cumsum(0), persistent=False)
+        self.table = nn.EmbeddingBag(sum(sizes), width, mode="sum")
+
+    def forward(self, vision: torch.Tensor) -> torch.Tensor:
+        b, h, w, _ = vision.shape
+        codes = vision.index_select(-1, self.channels).long() + self.offsets
+        return self.table(codes.view(b * h * w, -1)).view(b, h * w, -1)
+
+
+class Block(nn.Module):
+    """Pre-norm transformer block: multi-head attention, then a GELU MLP.
+
+    Without ``query`` it is self-attention over all tokens. With a ``query``
+    (B, 1, D) it updates only that token, attending to all of ``x``: a readout
+    block, as cheap as one token's worth of attention.
+    """
+
+    def __init__(self, width: int, heads: int, mlp_ratio: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        self.heads = heads
+        self.dropout = dropout
+        self.norm1 = nn.LayerNorm(width)
+        self.qkv = nn.Linear(width, 3 * width)
+        self.proj = nn.Linear(width, width)
+        self.norm2 = nn.LayerNorm(width)
+        self.mlp = nn.Sequential(
+            nn.Linear(width, mlp_ratio * width), nn.GELU(), nn.Dropout(dropout), nn.Linear(mlp_ratio * width, width)
+        )
+
+    def _split(self, t: torch.Tensor) -> torch.Tensor:
+        b, n, d = t.shape
+        return t.view(b, n, self.heads, d // self.heads).transpose(1, 2)
+
+    def forward(self, x: torch.Tensor, query: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, T, D) -> (B, T, D); with ``query`` (B, 1, D) -> the updated query (B, 1, D)."""
+        d = x.shape[-1]
+        if query is None:
+            q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+        else:
+            w, b = self.qkv.weight, self.qkv.bias
+            q = F.linear(self.norm1(query), w[:d], b[:d])
+            k, v = F.linear(self.norm1(x), w[d:], b[d:]).chunk(2, dim=-1)
+            x = query
+        p = self.dropout if self.training else 0.0
+        attended = F.scaled_dot_product_attention(self._split(q), self._split(k), self._split(v), dropout_p=p)
+        x = x + self.proj(attended.transpose(1, 2).flatten(2))
+        return x + self.mlp(self.norm2(x))
+
+
+class GridEncoder(nn.Module):
+    """Cell tokens with position embeddings, ``depth - readout_depth`` self-attention blocks over all cells,
+    then ``readout_depth`` blocks in which the agent's token alone attends to every cell.
+
+    The readout blocks take the cells' tokens as they leave the self-attention
+    blocks; a language-conditioned policy adds its subgoal to them first.
+    """
+
+    def __init__(
+        self, width: int, depth: int, readout_depth: int, heads: int, mlp_ratio: int, positions: str, dropout: float
+    ) -> None:
+        super().__init__()
+        self.width = width
+        self.positions = positions
+        self.cells = CellEmbedding(width)
+        self.blocks = nn.ModuleList(Block(width, heads, mlp_ratio, dropout) for _ in range(depth - readout_depth))
+        self.readouts = nn.ModuleList(Block(width, heads, mlp_ratio, dropout) for _ in range(readout_depth))
+        self.norm = nn.LayerNorm(width)
+        self.pool_norm = nn.LayerNorm(width)
+        # Fixed embeddings, cached per grid size and device: absolute positions, and egocentric offsets.
+        self._positions: dict[tuple, torch.Tensor] = {}
+        self._offsets: dict[tuple, torch.Tensor] = {}
+
+    def absolute(self, h: int, w: int, device: torch.device) -> torch.Tensor:
+        key = (h, w, str(device))
+        if key not in self._positions:
+            ys, xs = torch.meshgrid(torch.arange(h, device=device), torch.arange(w, device=device), indexing="ij")
+            self._positions[key] = sincos(xs.flatten(), ys.flatten(), self.width)
+        return self._positions[key]
+
+    @staticmethod
+    def agent_cells(vision: torch.Tensor) -> torch.Tensor:
+        """(B,) flat index of the agent's cell (the first cell with an agent; 0 where there is none)."""
+        return (vision[..., CH_AGENT] > 0).flatten(1).to(torch.uint8).argmax(dim=1)
+
+    def offset_table(self, reach: int, device: torch.device) -> torch.Tensor:
+        """Embeddings of every (ahead, right) offset in [-reach, reach]^2, row (ahead + reach) * (2 reach + 1)
+        + right + reach, and a last row of zeros (no agent, no egocentric signal)."""
+        key = (reach, str(device))
+        if key not in self._offsets:
+            span = torch.arange(-reach, reach + 1, device=device)
+            ahead, right = torch.meshgrid(span, span, indexing="ij")
+            table = sincos(ahead.flatten(), right.flatten(), self.width)
+            self._offsets[key] = torch.cat([table, table.new_zeros(1, self.width)])
+        return self._offsets[key]
+
+    def relative(self, vision: torch.Tensor, agent: torch.Tensor) -> torch.Tensor:
+        """(B, H*W, width) embedding of each cell's (ahead, right) offset from the agent."""
+        b, h, w, _ = vision.shape
+        reach = max(h, w) - 1
+        table = self.offset_table(reach, vision.device)
+        ay, ax = agent // w, agent % w
+        direction = vision.flatten(1, 2)[torch.arange(b, device=vision.device), agent, CH_AGENT_DIR].long() - 1
+        heading = torch.tensor(HEADINGS, device=vision.device)[direction.clamp(min=0)]
+        hx, hy = heading[:, :1], heading[:, 1:]
+        cells = torch.arange(h * w, device=vision.device)
+        dx, dy = (cells % w)[None] - ax[:, None], (cells // w)[None] - ay[:, None]
+        index = (dx * hx + dy * hy + reach) * (2 * reach + 1) + (dy * hx - dx * hy + reach)
+        index = torch.where((direction >= 0)[:, None], index, len(table) - 1)
+        return table[index]
+
+    def encode(self, vision: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """(B, H, W, 8) codes -> cell tokens after the self-attention blocks (B, H*W, width), agent index (B,)."""
+        _, h, w, _ = vision.shape
+        agent = self.agent_cells(vision)
+        x = self.cells(vision)
+        if self.positions != "egocentric":
+            x = x + self.absolute(h, w, vision.device)
+        if self.positions != "absolute":
+            x = x + self.relative(vision, agent)
+        for block in self.blocks:
+            x = block(x)
+        return x, agent
+
+    def readout(self, x: torch.Tensor, agent: torch.Tensor) -> torch.Tensor:
+        """The readout blocks from the agent's token, joined with the mean of all tokens: (B, 2 * width)."""
+        z = x[torch.arange(len(x), device=x.device), agent][:, None]
+        for block in self.readouts:
+            z = block(x, query=z)
+        return torch.cat([self.norm(z[:, 0]), self.pool_norm(x.mean(dim=1))], dim=-1)
+
+
+def init_weights(module: nn.Module) -> None:
+    """Truncated-normal linear and embedding weights, zero biases (the usual ViT initialisation)."""
+    for m in module.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.trunc_normal_(m.weight, std=0.02)
+        if isinstance(m, (nn.Embedding, nn.EmbeddingBag)):  # seven channel embeddings are summed: unit variance
+            nn.init.normal_(m.weight, std=len(EMBEDDED_CHANNELS) ** -0.5)
+        if isinstance(m, nn.Linear) and m.bias is not None:
+            nn.init.zeros_(m.bias)
+
+
+def mlp(sizes: list[int], activation: type[nn.Module] = nn.ReLU) -> nn.Sequential:
+    """Linear layers of the given sizes with ``activation`` between them."""
+    layers: list[nn.Module] = []
+    for i, (a, b) in enumerate(zip(sizes[:-1], sizes[1:])):
+        if i:
+            layers.append(activation())
+        layers.append(nn.Linear(a, b))
+    return nn.Sequential(*layers)
+
+
+def count_parameters(module: nn.Module) -> int:
+    return sum(p.numel() for p in module.parameters())

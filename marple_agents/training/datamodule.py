@@ -1,0 +1,121 @@
+"""The ``LightningDataModule``: held-out houses for validation, distinct states, whole batches by fancy indexing."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import lightning as L
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, Dataset, WeightedRandomSampler
+
+from marple_agents.training.states import StateTable, distinct_states, holdout_mask
+from marple_gym.datasets import Samples
+
+log = logging.getLogger(__name__)
+
+
+class TableDataset(Dataset):
+    """A :class:`StateTable` as tensors. ``__getitems__`` returns a whole batch with one index per tensor,
+    so the ``DataLoader`` does no per-sample Python work."""
+
+    def __init__(self, table: StateTable) -> None:
+        self.tensors = {
+            "vision": torch.from_numpy(table.vision),
+            "subgoal": torch.from_numpy(table.subgoal),
+            "targets": torch.from_numpy(table.targets),
+            "count": torch.from_numpy(table.count),
+        }
+
+    def __len__(self) -> int:
+        return len(self.tensors["count"])
+
+    def __getitem__(self, index: int) -> dict[str, torch.Tensor]:
+        return {k: v[index] for k, v in self.tensors.items()}
+
+    def __getitems__(self, indices: list[int]) -> dict[str, torch.Tensor]:
+        index = torch.as_tensor(indices)
+        return {k: v.index_select(0, index) for k, v in self.tensors.items()}
+
+
+def whole_batch(batch: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The collate function for batches that ``__getitems__`` already assembled."""
+    return batch
+
+
+@dataclass
+class SplitSummary:
+    """What the split produced, for logs and reports."""
+
+    train_samples: int
+    train_states: int
+    val_samples: int
+    val_states: int
+    val_houses: list[str]
+
+
+class PolicyDataModule(L.LightningDataModule):
+    """Training and validation tables from one role's samples; validation holds out whole houses.
+
+    Training draws distinct inputs in proportion to how often they occur, with
+    their action distribution as a soft target; validation sees every distinct
+    input of the held-out houses once, weighted by its count.
+    """
+
+    def __init__(
+        self,
+        samples: Samples,
+        conditioning: str,
+        batch_size: int = 64,
+        val_fraction: float = 0.2,
+        seed: int = 0,
+        num_workers: int = 0,
+    ) -> None:
+        super().__init__()
+        self.samples = samples
+        self.with_subgoal = conditioning == "language"
+        self.batch_size = batch_size
+        self.val_fraction = val_fraction
+        self.seed = seed
+        self.num_workers = num_workers
+        self.train: StateTable | None = None
+        self.val: StateTable | None = None
+        self.summary: SplitSummary | None = None
+
+    def setup(self, stage: str | None = None) -> None:
+        if self.train is not None:
+            return
+        held = holdout_mask(self.samples, self.val_fraction, self.seed)
+        self.train = distinct_states(self.samples.select(~held), self.with_subgoal)
+        self.val = distinct_states(self.samples.select(held), self.with_subgoal)
+        self.summary = SplitSummary(
+            self.train.samples,
+            len(self.train),
+            self.val.samples,
+            len(self.val),
+            sorted(np.unique(self.samples.house[held]).tolist()),
+        )
+        log.info("data split: %s", self.summary)
+
+    def _loader(self, table: StateTable, batch_size: int, sampler=None) -> DataLoader:
+        return DataLoader(
+            TableDataset(table),
+            batch_size=batch_size,
+            sampler=sampler,
+            shuffle=False,
+            collate_fn=whole_batch,
+            num_workers=self.num_workers,
+            persistent_workers=self.num_workers > 0,
+        )
+
+    def train_dataloader(self) -> DataLoader:
+        generator = torch.Generator().manual_seed(self.seed)
+        # An epoch draws as many inputs as there are distinct ones, each in proportion to its count.
+        sampler = WeightedRandomSampler(
+            torch.from_numpy(self.train.count).double(), len(self.train), replacement=True, generator=generator
+        )
+        return self._loader(self.train, self.batch_size, sampler)
+
+    def val_dataloader(self) -> DataLoader:
+        return self._loader(self.val, 4 * self.batch_size)

@@ -1,0 +1,139 @@
+"""``train_policy``: one agent model from a generated dataset, with Lightning, on any accelerator."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import lightning as L
+import torch
+
+from marple_agents import config as settings
+from marple_agents.checkpoints import save_checkpoint
+from marple_agents.config import CONDITIONINGS, ConfigError
+from marple_agents.training.budget import TimeBudget
+from marple_agents.training.datamodule import PolicyDataModule
+from marple_agents.training.module import PolicyModule
+from marple_gym.datasets import MarpleDataset, Samples
+
+log = logging.getLogger(__name__)
+
+SPLITS = ("train-in", "train-ood")
+
+
+@dataclass
+class TrainResult:
+    """What a training run produced."""
+
+    checkpoint: Path  # the safe policy checkpoint (see marple_agents.checkpoints)
+    val_accuracy: float  # next-action accuracy on the held-out houses' samples
+    train_seconds: float  # wall time of the fit (validation between epochs included)
+    val_loss: float = float("nan")
+    steps: int = 0
+    samples_per_second: float = 0.0  # training inputs per second during the fit
+    data: dict[str, Any] = field(default_factory=dict)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "checkpoint": str(self.checkpoint)}
+
+
+def _precision(precision: str, accelerator: str) -> str:
+    if precision != "auto":
+        return precision
+    gpu = accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    return "bf16-mixed" if gpu else "32-true"
+
+
+def train_policy(
+    data_root: str | Path | None,
+    unit: str = "laundry",
+    split: str = "train-in",
+    role: str = "A",
+    model: str = "vision",
+    preset: str = "small",
+    out_dir: str | Path = "runs/policy",
+    seed: int = 0,
+    max_epochs: int | None = None,
+    max_minutes: float | None = None,
+    accelerator: str = "auto",
+    devices: int | str = "auto",
+    strategy: str = "auto",
+    progress: bool = True,
+    samples: Samples | None = None,
+    **overrides: Any,
+) -> TrainResult:
+    """Train a vision-only or language-conditioned policy on one role's samples and write ``out_dir/policy.pt``.
+
+    ``samples`` replaces reading ``data_root`` (e.g. synthetic data in tests).
+    ``max_minutes`` defaults to the preset's budget (``small``: 8 minutes), ``max_epochs``
+    to its epochs; ``overrides`` set any :class:`ModelConfig` or :class:`TrainConfig` field.
+    The run is reproducible with a fixed seed when only ``max_epochs`` bounds it.
+    """
+    if model not in CONDITIONINGS:
+        raise ConfigError(f"model must be one of {CONDITIONINGS}, got {model!r}")
+    if split not in SPLITS:
+        raise ConfigError(f"split must be one of {SPLITS}, got {split!r}")
+    model_cfg, train_cfg = settings.preset(preset, model, **overrides)
+    if max_epochs is not None:  # an explicit epoch count replaces the preset's time budget...
+        train_cfg = replace(train_cfg, max_epochs=max_epochs, max_minutes=None)
+    if max_minutes is not None:  # ...unless a time budget is given too
+        train_cfg = replace(train_cfg, max_minutes=max_minutes)
+    out_dir = Path(out_dir)
+    L.seed_everything(seed, workers=True, verbose=False)
+
+    started = time.perf_counter()
+    if samples is None:
+        samples = MarpleDataset(data_root).samples(unit, split, role=role)
+    data = PolicyDataModule(samples, model, train_cfg.batch_size, train_cfg.val_fraction, seed)
+    data.setup()
+    log.info("data ready in %.1f s", time.perf_counter() - started)
+
+    batches = -(-len(data.train) // train_cfg.batch_size)  # one epoch; validation runs at epoch ends
+    module = PolicyModule(model_cfg.to_dict(), asdict(train_cfg))
+    callbacks: list[L.Callback] = [L.pytorch.callbacks.ModelCheckpoint(dirpath=out_dir / "lightning", save_last=True)]
+    if train_cfg.max_minutes is not None:
+        callbacks.append(TimeBudget(train_cfg.max_minutes))
+    trainer = L.Trainer(
+        accelerator=accelerator,
+        devices=devices,
+        strategy=strategy,
+        max_epochs=train_cfg.max_epochs,
+        check_val_every_n_epoch=max(1, round(train_cfg.val_every / batches)),
+        max_time=None if train_cfg.max_minutes is None else {"seconds": 60 * train_cfg.max_minutes * 1.1 + 30},
+        accumulate_grad_batches=train_cfg.accumulate,
+        gradient_clip_val=1.0,
+        callbacks=callbacks,
+        logger=L.pytorch.loggers.CSVLogger(out_dir, name="logs"),
+        enable_progress_bar=progress,
+        enable_model_summary=False,
+        precision=_precision(train_cfg.precision, accelerator),
+        num_sanity_val_steps=0,
+        log_every_n_steps=10,
+    )
+    fit_start = time.perf_counter()
+    trainer.fit(module, datamodule=data)
+    train_seconds = time.perf_counter() - fit_start
+    metrics = trainer.validate(module, datamodule=data, verbose=False)[0]
+
+    summary = data.summary
+    steps = trainer.global_step
+    result = TrainResult(
+        checkpoint=out_dir / "policy.pt",
+        val_accuracy=float(metrics["val/acc"]),
+        train_seconds=train_seconds,
+        val_loss=float(metrics["val/loss"]),
+        steps=steps,
+        samples_per_second=steps * train_cfg.accumulate * train_cfg.batch_size * trainer.world_size / train_seconds,
+        data={"unit": unit, "split": split, "role": role, **asdict(summary)},
+        config={"model": model_cfg.to_dict(), "train": asdict(train_cfg), "preset": preset, "seed": seed},
+    )
+    if trainer.is_global_zero:
+        meta = {k: v for k, v in result.to_json().items() if k != "checkpoint"}
+        save_checkpoint(result.checkpoint, module.net, model_cfg, meta=json.loads(json.dumps(meta)))
+        (out_dir / "metrics.json").write_text(json.dumps(result.to_json(), indent=1))
+    return result
