@@ -21,7 +21,6 @@ import numpy as np
 from marple_gym.datasets.generate import DatasetError, DatasetSpec, file_sha256, load_manifest
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.datasets.shards import ShardError, read_shard
-from marple_gym.world.assets import ASSETS
 
 
 @dataclass
@@ -54,8 +53,7 @@ def subgoal_codes(trajectory: Trajectory) -> np.ndarray:
     for t in range(trajectory.length + 1):
         sg = trajectory.subgoal_at(t)
         if sg is not None:
-            obj = ASSETS.object_code[sg.obj] if sg.obj else 0
-            out[t] = (int(sg.action), obj, ASSETS.furniture_code[sg.fur], ASSETS.room_code[sg.room])
+            out[t] = sg.codes
     return out
 
 

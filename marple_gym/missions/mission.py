@@ -49,6 +49,12 @@ class Subgoal:
         return "-".join(parts)
 
     @cached_property
+    def codes(self) -> tuple[int, int, int, int]:
+        """(action, object, furniture, room) codes, object 0 for none: how datasets and policies name it."""
+        action, fur, room, obj, _ = self._codes
+        return action, obj, fur, room
+
+    @cached_property
     def _codes(self) -> tuple[int, int, int, int, int]:
         value = -1 if self.state is None else int(self.state[1])
         obj = ASSETS.object_code[self.obj] if self.obj else 0
