@@ -33,7 +33,7 @@ import numpy as np
 import torch
 
 from marple_agents import load_policy, train_policy
-from marple_agents.training.states import row_keys
+from marple_agents.inputs import distinct_inputs
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Samples, Sizes, Unit, generate_dataset
 
 
@@ -45,14 +45,11 @@ def dataset(root: Path, scenario: str, houses: int, episodes: int) -> MarpleData
 
 def best_possible(samples: Samples, with_subgoal: bool) -> float:
     """Leave-one-out accuracy of the majority action per distinct input (inputs seen at least 3 times)."""
-    rows = samples.vision.reshape(len(samples), -1)
-    if with_subgoal:
-        rows = np.concatenate([rows, samples.subgoal.astype(np.int8).view(np.uint8)], axis=1)
-    _, inverse = np.unique(row_keys(rows), return_inverse=True)
+    _, inverse = distinct_inputs(samples.vision, samples.subgoal if with_subgoal else None)
     counts = np.zeros((inverse.max() + 1, 10), dtype=np.int64)
-    np.add.at(counts, (inverse.ravel(), samples.action), 1)
+    np.add.at(counts, (inverse, samples.action), 1)
     hits, total = 0, 0
-    for key, action in zip(inverse.ravel(), samples.action):
+    for key, action in zip(inverse, samples.action):
         row = counts[key].copy()
         if row.sum() < 3:
             continue

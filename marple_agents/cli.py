@@ -10,6 +10,8 @@ step, so training never writes surprise gigabytes.
 from __future__ import annotations
 
 import argparse
+import logging
+import warnings
 from pathlib import Path
 
 from marple_gym.errors import MarpleError
@@ -45,6 +47,12 @@ def add_train_parser(subparsers) -> None:
     run.add_argument("--batch-size", type=int, default=None, help="batch size (preset default)")
     run.add_argument("--accumulate", type=int, default=None, help="gradient accumulation steps (preset default)")
     run.add_argument("--lr", type=float, default=None, help="peak learning rate (preset default)")
+    run.add_argument(
+        "--holdout",
+        choices=("houses", "episodes"),
+        default=None,
+        help="validate on held-out houses (generalisation; the default) or on held-out episodes of every house",
+    )
     run.add_argument("--accelerator", default="auto", help="cpu, gpu, auto (default: auto)")
     run.add_argument("--devices", default="auto", help="number of devices or auto (default: auto)")
     run.add_argument("--strategy", default="auto", help="auto, ddp, ... (default: auto)")
@@ -81,6 +89,18 @@ def _check_data(args: argparse.Namespace, unit: str, kind: str, split: str) -> N
         raise MarpleError(f"{args.data} has no {split} data for {unit!r} role {args.role}; create it with\n  {hint}")
 
 
+def quiet_lightning(verbose: bool) -> None:
+    """Silence Lightning's start-up chatter (accelerator lines, tips, deprecation notes) unless ``-v``:
+    it buries the progress bars and the results a user is waiting for."""
+    if verbose:
+        return
+    import lightning.pytorch  # noqa: F401  (it sets its loggers' levels on import: import it first)
+
+    for name in ("lightning", "lightning.pytorch", "lightning.fabric"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message=r".*LeafSpec.*")
+
+
 def _devices(value: str) -> int | str:
     return int(value) if value.isdigit() else value
 
@@ -89,9 +109,12 @@ def run_train(args: argparse.Namespace) -> int:
     unit, kind = _unit(args)
     split = SPLITS[args.split]
     _check_data(args, unit, kind, split)
+    quiet_lightning(getattr(args, "verbose", False))
     from marple_agents.training.train import train_policy
 
-    overrides = {k: getattr(args, k) for k in ("batch_size", "accumulate", "lr") if getattr(args, k) is not None}
+    overrides = {
+        k: getattr(args, k) for k in ("batch_size", "accumulate", "lr", "holdout") if getattr(args, k) is not None
+    }
     out = Path(args.out or f"runs/{unit}-{args.split}-{args.role}-{args.model}")
     result = train_policy(
         args.data,

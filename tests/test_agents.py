@@ -27,6 +27,7 @@ TINY = {
     "head_hidden": 32,
     "decoder_hidden": 16,
     "readout_depth": 1,
+    "glimpse": 0,
 }
 
 
@@ -137,11 +138,32 @@ def test_egocentric_embedding_puts_the_cell_ahead_at_one_step_ahead():
     vision[:, 2, 2, 7] = torch.arange(1, 5, dtype=torch.uint8)  # facing east, south, west, north
     agent = enc.agent_cells(vision)
     assert agent.tolist() == [12] * 4
-    rel = enc.relative(vision, agent)
+    rel = enc.relative(vision, agent, enc.agent_direction(vision, agent))
     ahead = [(2, 3), (3, 2), (2, 1), (1, 2)]  # (y, x) of the cell in front, per direction
     one_ahead = sincos(torch.tensor(1), torch.tensor(0), 16)
     for b, (y, x) in enumerate(ahead):
         torch.testing.assert_close(rel[b, y * 5 + x], one_ahead)
+
+
+def test_glimpse_lays_out_the_cells_around_the_agent_in_its_own_frame():
+    enc = GridEncoder(16, 1, 1, 2, 2, "egocentric", 0.0, glimpse=1)
+    vision = torch.zeros(5, 5, 5, 8, dtype=torch.uint8)
+    vision[:4, 2, 2, 6] = 1  # the agent at x = 2, y = 2 ...
+    vision[:4, 2, 2, 7] = torch.arange(1, 5, dtype=torch.uint8)  # ... facing east, south, west, north
+    index, valid = enc.glimpse_cells(enc.encode(vision))
+    assert index.shape == (5, 9)
+    # Glimpse order is row-major over (ahead, right) from (-1, -1): slot 7 is one ahead, slot 5 one to the right.
+    ahead = [2 * 5 + 3, 3 * 5 + 2, 2 * 5 + 1, 1 * 5 + 2]  # flat index y * 5 + x of the cell in front
+    right = [3 * 5 + 2, 2 * 5 + 1, 1 * 5 + 2, 2 * 5 + 3]  # east's right is south, south's is west, ...
+    assert index[:4, 7].tolist() == ahead and index[:4, 5].tolist() == right
+    assert index[:4, 4].tolist() == [12] * 4 and valid[:4].all()  # the agent's own cell in the middle
+    assert not valid[4].any()  # no agent shown: nothing to see
+
+    corner = torch.zeros(1, 5, 5, 8, dtype=torch.uint8)
+    corner[0, 0, 0, 6], corner[0, 0, 0, 7] = 1, 4  # at (0, 0) facing north: ahead and left are off the grid
+    _, valid = enc.glimpse_cells(enc.encode(corner))
+    # rows: behind, level, ahead; columns: left, middle, right
+    assert valid[0].view(3, 3).tolist() == [[False, True, True], [False, True, True], [False, False, False]]
 
 
 def test_object_ids_do_not_change_the_prediction():
@@ -233,6 +255,17 @@ def test_one_house_falls_back_to_held_out_episodes():
     held = holdout_mask(samples, 0.25, seed=0)
     assert 0 < held.sum() < len(held)
     assert set(samples.episode[held]).isdisjoint(samples.episode[~held])
+
+
+def test_holding_out_episodes_keeps_every_house_in_training():
+    samples = synthetic_samples(houses=3)
+    held = holdout_mask(samples, 0.25, seed=0, by="episodes")
+    assert set(samples.house[~held]) == set(samples.house)
+    assert set(samples.episode[held]).isdisjoint(samples.episode[~held])
+    with pytest.raises(ValueError, match="holdout"):
+        holdout_mask(samples, 0.25, seed=0, by="rooms")
+    with pytest.raises(ConfigError, match="holdout"):
+        preset("small", holdout="rooms")
 
 
 def test_distinct_states_keep_counts_and_action_distributions():

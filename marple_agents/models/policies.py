@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from marple_agents.config import ModelConfig
-from marple_agents.models.encoder import GridEncoder, init_weights, mlp
+from marple_agents.models.encoder import Encoded, GridEncoder, init_weights, mlp
 from marple_gym.world.actions import NUM_ACTIONS
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.state import CH_FUR, CH_OBJ, CH_ROOM
@@ -33,7 +33,9 @@ def action_head(cfg: ModelConfig) -> nn.Sequential:
 
 
 def encoder(cfg: ModelConfig) -> GridEncoder:
-    return GridEncoder(cfg.width, cfg.depth, cfg.readout_depth, cfg.heads, cfg.mlp_ratio, cfg.positions, cfg.dropout)
+    return GridEncoder(
+        cfg.width, cfg.depth, cfg.readout_depth, cfg.heads, cfg.mlp_ratio, cfg.positions, cfg.dropout, cfg.glimpse
+    )
 
 
 class VisionPolicyNet(nn.Module):
@@ -49,7 +51,7 @@ class VisionPolicyNet(nn.Module):
 
     def forward(self, vision: torch.Tensor, subgoal: torch.Tensor | None = None) -> tuple[torch.Tensor, None]:
         """(B, H, W, 8) codes -> (action logits (B, 10), None); ``subgoal`` is ignored."""
-        return self.head(self.encoder.readout(*self.encoder.encode(vision))), None
+        return self.head(self.encoder.readout(self.encoder.encode(vision))), None
 
 
 class SubgoalEmbedding(nn.Module):
@@ -106,16 +108,16 @@ class LanguagePolicyNet(nn.Module):
         self.head = action_head(cfg)
         init_weights(self)
 
-    def decode(self, vision: torch.Tensor, cells: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def decode(self, vision: torch.Tensor, cells: Encoded | None = None):
         """Subgoal logits per field, from vision alone (``cells``: the encoder's output, if already computed)."""
-        features = self.encoder.readout(*(cells or self.encoder.encode(vision)))
+        features = self.encoder.readout(cells or self.encoder.encode(vision))
         return {f: decoder(features) for f, decoder in self.decoders.items()}
 
-    def act(self, vision: torch.Tensor, subgoal: torch.Tensor, cells: tuple[torch.Tensor, torch.Tensor] | None = None):
+    def act(self, vision: torch.Tensor, subgoal: torch.Tensor, cells: Encoded | None = None):
         """Action logits given the subgoal codes."""
-        x, agent = cells or self.encoder.encode(vision)
-        x = x + self.subgoal(subgoal)[:, None] + self.grounding(vision, subgoal)
-        return self.head(self.encoder.readout(x, agent))
+        cells = cells or self.encoder.encode(vision)
+        tokens = cells.tokens + self.subgoal(subgoal)[:, None] + self.grounding(vision, subgoal)
+        return self.head(self.encoder.readout(cells._replace(tokens=tokens)))
 
     def forward(self, vision: torch.Tensor, subgoal: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """(B, H, W, 8) codes and (B, 4) subgoal codes -> (action logits, subgoal logits per field)."""

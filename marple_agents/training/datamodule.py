@@ -1,4 +1,4 @@
-"""The ``LightningDataModule``: held-out houses for validation, distinct states, whole batches by fancy indexing."""
+"""The ``LightningDataModule``: held-out houses (or episodes) for validation, distinct states, whole batches."""
 
 from __future__ import annotations
 
@@ -53,14 +53,16 @@ class SplitSummary:
     val_samples: int
     val_states: int
     val_houses: list[str]
+    holdout: str = "houses"  # what was held out: whole "houses" or whole "episodes" of every house
 
 
 class PolicyDataModule(L.LightningDataModule):
-    """Training and validation tables from one role's samples; validation holds out whole houses.
+    """Training and validation tables from one role's samples; validation holds out whole houses
+    (``holdout="houses"``) or whole episodes of every house (``"episodes"``, for in-distribution models).
 
     Training draws distinct inputs in proportion to how often they occur, with
     their action distribution as a soft target; validation sees every distinct
-    input of the held-out houses once, weighted by its count.
+    held-out input once, weighted by its count.
     """
 
     def __init__(
@@ -70,6 +72,7 @@ class PolicyDataModule(L.LightningDataModule):
         batch_size: int = 64,
         val_fraction: float = 0.2,
         seed: int = 0,
+        holdout: str = "houses",
         num_workers: int = 0,
     ) -> None:
         super().__init__()
@@ -77,6 +80,7 @@ class PolicyDataModule(L.LightningDataModule):
         self.with_subgoal = conditioning == "language"
         self.batch_size = batch_size
         self.val_fraction = val_fraction
+        self.holdout = holdout
         self.seed = seed
         self.num_workers = num_workers
         self.train: StateTable | None = None
@@ -86,7 +90,7 @@ class PolicyDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.train is not None:
             return
-        held = holdout_mask(self.samples, self.val_fraction, self.seed)
+        held = holdout_mask(self.samples, self.val_fraction, self.seed, self.holdout)
         self.train = distinct_states(self.samples.select(~held), self.with_subgoal)
         self.val = distinct_states(self.samples.select(held), self.with_subgoal)
         self.summary = SplitSummary(
@@ -95,6 +99,7 @@ class PolicyDataModule(L.LightningDataModule):
             self.val.samples,
             len(self.val),
             sorted(np.unique(self.samples.house[held]).tolist()),
+            self.holdout,
         )
         log.info("data split: %s", self.summary)
 

@@ -17,10 +17,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from marple_agents.inputs import distinct_inputs
 from marple_gym.datasets import Samples
 from marple_gym.world.actions import NUM_ACTIONS
 
 log = logging.getLogger(__name__)
+
+HOLDOUTS = ("houses", "episodes")
 
 
 @dataclass
@@ -41,29 +44,11 @@ class StateTable:
         return int(self.count.sum())
 
 
-def row_keys(rows: np.ndarray) -> np.ndarray:
-    """A 128-bit hash of each row of a (N, K) uint8 array, as (N,) 16-byte keys.
-
-    Two random odd multipliers per 8-byte word, summed modulo 2**64: far faster
-    than sorting the rows themselves, and two distinct states collide with a
-    probability near 2**-128.
-    """
-    pad = (-rows.shape[1]) % 8
-    words = np.ascontiguousarray(np.pad(rows, ((0, 0), (0, pad))) if pad else rows).view(np.uint64)
-    multipliers = np.random.default_rng(0).integers(1, 2**63, size=(words.shape[1], 2), dtype=np.uint64)
-    hashed = np.ascontiguousarray(words @ (multipliers | np.uint64(1)))  # wraps modulo 2**64, as a hash should
-    return hashed.view(np.dtype((np.void, 16))).ravel()
-
-
 def distinct_states(samples: Samples, with_subgoal: bool) -> StateTable:
     """Group samples by input (vision, plus the subgoal when ``with_subgoal``) and count the actions of each."""
-    n = len(samples)
-    rows = samples.vision.reshape(n, -1)
-    if with_subgoal:
-        rows = np.concatenate([rows, samples.subgoal.astype(np.int8).view(np.uint8)], axis=1)
-    _, first, inverse = np.unique(row_keys(rows), return_index=True, return_inverse=True)
+    first, inverse = distinct_inputs(samples.vision, samples.subgoal if with_subgoal else None)
     counts = np.zeros((len(first), NUM_ACTIONS), dtype=np.int64)
-    np.add.at(counts, (inverse.ravel(), samples.action), 1)
+    np.add.at(counts, (inverse, samples.action), 1)
     total = counts.sum(axis=1)
     return StateTable(
         vision=samples.vision[first],
@@ -73,18 +58,27 @@ def distinct_states(samples: Samples, with_subgoal: bool) -> StateTable:
     )
 
 
-def holdout_mask(samples: Samples, fraction: float, seed: int) -> np.ndarray:
-    """Which samples to hold out for validation: whole houses, so validation measures generalisation.
+def holdout_mask(samples: Samples, fraction: float, seed: int, by: str = "houses") -> np.ndarray:
+    """Which samples to hold out for validation: whole houses, or whole episodes.
 
-    With a single house the split falls back to whole episodes (logged).
+    ``by="houses"`` (the default) measures generalisation to houses the model
+    never saw: the question for out-of-distribution agent models. ``by="episodes"``
+    keeps every house in training and holds out episodes from each: the question
+    for in-distribution agent models, which are rolled out in the very houses
+    they were trained in (the paper's ``train-in`` split). With a single house,
+    ``"houses"`` falls back to episodes (logged).
     """
+    if by not in HOLDOUTS:
+        raise ValueError(f"holdout must be one of {HOLDOUTS}, got {by!r}")
     rng = np.random.default_rng(seed)
     houses = np.unique(samples.house)
-    groups, keys = (houses, samples.house) if len(houses) > 1 else (np.unique(samples.episode), samples.episode)
-    if len(houses) <= 1:
+    if by == "houses" and len(houses) <= 1:
         log.warning("one house only: validating on held-out episodes instead of held-out houses")
+        by = "episodes"
+    keys = samples.house if by == "houses" else samples.episode
+    groups = np.unique(keys)
     if len(groups) < 2:
-        raise ValueError("need at least two houses or two episodes to hold some out for validation")
+        raise ValueError(f"need at least two {by} to hold some out for validation")
     n_val = min(len(groups) - 1, max(1, round(fraction * len(groups))))
     held = rng.choice(groups, size=n_val, replace=False)
     return np.isin(keys, held)

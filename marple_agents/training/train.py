@@ -89,7 +89,9 @@ def train_policy(
     started = time.perf_counter()
     if samples is None:
         samples = MarpleDataset(data_root).samples(unit, split, role=role)
-    data = PolicyDataModule(samples, model, train_cfg.batch_size, train_cfg.val_fraction, seed)
+    data = PolicyDataModule(
+        samples, model, train_cfg.batch_size, train_cfg.val_fraction, seed, holdout=train_cfg.holdout
+    )
     data.setup()
     log.info("data ready in %.1f s", time.perf_counter() - started)
 
@@ -113,7 +115,7 @@ def train_policy(
         enable_model_summary=False,
         precision=_precision(train_cfg.precision, accelerator),
         num_sanity_val_steps=0,
-        log_every_n_steps=10,
+        log_every_n_steps=max(1, min(10, batches)),
     )
     fit_start = time.perf_counter()
     trainer.fit(module, datamodule=data)
