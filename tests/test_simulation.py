@@ -80,7 +80,18 @@ def test_rollouts_run_in_lockstep_with_one_batched_call_per_step():
     p = query_probability(
         world, PolicyAgent(toggler), evidence_for(world), TOGGLE_ON, steps=5, rollouts=30, rng=np.random.default_rng(0)
     )
-    assert p == 1.0 and toggler.calls == [30]  # everyone toggles at step 1: one batched call
+    assert p == 1.0 and toggler.calls == [1]  # 30 rollouts in one state: one call, one distinct input
+
+
+def test_the_policy_is_asked_once_per_step_and_once_per_distinct_state():
+    world = light_world()
+    uniform = FixedPolicy(np.full(10, 0.1))
+    query_probability(
+        world, PolicyAgent(uniform), evidence_for(world), TOGGLE_ON, steps=3, rollouts=200, rng=np.random.default_rng(0)
+    )
+    # Step 1: everyone in the start state. Step 2: one state per distinct outcome of the first action (no more
+    # than the ten actions make, fewer since failed ones leave the world as it was).
+    assert len(uniform.calls) == 3 and uniform.calls[0] == 1 and 1 < uniform.calls[1] <= 10
 
 
 def test_rollout_probability_estimates_the_chance_of_reaching_the_query():
@@ -182,3 +193,24 @@ def test_unknown_variant_and_missing_agent_models_are_reported(data):
     trial = trial_evidence(episode, 1, False, model.modalities, ("agent-a", "agent-b"))
     with pytest.raises(ValueError, match="no agent model"):
         model.predict(trial)
+
+
+def test_decoded_subgoals_are_real_subgoals_other_than_the_one_just_achieved():
+    from marple_agents.simulation.agent_models import most_likely_subgoals, subgoal_catalogue
+    from marple_gym.missions import MISSIONS
+
+    catalogue = subgoal_catalogue()
+    toggle_on_light = MISSIONS["move_plant_at_night"].subgoals[0].codes
+    pick_up_plant = MISSIONS["move_plant_at_night"].subgoals[1].codes
+    sizes = {"action": 10, "object": 83, "furniture": 25, "room": 7}
+    heads = {f: np.full((1, n), 0.01) for f, n in sizes.items()}
+    for i, f in enumerate(sizes):  # the decoders are sure of "toggle the light in the Kitchen" ...
+        heads[f][0, toggle_on_light[i]] = 0.6
+    heads["object"][0, pick_up_plant[1]] = 0.3  # ... and see a pot plant as the runner-up object
+    heads["action"][0, pick_up_plant[0]] = 0.3
+    heads["room"][0, pick_up_plant[3]] = 0.3
+    heads["furniture"][0, pick_up_plant[2]] = 0.3
+    assert tuple(most_likely_subgoals(heads)[0]) == toggle_on_light
+    after = most_likely_subgoals(heads, exclude=np.array([toggle_on_light]))
+    assert tuple(after[0]) == pick_up_plant  # not "toggle the light in the Living Room", which no mission has
+    assert {tuple(c) for c in catalogue} >= {toggle_on_light, pick_up_plant}

@@ -10,13 +10,16 @@
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from typing import Any
 
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
+from marple_agents.inputs import distinct_inputs
 from marple_eval.evidence import AgentEvidence
+from marple_gym.missions import MISSIONS
 from marple_gym.planner.planner import HierarchicalPlanner, follow_history
 from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.world import World
@@ -80,7 +83,11 @@ class PolicyAgent(RolloutAgent):
     """A learned policy, stepped in batch: one forward pass per rollout step.
 
     ``use_language``: condition on the subgoal of the latest intent at tau until a
-    rollout achieves it, then on the subgoal the policy's decoders predict.
+    rollout achieves it, then on the subgoal the policy's decoders predict. The
+    decoders are asked exactly when a subgoal has just been achieved, where the
+    world looks much as it did a step before; since no mission has the same
+    subgoal twice in a row (skippable ones passed over or not), the subgoal just
+    achieved is ruled out and the most likely other one taken.
     ``use_audio``: refine the first action with the sound heard at tau,
     P(a | vision, audio) ~ P(audio | a) P(a | vision).
     """
@@ -106,26 +113,34 @@ class PolicyAgent(RolloutAgent):
             if latest[0] < 0:  # the intent says the agent is done: let the decoders say what comes next
                 self.subgoals[:] = self._decoded(list(range(len(worlds))))
 
-    def _decoded(self, rows: list[int]) -> np.ndarray:
+    def _decoded(self, rows: list[int], achieved: np.ndarray | None = None) -> np.ndarray:
         vision = np.stack([self.worlds[i].state.grid for i in rows])
-        heads = self.policy.subgoal_probs(vision)
-        return np.stack([heads[k].argmax(axis=1) for k in ("action", "object", "furniture", "room")], axis=1)
+        return most_likely_subgoals(self.policy.subgoal_probs(vision), exclude=achieved)
 
     def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
         vision = np.stack([self.worlds[i].state.grid for i in active])
         subgoal = self.subgoals[active] if self.use_language else None
-        probs = np.asarray(self.policy.action_probs(vision, subgoal), dtype=np.float64)
+        probs = self._action_probs(vision, subgoal)
         if self.use_audio and self.first_step:
             probs = refine_with_audio(probs, np.full(len(probs), self.heard)).astype(np.float64)
         self.first_step = False
         return sample_rows(probs, rng).tolist()
+
+    def _action_probs(self, vision: np.ndarray, subgoal: np.ndarray | None) -> np.ndarray:
+        """The policy's distributions, asked once per distinct input: rollouts from one state share their
+        states until their sampled actions part them, so a batch often holds far fewer distinct inputs."""
+        first, inverse = distinct_inputs(vision, subgoal)
+        if len(first) < len(vision):
+            vision, subgoal = vision[first], None if subgoal is None else subgoal[first]
+        probs = np.asarray(self.policy.action_probs(vision, subgoal), dtype=np.float64)
+        return probs[inverse] if len(first) < len(inverse) else probs
 
     def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
         if not self.use_language:
             return
         done = [i for i, o in zip(active, outcomes) if self._achieves(self.subgoals[i], o, self.worlds[i])]
         if done:
-            self.subgoals[done] = self._decoded(done)
+            self.subgoals[done] = self._decoded(done, achieved=self.subgoals[done])
 
     @staticmethod
     def _achieves(codes: np.ndarray, outcome: Outcome, world: World) -> bool:
@@ -137,3 +152,23 @@ class PolicyAgent(RolloutAgent):
         if house.fur_type_list[outcome.fur] != fur or house.room_type_at[outcome.y][outcome.x] != room:
             return False
         return obj <= 0 or (outcome.obj >= 0 and house.obj_type_list[outcome.obj] == obj)
+
+
+SUBGOAL_FIELDS = ("action", "object", "furniture", "room")
+
+
+@functools.cache
+def subgoal_catalogue() -> np.ndarray:
+    """(K, 4) codes of every distinct subgoal of the ten missions: all an intent can name."""
+    codes = {sg.codes for mission in MISSIONS.values() for sg in mission.subgoals}
+    return np.array(sorted(codes), dtype=np.int64)
+
+
+def most_likely_subgoals(heads: dict[str, np.ndarray], exclude: np.ndarray | None = None) -> np.ndarray:
+    """(B, 4) codes of the catalogue's subgoal of highest joint probability under the decoders' fields
+    (scored as independent), other than the row of ``exclude`` (B, 4) where given."""
+    catalogue = subgoal_catalogue()
+    score = sum(np.log(np.clip(heads[f], 1e-12, None))[:, catalogue[:, i]] for i, f in enumerate(SUBGOAL_FIELDS))
+    if exclude is not None:
+        score = np.where((catalogue[None] == exclude[:, None]).all(axis=2), -np.inf, score)
+    return catalogue[score.argmax(axis=1)]

@@ -38,6 +38,8 @@ VARIANTS: dict[str, frozenset[str]] = {
     "language": frozenset({VISION, LANGUAGE}),
     "all": frozenset({VISION, AUDIO, LANGUAGE}),
 }
+POLICY_OF_VARIANT = {"vision": "vision", "audio": "vision", "language": "language", "all": "language"}
+"""Which learned policy each variant rolls out: vision-only, or language-conditioned."""
 VARIANT_LABELS = {
     "vision": "Vision only",
     "audio": "Vision+Audio",
