@@ -15,6 +15,10 @@ from marple_eval.results import RunResults
 BANDS = {"paper": "bands: mean ± σ/√n (paper)", "bootstrap": "bands: 95% bootstrap interval"}
 
 
+LINESTYLES = ("-", "--", "-.", ":")
+MARKERS = ("o", "s", "^", "D", "v", "x", "P")
+
+
 def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None, band: str = "paper") -> Path:
     """Save a PNG with one panel per scenario (and one pooled), each run a line with a band (see :data:`BANDS`)."""
     if band not in BANDS:
@@ -33,14 +37,16 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
     for ax in flat[len(panels) :]:
         ax.set_visible(False)
     for ax, panel in zip(flat, panels):
-        for run in runs:
+        for i, run in enumerate(runs):
             p = run.matrix(None if panel == "all scenarios" else panel)
             if len(p) == 0:
                 continue
             f = fractions_for(p.shape[1])
             curve = accuracy_curve(p)
             lo, hi = bootstrap_interval(p) if band == "bootstrap" else (curve - sem_band(p), curve + sem_band(p))
-            (line,) = ax.plot(f, curve, marker="o", markersize=3, label=run.label)
+            # Runs often coincide (a variant that changes little): styles and markers keep each one visible.
+            style = {"linestyle": LINESTYLES[i % len(LINESTYLES)], "marker": MARKERS[i % len(MARKERS)]}
+            (line,) = ax.plot(f, curve, markersize=3.5, label=run.label, **style)
             ax.fill_between(f, lo, hi, color=line.get_color(), alpha=0.2)
         ax.axhline(0.8, color="grey", linestyle="--", linewidth=0.8)
         ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8)
