@@ -40,7 +40,7 @@ class BenchmarkPreset:
 
     name: str
     sizes: Sizes
-    trials: int  # test trials per scenario, spread over the test houses
+    trials: int  # test trials per scenario, spread over the test houses (the paper: 10, 50 in all)
     model: str  # the policy preset: "small" or "paper"
     rollouts: int  # Monte Carlo rollouts per agent and evidence point
     splits: tuple[str, ...]  # training splits of the agent models: "in", "ood"
@@ -62,17 +62,17 @@ PRESETS: dict[str, BenchmarkPreset] = {
     "paper": BenchmarkPreset(
         "paper",
         PAPER_SIZES,
-        trials=50,
+        trials=10,  # 50 trials in all, as the paper (supplement D.2: 75 hours per variant at 1.5 h a trial)
         model="paper",
         rollouts=100,
         splits=("in", "ood"),
         # A FLOP estimate, not a measurement: 194 M parameters x 400 cell tokens is about 5e11 FLOPs per
         # training sample; at 1.6e14 FLOP/s (bf16 at 40% of an H100's peak) 20 epochs take about 30 min per
-        # model, 40 models about 20 h; 8 inference runs of 250 trials (11 points x 2 agents x 100 rollouts)
-        # about 1-1.5 days. The paper reports 1.5 GPU-hours per trial: 3,000 GPU-hours for the same runs.
+        # model, 40 models about 20 h; a trial (11 points x 2 agents x ~30 steps of 100 rollouts) about a
+        # minute, 8 inference runs of 50 trials about 7 h. The paper: 1.5 GPU-hours per trial, 600 for these.
         estimate=(
-            "about 2-3 days on one H100-class GPU by a FLOP estimate (40 paper-size policies, then 4 variants x "
-            "2 splits x 250 trials of 100-rollout inference; the paper reports 1.5 GPU-hours per trial)"
+            "about 1-1.5 days on one H100-class GPU by a FLOP estimate (40 paper-size policies, then 4 variants x "
+            "2 splits x 50 trials of 100-rollout inference; the paper reports 1.5 GPU-hours per trial)"
         ),
     ),
 }

@@ -209,7 +209,7 @@ def _run(factory, todo, settings, resources, workers, probe):
 def dataset_episodes(data: MarpleDataset, scenarios: Iterable[str], limit: int | None = None) -> list[WhodunitEpisode]:
     """The test pairs of each scenario; with ``limit``, that many per scenario spread evenly over the test houses.
 
-    The paper evaluates 50 trials per scenario across its 10 test houses: ``limit=50``.
+    The paper evaluates 50 trials in all, 10 per scenario (supplement D.2): ``limit=10``.
     """
     out: list[WhodunitEpisode] = []
     for scenario in scenarios:
