@@ -33,6 +33,7 @@ import numpy as np
 import torch
 
 from marple_agents import load_policy, train_policy
+from marple_agents.cli import quiet_lightning
 from marple_agents.inputs import distinct_inputs
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Samples, Sizes, Unit, generate_dataset
 
@@ -175,6 +176,7 @@ def main() -> None:
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
+    quiet_lightning(verbose=False)
     args.out.mkdir(parents=True, exist_ok=True)
     if args.paper_epoch:
         results = paper_epoch(args)
