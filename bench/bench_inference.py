@@ -26,9 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from marple_agents import load_policy, train_policy
-from marple_agents.cli import quiet_lightning
-from marple_agents.simulation import PolicyAgent, RolloutAgent, query_probability
+from marple_agents.simulation import PolicyAgent, RolloutAgent, SimulationModel
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
+from marple_agents.training.train import quiet_lightning
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_eval.metrics import evidence_needed
@@ -66,17 +66,17 @@ class TimedPolicy:
         self.conditioning = policy.conditioning
         self.seconds = 0.0
 
-    def action_probs(self, vision, subgoal=None):
+    def _timed(self, method, *args):
         start = time.perf_counter()
-        out = self.policy.action_probs(vision, subgoal)
+        out = method(*args)
         self.seconds += time.perf_counter() - start
         return out
 
+    def action_probs(self, vision, subgoal=None):
+        return self._timed(self.policy.action_probs, vision, subgoal)
+
     def subgoal_probs(self, vision):
-        start = time.perf_counter()
-        out = self.policy.subgoal_probs(vision)
-        self.seconds += time.perf_counter() - start
-        return out
+        return self._timed(self.policy.subgoal_probs, vision)
 
 
 def prepare(args: argparse.Namespace) -> tuple[MarpleDataset, str]:
@@ -108,24 +108,22 @@ def prepare(args: argparse.Namespace) -> tuple[MarpleDataset, str]:
 
 
 def rollout_throughput(episodes, template: str, args: argparse.Namespace) -> dict:
-    """World steps and policy calls per second of lockstep rollouts, in this process (one core)."""
-    modalities = VARIANTS[args.variant]
+    """World steps and policy calls per second of lockstep rollouts, in this process (one core).
+
+    The simulation model itself answers each (trial, tau), so the rollouts are
+    exactly those an evaluation runs (its horizon rules included).
+    """
+    model = SimulationModel(args.variant, rollouts=args.rollouts, seed=0)
     policies = {r: TimedPolicy(load_policy(template.format(scenario=args.scenario, role=r))) for r in "AB"}
-    language, audio = "language" in modalities, "audio" in modalities
-    steps = calls = 0
-    policy_seconds = 0.0
-    rng = np.random.default_rng(0)
+    language, audio = "language" in model.modalities, "audio" in model.modalities
+    agents = {r: Counting(PolicyAgent(policies[r], use_language=language, use_audio=audio)) for r in "AB"}
+    model.setup(agents)
     start = time.perf_counter()
     for episode in episodes[: args.sample_trials]:
         for tau in episode.evidence_steps(11):
-            trial = trial_evidence(episode, tau, False, modalities, ("A", "B"))
-            for role, agent in zip("AB", trial.agents):
-                model = Counting(PolicyAgent(policies[role], use_language=language, use_audio=audio))
-                world, _ = agent.replay()
-                horizon = trial.horizon + 10 - agent.tau
-                query_probability(world, model, agent, trial.query, horizon, args.rollouts, rng)
-                steps, calls = steps + model.steps, calls + model.calls
+            model.predict(trial_evidence(episode, tau, False, model.modalities, ("A", "B")))
     seconds = time.perf_counter() - start
+    steps, calls = sum(a.steps for a in agents.values()), sum(a.calls for a in agents.values())
     policy_seconds = sum(p.seconds for p in policies.values())
     return {
         "world_steps": steps,

@@ -33,8 +33,8 @@ import numpy as np
 import torch
 
 from marple_agents import load_policy, train_policy
-from marple_agents.cli import quiet_lightning
 from marple_agents.inputs import distinct_inputs
+from marple_agents.training.train import quiet_lightning
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Samples, Sizes, Unit, generate_dataset
 
 
@@ -58,6 +58,20 @@ def best_possible(samples: Samples, with_subgoal: bool) -> float:
         hits += int(row.argmax() == action)
         total += 1
     return hits / max(1, total)
+
+
+def train(args: argparse.Namespace, data: Path, model: str, preset: str, out: Path, **settings):
+    """One model of ``args.scenario``'s agent ``args.role`` (see ``marple_agents.train_policy``)."""
+    return train_policy(
+        data,
+        unit=args.scenario,
+        role=args.role,
+        model=model,
+        preset=preset,
+        out_dir=out,
+        progress=not args.no_progress,
+        **settings,
+    )
 
 
 def inference_speed(checkpoint: Path, samples: Samples, batch: int = 100, calls: int = 30) -> float:
@@ -88,17 +102,8 @@ def small_models(args: argparse.Namespace) -> dict:
     samples = data.samples(args.scenario, "train-in", role=args.role)
     for model in ("vision", "language"):
         start = time.perf_counter()
-        result = train_policy(
-            args.out / "data",
-            unit=args.scenario,
-            role=args.role,
-            model=model,
-            preset="small",
-            out_dir=args.out / f"{args.scenario}-{args.role}-{model}",
-            seed=args.seed,
-            max_minutes=args.minutes,
-            progress=not args.no_progress,
-        )
+        out = args.out / f"{args.scenario}-{args.role}-{model}"
+        result = train(args, args.out / "data", model, "small", out, seed=args.seed, max_minutes=args.minutes)
         total = time.perf_counter() - start
         results["models"][model] = {
             "val_accuracy": result.val_accuracy,
@@ -117,20 +122,18 @@ def small_models(args: argparse.Namespace) -> dict:
 
 def paper_epoch(args: argparse.Namespace) -> dict:
     """One epoch of the paper preset on a full-size train-in split (the paper's 10 houses x 500 episodes)."""
-    data = dataset(args.out / "paper-data", args.scenario, 10, 500)
+    dataset(args.out / "paper-data", args.scenario, 10, 500)
     out = {}
     for model in ("vision", "language"):
-        result = train_policy(
+        result = train(
+            args,
             args.out / "paper-data",
-            unit=args.scenario,
-            role=args.role,
-            model=model,
-            preset="paper",
-            out_dir=args.out / f"paper-{model}",
+            model,
+            "paper",
+            args.out / f"paper-{model}",
             max_epochs=1,
             accelerator=args.accelerator,
             devices=args.devices,
-            progress=not args.no_progress,
         )
         out[model] = {
             "train_seconds": result.train_seconds,
@@ -139,7 +142,6 @@ def paper_epoch(args: argparse.Namespace) -> dict:
             "val_accuracy_after_one_epoch": result.val_accuracy,
             "device": torch.cuda.get_device_name() if torch.cuda.is_available() else "cpu",
         }
-    del data
     return out
 
 

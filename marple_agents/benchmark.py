@@ -25,7 +25,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
 from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec, Sizes, Unit, generate_dataset
@@ -114,9 +114,8 @@ def stage_data(cfg: BenchmarkConfig) -> None:
     log.info("data: %d trajectories (%d shards written)", report.episodes, report.shards_written)
 
 
-@dataclass(frozen=True)
-class ModelJob:
-    """One agent model to train."""
+class ModelJob(NamedTuple):
+    """One agent model to train (in :meth:`BenchmarkConfig.checkpoint`'s argument order)."""
 
     scenario: str
     split: str  # "in" or "ood"
@@ -151,7 +150,7 @@ def train_job(cfg: BenchmarkConfig, job: ModelJob, progress: bool) -> None:
         role=job.role,
         model=job.kind,
         preset=cfg.preset.model,
-        out_dir=cfg.checkpoint(job.scenario, job.split, job.role, job.kind).parent,
+        out_dir=cfg.checkpoint(*job).parent,
         seed=cfg.seed,
         accelerator=cfg.accelerator,
         devices=cfg.devices,
@@ -167,7 +166,7 @@ def train_job(cfg: BenchmarkConfig, job: ModelJob, progress: bool) -> None:
 def _init_trainer(threads: int, verbose: bool) -> None:
     import torch
 
-    from marple_agents.cli import quiet_lightning
+    from marple_agents.training.train import quiet_lightning
 
     torch.set_num_threads(threads)
     quiet_lightning(verbose)
@@ -188,7 +187,7 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float]:
     from tqdm import tqdm
 
     jobs = model_jobs(cfg)
-    todo = [j for j in jobs if not cfg.checkpoint(j.scenario, j.split, j.role, j.kind).is_file()]
+    todo = [job for job in jobs if not cfg.checkpoint(*job).is_file()]
     parallel = _parallel_training(cfg, len(todo))
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc="training agent models", disable=not cfg.progress)
     if parallel > 1:
@@ -205,7 +204,7 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float]:
     bar.close()
     accuracies = {}
     for job in jobs:
-        metrics = cfg.checkpoint(job.scenario, job.split, job.role, job.kind).with_name("metrics.json")
+        metrics = cfg.checkpoint(*job).with_name("metrics.json")
         accuracies[job.key] = json.loads(metrics.read_text())["val_accuracy"] if metrics.is_file() else None
     return accuracies
 
@@ -220,7 +219,7 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     common = {"dataset": str(cfg.data), "preset": cfg.preset.name}
     paths = []
 
-    def run(name: str, factory, resources=None, **extra) -> None:
+    def run(name: str, factory, resources=None, method: str | None = None, **extra) -> None:
         out = cfg.results(name)
         paths.append(out)
         if out.is_file():
@@ -229,7 +228,7 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
             factory,
             episodes,
             settings,
-            method=extra.pop("method", None),
+            method=method,
             run_settings={**common, **extra},
             resources=resources,
             workers=cfg.workers,
@@ -249,7 +248,7 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     for split in cfg.preset.splits:
         for variant in cfg.variants:
             kind = POLICY_OF_VARIANT[variant]
-            template = str(cfg.out / "models" / "{scenario}" / split / f"{{role}}-{kind}" / "policy.pt")
+            template = str(cfg.checkpoint("{scenario}", split, "{role}", kind))
             run(
                 f"simulation-{variant}-{split}",
                 model_factory("simulation", variant=variant, **sim),
@@ -305,15 +304,16 @@ def run_benchmark(cfg: BenchmarkConfig) -> str:
     """All four stages; returns the summary (also written to ``cfg.out/summary.md``)."""
     cfg.out.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
-    start = time.perf_counter()
-    stage_data(cfg)
-    timings["data"] = time.perf_counter() - start
-    start = time.perf_counter()
-    accuracies = stage_models(cfg)
-    timings["models"] = time.perf_counter() - start
-    start = time.perf_counter()
-    paths = stage_inference(cfg)
-    timings["inference"] = time.perf_counter() - start
+
+    def timed(name: str, stage):
+        start = time.perf_counter()
+        out = stage(cfg)
+        timings[name] = time.perf_counter() - start
+        return out
+
+    timed("data", stage_data)
+    accuracies = timed("models", stage_models)
+    paths = timed("inference", stage_inference)
     return stage_report(cfg, paths, timings, accuracies)
 
 
@@ -353,7 +353,7 @@ def add_parser(subparsers) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from marple_agents.cli import quiet_lightning
+    from marple_agents.training.train import quiet_lightning
     from marple_gym.missions.scenarios import get_scenario
 
     preset = PRESETS[args.preset]

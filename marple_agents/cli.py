@@ -10,10 +10,9 @@ step, so training never writes surprise gigabytes.
 from __future__ import annotations
 
 import argparse
-import logging
-import warnings
 from pathlib import Path
 
+from marple_agents.config import HOLDOUTS
 from marple_gym.errors import MarpleError
 
 SPLITS = {"in": "train-in", "ood": "train-ood"}
@@ -25,7 +24,8 @@ def add_train_parser(subparsers) -> None:
         help="train an agent model (vision-only or language-conditioned policy) with Lightning",
         description=(
             "Behaviour cloning of one agent's next action from its vision array (and, for --model language, its "
-            "current subgoal), validated on held-out houses. --preset small trains on 2 CPU cores in about "
+            "current subgoal), validated on held-out houses (or, with --holdout episodes, on held-out episodes of "
+            "every house). --preset small trains on 2 CPU cores in about "
             "8 minutes; --preset paper is the paper's ViT (depth 15, width 1024, 16 heads) for GPUs. Writes "
             "OUT/policy.pt (weights and config, safe to load), OUT/metrics.json and Lightning logs."
         ),
@@ -49,7 +49,7 @@ def add_train_parser(subparsers) -> None:
     run.add_argument("--lr", type=float, default=None, help="peak learning rate (preset default)")
     run.add_argument(
         "--holdout",
-        choices=("houses", "episodes"),
+        choices=HOLDOUTS,
         default=None,
         help="validate on held-out houses (generalisation; the default) or on held-out episodes of every house",
     )
@@ -89,18 +89,6 @@ def _check_data(args: argparse.Namespace, unit: str, kind: str, split: str) -> N
         raise MarpleError(f"{args.data} has no {split} data for {unit!r} role {args.role}; create it with\n  {hint}")
 
 
-def quiet_lightning(verbose: bool) -> None:
-    """Silence Lightning's start-up chatter (accelerator lines, tips, deprecation notes) unless ``-v``:
-    it buries the progress bars and the results a user is waiting for."""
-    if verbose:
-        return
-    import lightning.pytorch  # noqa: F401  (it sets its loggers' levels on import: import it first)
-
-    for name in ("lightning", "lightning.pytorch", "lightning.fabric"):
-        logging.getLogger(name).setLevel(logging.WARNING)
-    warnings.filterwarnings("ignore", message=r".*LeafSpec.*")
-
-
 def _devices(value: str) -> int | str:
     return int(value) if value.isdigit() else value
 
@@ -109,8 +97,9 @@ def run_train(args: argparse.Namespace) -> int:
     unit, kind = _unit(args)
     split = SPLITS[args.split]
     _check_data(args, unit, kind, split)
+    from marple_agents.training.train import quiet_lightning, train_policy
+
     quiet_lightning(getattr(args, "verbose", False))
-    from marple_agents.training.train import train_policy
 
     overrides = {
         k: getattr(args, k) for k in ("batch_size", "accumulate", "lr", "holdout") if getattr(args, k) is not None
@@ -133,9 +122,9 @@ def run_train(args: argparse.Namespace) -> int:
         progress=not args.no_progress,
         **overrides,
     )
+    held_out = result.data["holdout"].removesuffix("s")  # "house" or "episode"
     print(
-        f"{result.checkpoint}: held-out-house accuracy {result.val_accuracy:.3f} "
-        f"({result.steps} steps in "
-        f"{result.train_seconds:.0f} s ({result.samples_per_second:.0f} samples/s)"
+        f"{result.checkpoint}: held-out-{held_out} accuracy {result.val_accuracy:.3f} "
+        f"({result.steps} steps in {result.train_seconds:.0f} s, {result.samples_per_second:.0f} samples/s)"
     )
     return 0

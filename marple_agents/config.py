@@ -13,6 +13,7 @@ from marple_gym.errors import MarpleError
 
 CONDITIONINGS = ("vision", "language")
 POSITIONS = ("absolute", "egocentric", "both")
+HOLDOUTS = ("houses", "episodes")  # what validation holds out (see marple_agents.training.states.holdout_mask)
 
 
 class ConfigError(MarpleError, ValueError):
@@ -91,8 +92,8 @@ class TrainConfig:
             raise ConfigError("batch_size, accumulate and max_epochs must be at least 1")
         if not 0 < self.val_fraction < 1:
             raise ConfigError(f"val_fraction must be between 0 and 1, got {self.val_fraction}")
-        if self.holdout not in ("houses", "episodes"):
-            raise ConfigError(f"holdout must be 'houses' or 'episodes', got {self.holdout!r}")
+        if self.holdout not in HOLDOUTS:
+            raise ConfigError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
         if not 0 <= self.warmup_fraction < 1:
             raise ConfigError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction}")
         if self.max_minutes is not None and self.max_minutes <= 0:

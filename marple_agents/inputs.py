@@ -7,7 +7,12 @@ until their sampled actions part them).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
+
+SUBGOAL_FIELDS = ("action", "object", "furniture", "room")
+"""The columns of a subgoal's codes, as datasets, policies and rollouts lay them out."""
 
 
 def input_rows(vision: np.ndarray, subgoal: np.ndarray | None = None) -> np.ndarray:
@@ -27,9 +32,14 @@ def row_keys(rows: np.ndarray) -> np.ndarray:
     """
     pad = (-rows.shape[1]) % 8
     words = np.ascontiguousarray(np.pad(rows, ((0, 0), (0, pad))) if pad else rows).view(np.uint64)
-    multipliers = np.random.default_rng(0).integers(1, 2**63, size=(words.shape[1], 2), dtype=np.uint64)
-    hashed = np.ascontiguousarray(words @ (multipliers | np.uint64(1)))  # wraps modulo 2**64, as a hash should
+    hashed = np.ascontiguousarray(words @ _multipliers(words.shape[1]))  # wraps modulo 2**64, as a hash should
     return hashed.view(np.dtype((np.void, 16))).ravel()
+
+
+@functools.cache
+def _multipliers(words: int) -> np.ndarray:
+    """(words, 2) fixed odd multipliers (rollouts hash a batch every step: draw them once per row width)."""
+    return np.random.default_rng(0).integers(1, 2**63, size=(words, 2), dtype=np.uint64) | np.uint64(1)
 
 
 def distinct_inputs(vision: np.ndarray, subgoal: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:

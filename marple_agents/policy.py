@@ -23,7 +23,8 @@ import torch
 
 from marple_agents.checkpoints import load_checkpoint
 from marple_agents.config import ModelConfig
-from marple_agents.models import SUBGOAL_FIELDS, SUBGOAL_SIZES, PolicyNet
+from marple_agents.inputs import SUBGOAL_FIELDS
+from marple_agents.models import SUBGOAL_SIZES, PolicyNet
 from marple_agents.models.encoder import EMBEDDED_CHANNELS
 from marple_gym.evidence import channel_sizes
 from marple_gym.world.state import NUM_CHANNELS
@@ -86,8 +87,8 @@ class Policy:
         """P(next action | vision[, subgoal]): (B, H, W, 8) uint8 and (B, 4) int64 codes -> (B, 10) float32."""
         v = self._vision(vision)
         s = self._subgoal(subgoal, len(v)) if self.conditioning == "language" else None
-        logits, _ = self.net(v, s)
-        return logits.float().softmax(dim=-1).cpu().numpy()
+        # ``act`` alone: rollouts call this every step and have no use for the language net's decoders.
+        return self.net.act(v, s).float().softmax(dim=-1).cpu().numpy()
 
     @torch.inference_mode()
     def subgoal_probs(self, vision: np.ndarray) -> dict[str, np.ndarray] | None:

@@ -37,34 +37,22 @@ def _split(run: RunResults) -> str:
     return run.settings.get("train_split") or "-"
 
 
-def run_summary(run: RunResults) -> dict:
-    """Headline, per-scenario evidence needed for 0.8, and AUC of one run."""
-    summary = run.summary()
-    return {
-        "label": run.label,
-        "split": summary["train_split"],
-        "trials": summary["overall"]["n"],
-        "evidence_for_0.8": summary["overall"]["evidence_for_0.8"],
-        "auc": summary["overall"]["auc"],
-        "scenarios": {name: s["evidence_for_0.8"] for name, s in summary["scenarios"].items()},
-    }
-
-
 def comparison_table(runs: list[RunResults], markdown: bool = True, with_paper: bool = True) -> str:
     """One row per run (and per split of the paper's Table 2): evidence needed for 0.8, per scenario, AUC."""
     scenarios = list(dict.fromkeys(s for run in runs for s in run.scenarios))
     header = ["method", "split", "trials", "evidence for 0.8", *scenarios, "AUC"]
     rows = []
     for run in runs:
-        s = run_summary(run)
+        summary = run.summary()
+        overall, per_scenario = summary["overall"], summary["scenarios"]
         rows.append(
             [
                 run.method,
                 _split(run),
-                str(s["trials"]),
-                _fmt(s["evidence_for_0.8"]),
-                *(_fmt(s["scenarios"][sc]) if sc in s["scenarios"] else "-" for sc in scenarios),
-                f"{s['auc']:.3f}",
+                str(overall["n"]),
+                _fmt(overall["evidence_for_0.8"]),
+                *(_fmt(per_scenario[sc]["evidence_for_0.8"]) if sc in per_scenario else "-" for sc in scenarios),
+                f"{overall['auc']:.3f}",
             ]
         )
     if with_paper:

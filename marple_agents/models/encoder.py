@@ -26,8 +26,8 @@ seconds rather than minutes. The paper's model has none (``glimpse=0``).
 The last blocks of the encoder are evaluated only at the agent's own cell
 (the readout token): a policy needs that token alone, and a readout block
 costs one token's attention instead of one per cell. On a CPU, where full
-self-attention over 400 cells dominates the cost, the small preset has one
-self-attention block and several readout blocks.
+self-attention over 400 cells dominates the cost, the small preset has no
+self-attention block at all: one readout block and the glimpse.
 """
 
 from __future__ import annotations

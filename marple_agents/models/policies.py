@@ -13,12 +13,12 @@ import torch
 from torch import nn
 
 from marple_agents.config import ModelConfig
+from marple_agents.inputs import SUBGOAL_FIELDS
 from marple_agents.models.encoder import Encoded, GridEncoder, init_weights, mlp
 from marple_gym.world.actions import NUM_ACTIONS
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.state import CH_FUR, CH_OBJ, CH_ROOM
 
-SUBGOAL_FIELDS = ("action", "object", "furniture", "room")
 SUBGOAL_SIZES: dict[str, int] = {
     "action": NUM_ACTIONS,
     "object": len(ASSETS.object_names),  # code 0: the subgoal names no object
@@ -49,9 +49,13 @@ class VisionPolicyNet(nn.Module):
         self.head = action_head(cfg)
         init_weights(self)
 
+    def act(self, vision: torch.Tensor, subgoal: torch.Tensor | None = None) -> torch.Tensor:
+        """(B, H, W, 8) codes -> action logits (B, 10); ``subgoal`` is ignored."""
+        return self.head(self.encoder.readout(self.encoder.encode(vision)))
+
     def forward(self, vision: torch.Tensor, subgoal: torch.Tensor | None = None) -> tuple[torch.Tensor, None]:
-        """(B, H, W, 8) codes -> (action logits (B, 10), None); ``subgoal`` is ignored."""
-        return self.head(self.encoder.readout(self.encoder.encode(vision))), None
+        """(action logits, None): the same interface as the language network, which adds its decoders."""
+        return self.act(vision), None
 
 
 class SubgoalEmbedding(nn.Module):

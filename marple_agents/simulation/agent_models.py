@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
-from marple_agents.inputs import distinct_inputs
+from marple_agents.inputs import SUBGOAL_FIELDS, distinct_inputs
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions import MISSIONS
 from marple_gym.planner.planner import HierarchicalPlanner, follow_history
@@ -130,10 +130,8 @@ class PolicyAgent(RolloutAgent):
         """The policy's distributions, asked once per distinct input: rollouts from one state share their
         states until their sampled actions part them, so a batch often holds far fewer distinct inputs."""
         first, inverse = distinct_inputs(vision, subgoal)
-        if len(first) < len(vision):
-            vision, subgoal = vision[first], None if subgoal is None else subgoal[first]
-        probs = np.asarray(self.policy.action_probs(vision, subgoal), dtype=np.float64)
-        return probs[inverse] if len(first) < len(inverse) else probs
+        probs = self.policy.action_probs(vision[first], None if subgoal is None else subgoal[first])
+        return np.asarray(probs, dtype=np.float64)[inverse]
 
     def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
         if not self.use_language:
@@ -152,9 +150,6 @@ class PolicyAgent(RolloutAgent):
         if house.fur_type_list[outcome.fur] != fur or house.room_type_at[outcome.y][outcome.x] != room:
             return False
         return obj <= 0 or (outcome.obj >= 0 and house.obj_type_list[outcome.obj] == obj)
-
-
-SUBGOAL_FIELDS = ("action", "object", "furniture", "room")
 
 
 @functools.cache

@@ -17,13 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from marple_agents.config import HOLDOUTS
 from marple_agents.inputs import distinct_inputs
 from marple_gym.datasets import Samples
 from marple_gym.world.actions import NUM_ACTIONS
 
 log = logging.getLogger(__name__)
-
-HOLDOUTS = ("houses", "episodes")
 
 
 @dataclass

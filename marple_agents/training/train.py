@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import warnings
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,17 @@ class TrainResult:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "checkpoint": str(self.checkpoint)}
+
+
+def quiet_lightning(verbose: bool) -> None:
+    """Silence Lightning's start-up chatter (accelerator lines, tips, deprecation notes) unless ``-v``:
+    it buries the progress bars and the results a user is waiting for. (Lightning sets its loggers' levels
+    when imported; this module imports it first, so the levels set here stick.)"""
+    if verbose:
+        return
+    for name in ("lightning", "lightning.pytorch", "lightning.fabric"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    warnings.filterwarnings("ignore", message=r".*LeafSpec.*")
 
 
 def _precision(precision: str, accelerator: str) -> str:
