@@ -342,13 +342,13 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--trials", type=int, default=None, help="test trials per scenario (preset default)")
     parser.add_argument("--rollouts", type=int, default=None, help="Monte Carlo rollouts (preset default)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
-        "--workers", type=int, default=None, help="processes for data and inference (default: all cores)"
+        "--workers", type=int, default=None, help="processes for data, CPU training and inference (default: all cores)"
     )
     parser.add_argument("--accelerator", default="auto", help="training accelerator: auto, cpu, gpu (default: auto)")
     parser.add_argument("--devices", default="auto", help="training devices (default: auto)")
-    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.set_defaults(run=run_command)
 
 

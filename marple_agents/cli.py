@@ -41,7 +41,7 @@ def add_train_parser(subparsers) -> None:
     what.add_argument("--data", default="data/marple", help="dataset directory (default: data/marple)")
     what.add_argument("--out", default=None, help="output directory (default: runs/<unit>-<split>-<role>-<model>)")
     run = parser.add_argument_group("running")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--seed", type=int, default=0, help="seed of weights, split and batches (default: 0)")
     run.add_argument("--max-epochs", type=int, default=None, help="epochs (replaces the preset's time budget)")
     run.add_argument("--max-minutes", type=float, default=None, help="time budget (small preset: 8)")
     run.add_argument("--batch-size", type=int, default=None, help="batch size (preset default)")
