@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import multiprocessing as mp
 import os
+import shutil
 import zlib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -41,6 +43,7 @@ from marple_gym.planner.planner import HierarchicalPlanner
 from marple_gym.validation import message_error, read_json_file
 
 MANIFEST = "manifest.json"
+log = logging.getLogger(__name__)
 _SPLIT_CODE = {"house": 0, "test": 1, "train-in": 2, "train-ood": 3}
 
 
@@ -308,16 +311,17 @@ def generate_dataset(
     """Generate (or resume generating) ``spec`` into directory ``root``."""
     import time
 
-    from tqdm import tqdm
-
     start = time.perf_counter()
     root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
     manifest = load_manifest(root)
     if manifest is not None and manifest["spec"] != spec.to_json():
         raise DatasetError(
             f"{root} holds a dataset generated with other settings; choose another --out or remove it first"
         )
+    for unit in spec.units:  # a config that cannot serve a unit fails here, before anything is written
+        test_house(spec, unit, 0)
+    created = not root.exists()
+    root.mkdir(parents=True, exist_ok=True)
     if manifest is None:
         manifest = {
             "format": DATASET_FORMAT,
@@ -327,6 +331,30 @@ def generate_dataset(
             "shards": {},
             "complete": False,
         }
+    try:
+        written, skipped, steps = _run_tasks(spec, root, manifest, workers, progress)
+    except BaseException:
+        if created and not manifest["shards"]:  # nothing worth keeping: leave no folder behind
+            shutil.rmtree(root, ignore_errors=True)
+        elif manifest["shards"]:
+            log.warning(
+                "%s keeps the %d shards written so far; run the same command again to resume",
+                root,
+                len(manifest["shards"]),
+            )
+        raise
+    manifest["complete"] = True
+    write_json_atomic(root / MANIFEST, manifest)
+    total = sum(e["episodes"] for e in manifest["shards"].values())
+    return GenerationReport(root, written, skipped, total, steps, time.perf_counter() - start, manifest)
+
+
+def _run_tasks(
+    spec: DatasetSpec, root: Path, manifest: dict[str, Any], workers: int | None, progress: bool
+) -> tuple[int, int, int]:
+    """Write the shards the manifest lacks, recording each as it lands: (written, skipped, steps)."""
+    from tqdm import tqdm
+
     tasks = spec.tasks()
     done = {
         t.path
@@ -362,7 +390,4 @@ def generate_dataset(
         if pool is not None:
             pool.terminate()
             pool.join()
-    manifest["complete"] = True
-    write_json_atomic(root / MANIFEST, manifest)
-    total = sum(e["episodes"] for e in manifest["shards"].values())
-    return GenerationReport(root, written, len(done), total, steps, time.perf_counter() - start, manifest)
+    return written, len(done), steps
