@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
+from marple_gym.cli.options import devices, positive_int, seed
 from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec, Sizes, Unit, generate_dataset
 from marple_gym.missions.scenarios import SCENARIOS
 
@@ -340,14 +341,17 @@ def add_parser(subparsers) -> None:
         default=None,
         help="agent models' training splits, comma-separated: in, ood (small: in; paper: both)",
     )
-    parser.add_argument("--trials", type=int, default=None, help="test trials per scenario (preset default)")
-    parser.add_argument("--rollouts", type=int, default=None, help="Monte Carlo rollouts (preset default)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of data, models and inference (default: 0)")
+    parser.add_argument("--trials", type=positive_int, default=None, help="test trials per scenario (preset default)")
+    parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
-        "--workers", type=int, default=None, help="processes for data, CPU training and inference (default: all cores)"
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="processes for data, CPU training and inference (default: all cores)",
     )
     parser.add_argument("--accelerator", default="auto", help="training accelerator: auto, cpu, gpu (default: auto)")
-    parser.add_argument("--devices", default="auto", help="training devices (default: auto)")
+    parser.add_argument("--devices", type=devices, default="auto", help="training devices (default: auto)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     parser.set_defaults(run=run_command)
 

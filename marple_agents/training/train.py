@@ -77,11 +77,13 @@ def train_policy(
     strategy: str = "auto",
     progress: bool = True,
     samples: Samples | None = None,
+    record: dict[str, Any] | None = None,
     **overrides: Any,
 ) -> TrainResult:
     """Train a vision-only or language-conditioned policy on one role's samples and write ``out_dir/policy.pt``.
 
     ``samples`` replaces reading ``data_root`` (e.g. synthetic data in tests).
+    ``record`` adds facts about the data to the result's ``data`` (e.g. that the dataset was incomplete).
     ``max_minutes`` defaults to the preset's budget (``small``: 8 minutes), ``max_epochs``
     to its epochs; ``overrides`` set any :class:`ModelConfig` or :class:`TrainConfig` field.
     The run is reproducible with a fixed seed when only ``max_epochs`` bounds it.
@@ -143,7 +145,7 @@ def train_policy(
         val_loss=float(metrics["val/loss"]),
         steps=steps,
         samples_per_second=steps * train_cfg.accumulate * train_cfg.batch_size * trainer.world_size / train_seconds,
-        data={"unit": unit, "split": split, "role": role, **asdict(summary)},
+        data={"unit": unit, "split": split, "role": role, **asdict(summary), **(record or {})},
         config={"model": model_cfg.to_dict(), "train": asdict(train_cfg), "preset": preset, "seed": seed},
     )
     if trainer.is_global_zero:

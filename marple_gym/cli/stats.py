@@ -66,6 +66,8 @@ def run_stats(args: argparse.Namespace) -> int:
         if not data.complete:
             missing, total = len(data.missing_shards()), len(data.spec.tasks())
             print(f"note: {args.data} is incomplete ({missing} of {total} shards missing); figures cover what is there")
+        if not args.scenario:  # the dataset's scenarios, not all five
+            names = [u.name for u in data.spec.units if len(u.roles) == 2]
     else:
         from marple_gym.generation.config import HouseConfig
 
