@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from marple_gym.errors import MarpleError
-from marple_gym.generation.config import HouseConfig
+from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.validation import Fields, message_error
 
 DATASET_FORMAT = "marple-dataset"
@@ -88,7 +88,10 @@ def check_spec(spec: Fields) -> None:
         if split not in SPLITS:
             raise spec.fail(f"splits[{i}]", f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
     if spec.get("config") is not None:
-        HouseConfig.from_dict(spec.mapping("config"), file=f"{spec.file}: {spec.path('config')}")
+        try:
+            HouseConfig.from_dict(spec.mapping("config"))
+        except ConfigError as exc:
+            raise spec.fail(f"config.{exc.field}" if exc.field else "config", exc.reason) from None
     if shard_count(spec.get("units"), counts, splits, shard_size) > MAX_SHARDS:
         raise spec.fail("sizes", f"the spec makes more than {MAX_SHARDS} shards")
 
