@@ -168,3 +168,36 @@ def test_a_run_that_fails_later_keeps_what_resume_needs_and_says_so(data, tmp_pa
     model.good = 10**6
     run = evaluate(lambda: model, episodes, ProtocolSettings(), out=out, progress=False)
     assert len(run.trials) == len(episodes) and listing(tmp_path) == {out.name}
+
+
+def test_generate_keeps_only_what_resume_needs_and_says_so(tmp_path, monkeypatch, caplog):
+    import marple_gym.datasets.generate as generate
+
+    spec = DatasetSpec([Unit.scenario("pillow")], Sizes(1, 1, 1, 1), seed=6)
+    real, calls = generate.run_task, []
+
+    def fail_at(n):
+        def run_task(*args):
+            calls.append(1)
+            if len(calls) > n:
+                raise RuntimeError("killed")
+            return real(*args)
+
+        return run_task
+
+    root = tmp_path / "D"
+    monkeypatch.setattr(generate, "run_task", fail_at(0))
+    with pytest.raises(RuntimeError):
+        generate_dataset(spec, root, workers=1, progress=False)
+    assert not root.exists()  # failed before its first shard: no folder
+
+    calls.clear()
+    monkeypatch.setattr(generate, "run_task", fail_at(2))
+    with pytest.raises(RuntimeError):
+        generate_dataset(spec, root, workers=1, progress=False)
+    assert "keeps the 2 shards written so far; run the same command again to resume" in caplog.text
+    assert not MarpleDataset(root).complete
+
+    monkeypatch.setattr(generate, "run_task", real)
+    report = generate_dataset(spec, root, workers=1, progress=False)
+    assert report.shards_skipped == 2 and MarpleDataset(root).complete

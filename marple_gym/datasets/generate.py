@@ -320,7 +320,7 @@ def generate_dataset(
         )
     for unit in spec.units:  # a config that cannot serve a unit fails here, before anything is written
         test_house(spec, unit, 0)
-    created = not root.exists()
+    created, fresh = not root.exists(), manifest is None
     root.mkdir(parents=True, exist_ok=True)
     if manifest is None:
         manifest = {
@@ -334,9 +334,12 @@ def generate_dataset(
     try:
         written, skipped, steps = _run_tasks(spec, root, manifest, workers, progress)
     except BaseException:
-        if created and not manifest["shards"]:  # nothing worth keeping: leave no folder behind
-            shutil.rmtree(root, ignore_errors=True)
-        elif manifest["shards"]:
+        if not manifest["shards"]:  # nothing worth keeping: leave nothing behind
+            if created:
+                shutil.rmtree(root, ignore_errors=True)
+            elif fresh:
+                (root / MANIFEST).unlink(missing_ok=True)
+        else:
             log.warning(
                 "%s keeps the %d shards written so far; run the same command again to resume",
                 root,
