@@ -21,7 +21,7 @@ import pickle
 import tempfile
 from dataclasses import fields
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
@@ -80,13 +80,17 @@ def save_checkpoint(path: str | Path, net: PolicyNet, config: ModelConfig, meta:
     return path
 
 
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checked payload of a checkpoint file (weights on the CPU)."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"{path}: no such policy checkpoint; train one with `marple train`")
+def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
+    """The checked payload of a checkpoint file, or of its content in a file object (weights on the CPU)."""
+    source = path
+    if hasattr(path, "read"):
+        path = _name(path)
+    else:
+        path = source = Path(path)
+        if not path.is_file():
+            raise CheckpointError(f"{path}: no such policy checkpoint; train one with `marple train`")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        payload = torch.load(source, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError) as exc:
         raise CheckpointError(
             f"{path}: not a readable policy checkpoint (corrupt, truncated or unsafe): {exc}"
@@ -103,6 +107,12 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     top.mapping("meta", {})
     _check_weights(top)
     return payload
+
+
+def _name(path: str | Path | BinaryIO) -> str:
+    """How messages name a checkpoint."""
+    # An agent model handed over by content (see marple_eval.protocol.ModelFile) has no name to show.
+    return "agent model" if hasattr(path, "read") else str(path)
 
 
 def weights_sha256(state_dict: dict[str, torch.Tensor]) -> str:
@@ -173,13 +183,13 @@ def estimated_parameters(config: dict[str, Any]) -> int:
     return int(blocks + head + decoders)
 
 
-def load_checkpoint(path: str | Path) -> tuple[PolicyNet, ModelConfig, dict[str, Any]]:
+def load_checkpoint(path: str | Path | BinaryIO) -> tuple[PolicyNet, ModelConfig, dict[str, Any]]:
     """Rebuild the network a checkpoint describes and load its weights: (net, config, meta)."""
     payload = read_checkpoint(path)
-    config = read_model_config(payload["config"], str(path))
+    config = read_model_config(payload["config"], _name(path))
     net = build_model(config)
     try:
         net.load_state_dict(payload["state_dict"], strict=True)
     except RuntimeError as exc:
-        raise CheckpointError(f"{path}: weights do not match the model its config describes: {exc}") from exc
+        raise CheckpointError(f"{_name(path)}: weights do not match the model its config describes: {exc}") from exc
     return net, config, dict(payload.get("meta") or {})

@@ -46,8 +46,21 @@ def add_train_parser(subparsers) -> None:
     what.add_argument("--out", default=None, help="output directory (default: runs/<unit>-<split>-<role>-<model>)")
     run = parser.add_argument_group("running")
     run.add_argument("--seed", type=seed, default=0, help="seed of weights, split and batches (default: 0)")
-    run.add_argument("--max-epochs", type=positive_int, default=None, help="epochs (replaces the preset's time budget)")
-    run.add_argument("--max-minutes", type=positive_float, default=None, help="time budget (small preset: 8)")
+    run.add_argument(
+        "--max-steps",
+        type=positive_int,
+        default=None,
+        help="optimizer steps (small preset: 6000; reproducible with --seed)",
+    )
+    run.add_argument(
+        "--max-epochs", type=positive_int, default=None, help="epochs (alone, replaces the preset's step budget)"
+    )
+    run.add_argument(
+        "--max-minutes",
+        type=positive_float,
+        default=None,
+        help="also stop after this much wall-clock time (off by default: results then depend on the machine's load)",
+    )
     run.add_argument("--batch-size", type=positive_int, default=None, help="batch size (preset default)")
     run.add_argument(
         "--accumulate", type=positive_int, default=None, help="gradient accumulation steps (preset default)"
@@ -152,6 +165,7 @@ def _train(args: argparse.Namespace, unit: str, split: str, out: Path, overrides
         out_dir=out,
         seed=args.seed,
         max_epochs=args.max_epochs,
+        max_steps=args.max_steps,
         max_minutes=args.max_minutes,
         accelerator=args.accelerator,
         devices=args.devices,

@@ -66,8 +66,10 @@ def run_stats(args: argparse.Namespace) -> int:
         if not data.complete:
             missing, total = len(data.missing_shards()), len(data.spec.tasks())
             print(f"note: {args.data} is incomplete ({missing} of {total} shards missing); figures cover what is there")
-        if not args.scenario:  # the dataset's scenarios, not all five
-            names = [u.name for u in data.spec.units if len(u.roles) == 2]
+        # By default, the dataset's own scenarios (as `marple evaluate` does), not all five.
+        names = args.scenario or [u.name for u in data.spec.units if len(u.roles) == 2]
+        if not names:
+            raise ValueError(f"{args.data} has no whodunit scenarios; generate one with `marple generate --scenario`")
     else:
         from marple_gym.generation.config import HouseConfig
 
@@ -77,6 +79,7 @@ def run_stats(args: argparse.Namespace) -> int:
     )
     print(header)
     print("-" * len(header))
+    counts = []
     for name in names:
         s = get_scenario(name)
         if data is not None:
@@ -85,6 +88,7 @@ def run_stats(args: argparse.Namespace) -> int:
             horizons = scenario_horizons(name, args.episodes, config, args.seed)
         if not horizons:
             raise MarpleError(f"no episode of {s.name!r} reached its query state; no horizon to report")
+        counts.append(len(horizons))
         mean, sd = float(np.mean(horizons)), float(np.std(horizons))
         paper_t = f"{s.paper_horizon:.1f}" if s.paper_horizon else "-"
         ratio = f"{mean / s.paper_horizon:.2f}" if s.paper_horizon else "-"
@@ -95,6 +99,6 @@ def run_stats(args: argparse.Namespace) -> int:
             f"{similarity(s.mission_a, s.mission_b):>9.2f} {paper_sim:>9}"
         )
     print(
-        f"\n(T over {len(horizons)} episodes per scenario; similarity = (J(actions) + 0.5 J(rooms)) / 1.5, supplement A.3)"
+        f"\n(T over {min(counts)}-{max(counts)} episodes per scenario; similarity = (J(actions) + 0.5 J(rooms)) / 1.5, supplement A.3)"
     )
     return 0
