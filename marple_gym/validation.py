@@ -19,6 +19,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -90,13 +91,13 @@ def describe(value: Any) -> str:
 
 
 def is_int(value: Any) -> bool:
-    """An integer that is not a bool (JSON true/false)."""
-    return isinstance(value, int) and not isinstance(value, bool)
+    """An integer that is not a bool (JSON true/false); numpy integers count (configs built from arrays)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
 
 def is_number(value: Any) -> bool:
-    """A finite int or float that is not a bool."""
-    return (is_int(value) or isinstance(value, float)) and math.isfinite(value)
+    """A finite real number that is not a bool."""
+    return (is_int(value) or isinstance(value, numbers.Real)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class Fields:
