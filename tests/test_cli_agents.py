@@ -67,7 +67,14 @@ def test_train_writes_a_loadable_policy(pillow_data, tmp_path, capsys):
 
 
 TINY = BenchmarkPreset(
-    "tiny", Sizes(2, 2, 3, 1), trials=2, model="small", rollouts=3, splits=("in",), train={"max_steps": 4}
+    "tiny",
+    Sizes(2, 2, 3, 1),
+    trials=2,
+    model="small",
+    rollouts=3,
+    splits=("in",),
+    train={"max_steps": 4},
+    uncut=("uniform", "vision"),
 )
 
 
@@ -89,7 +96,10 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert stamps == {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
     record = json.loads((cfg.out / "benchmark.json").read_text())
     assert record["protocol"]["cutoff"] == 40 and record["training_budget"] == "steps 4"
-    assert set(record["views"]) == {"cutoff 40", "no cutoff"}
+    cut = {row["method"] for row in record["views"]["cutoff 40"]}
+    uncut = [row["method"] for row in record["views"]["no cutoff"]]
+    assert len(record["views"]["cutoff 40"]) == 5 and "distance" in cut
+    assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
 
 
 def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
