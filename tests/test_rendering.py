@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -154,20 +152,18 @@ def test_room_names_are_written_on_the_walls_only():
     assert np.array_equal(render_frame(world, 8), render_frame(world, 8, labels=False))  # too small for text
 
 
-def test_layout_is_computed_once_per_house_and_warm_frames_take_milliseconds():
+def test_layout_is_computed_once_per_house_and_warm_frames_repeat_exactly():
+    # Speed is measured by bench/bench_render.py, not here: a unit test must pass on a busy machine.
     env = gym.make("Marple-DoLaundry-v0", render_mode="rgb_array", tile_size=32)
     env.reset(seed=5)
     house = env.unwrapped.world.house
     assert Layout.of(house) is Layout.of(house)
-    times = []
     for action in np.random.default_rng(0).integers(0, 3, 40).tolist():
         env.step(action)
-        env.render()  # the first pass fills the tile cache
-        start = time.perf_counter()
-        frame = env.render()
-        times.append(time.perf_counter() - start)
-    assert frame.shape == (640, 640, 3)
-    assert np.median(times) < 0.025  # about 1.5 ms on the 2-core CI machine
+        cold = env.render()  # the first pass fills the tile cache
+        assert np.array_equal(env.render(), cold)
+        assert Layout.of(house) is Layout.of(env.unwrapped.world.house)
+    assert cold.shape == (640, 640, 3)
 
 
 def test_human_render_mode_opens_a_window_with_a_caption_strip():
