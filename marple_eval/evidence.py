@@ -8,7 +8,7 @@ culprit or when anyone reached the query state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -143,6 +143,11 @@ def sounds_while_acting(trajectory: Trajectory, tau: int) -> np.ndarray:
     return sounds
 
 
+def _shown_as(config: HouseConfig, label: str) -> HouseConfig:
+    """The start with the agent named by its label: the recorded name is its role, and role A is the culprit."""
+    return replace(config, agents=[replace(agent, name=label) for agent in config.agents])
+
+
 def agent_evidence(
     trajectory: Trajectory, label: str, identity: str, tau: int, modalities: frozenset[str]
 ) -> AgentEvidence:
@@ -155,7 +160,7 @@ def agent_evidence(
         identity=identity,
         tau=cut.length,
         modalities=frozenset(modalities),
-        start=cut.episode_config() if vision else None,
+        start=_shown_as(cut.episode_config(), label) if vision else None,
         _vision=_frozen(cut.vision) if vision else None,
         _actions=_frozen(cut.actions) if vision else None,
         _audio=_frozen(sounds_while_acting(trajectory, cut.length)) if AUDIO in modalities else None,

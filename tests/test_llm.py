@@ -323,3 +323,21 @@ def test_cli_loads_a_model_by_module_path(data, tmp_path, monkeypatch, capsys):
     assert "cannot import 'no_such_module'" in capsys.readouterr().err
     assert main([*base, "--model", "my_models:NOT_A_MODEL"]) == 2
     assert "not a class or factory" in capsys.readouterr().err
+
+
+def test_evidence_names_agents_by_their_shown_label_only(data, tmp_path):
+    """A recorded agent is named by its role, and role A is always the culprit: the evidence must not carry it."""
+    seen = []
+
+    class Spy(LLMModel):
+        def predict(self, trial):
+            seen.append(trial)
+            return super().predict(trial)
+
+    model = Spy(dry_run=str(tmp_path / "p.jsonl"))
+    evaluate(lambda: model, dataset_episodes(data, ["laundry"]), ProtocolSettings(labelings="both"), progress=False)
+    for trial in seen:
+        for agent in trial.agents:
+            assert [a.name for a in agent.start.agents] == [agent.label]
+            assert agent.world().house.agent_names == (agent.label,)
+            assert agent.world().state.grid.tolist() == agent.vision[-1].tolist()
