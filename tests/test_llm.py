@@ -299,24 +299,25 @@ def test_every_query_state_is_described():
 # ---- any model from the command line ----------------------------------------------------------------------
 
 
+def docs_model() -> str:
+    """The 15-line custom model of docs/evaluation.md."""
+    docs = (Path(__file__).parents[1] / "docs" / "evaluation.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in docs.split("```python\n")[1:]]
+    (code,) = [b for b in blocks if "class Witness" in b]
+    return code
+
+
 def test_cli_loads_a_model_by_module_path(data, tmp_path, monkeypatch, capsys):
-    (tmp_path / "my_models.py").write_text(
-        "from marple_eval import InferenceModel\n\n"
-        "class Coin(InferenceModel):\n"
-        "    name = 'coin'\n"
-        "    def __init__(self, p=0.5):\n"
-        "        self.p = p\n"
-        "    def predict(self, trial):\n"
-        "        return self.p, 1 - self.p\n"
-        "NOT_A_MODEL = 3\n"
-    )
+    code = docs_model()
+    assert len([line for line in code.splitlines() if line.strip()]) <= 15
+    (tmp_path / "my_models.py").write_text(code + "\nNOT_A_MODEL = 3\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
-    out = tmp_path / "coin.json"
+    out = tmp_path / "witness.json"
     base = ["evaluate", "--data", str(data.root), "--limit", "1", "--no-progress"]
-    assert main([*base, "--model", "my_models:Coin", "--model-arg", "p=0.7", "--out", str(out)]) == 0
+    assert main([*base, "--model", "my_models:Witness", "--model-arg", "confidence=0.9", "--out", str(out)]) == 0
     saved = json.loads(out.read_text())
-    assert saved["method"] == "coin"
+    assert saved["method"] == "witness" and saved["trials"][0]["p_culprit"][-1] == pytest.approx(0.9)
     assert main([*base, "--model", "my_models:Missing"]) == 2
     assert "has no attribute 'Missing'" in capsys.readouterr().err
     assert main([*base, "--model", "no_such_module:Model"]) == 2
