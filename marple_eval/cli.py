@@ -134,7 +134,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         out = Path(args.out or f"results/{args.model.replace(':', '.')}.json")
         if args.dry_run:
             return _dry_run(args, target, model_args, out, data, scenarios)
-        ledger = _usage_ledger(target, model_args)
+        ledger = _usage_ledger(args.model, target, model_args)
         factory = model_factory(args.model, **model_args)
         resources = AgentResources(parse_agents(args.agent)) if args.agent else None
         episodes = dataset_episodes(data, scenarios, args.limit)
@@ -190,13 +190,14 @@ def _model_target(name: str):
     return model_class(name)
 
 
-def _usage_ledger(target, model_args: dict) -> tuple[Path, int] | None:
+def _usage_ledger(name: str, target, model_args: dict) -> tuple[Path, int] | None:
     """For an LLM model: its usage ledger and where this run starts in it."""
     from marple_eval.llm.model import LLMModel
+    from marple_eval.models.registry import make_model
 
     if not (isinstance(target, type) and issubclass(target, LLMModel)):
         return None
-    ledger = target(**model_args).client.ledger
+    ledger = make_model(name, **model_args).client.ledger
     return ledger, ledger.stat().st_size if ledger.is_file() else 0
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -19,11 +20,13 @@ def main() -> None:
     parser.add_argument("--fail", type=int, default=0, help="answer the first N requests with --fail-status")
     parser.add_argument("--fail-status", type=int, default=503)
     parser.add_argument("--retry-after", default=None, help="send this Retry-After header with the failures")
+    parser.add_argument("--delay", type=float, default=0.0, help="wait this long before answering the first request")
     parser.add_argument("--key", default=None, help="refuse requests without this bearer key (401)")
     parser.add_argument("--max-choices", type=int, default=None, help="return at most this many choices")
     args = parser.parse_args()
     answers = itertools.cycle(json.loads(args.answers))
     count = itertools.count()
+    delayed: list[bool] = []
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *_) -> None:  # keep stderr quiet
@@ -45,6 +48,9 @@ def main() -> None:
                 f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "body": body}) + "\n")
             if self.path != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if args.delay and not delayed:
+                delayed.append(True)
+                time.sleep(args.delay)  # longer than the client's timeout: it gives up and asks again
             if args.key and self.headers.get("Authorization") != f"Bearer {args.key}":
                 return self._send(401, {"error": {"message": "Incorrect API key provided"}})
             if next(count) < args.fail:

@@ -177,6 +177,15 @@ def test_rate_limits_without_retry_after_back_off_exponentially(serve, tmp_path)
     assert waits == [0.5, 1.0, 2.0]
 
 
+def test_a_timeout_is_retried(serve, tmp_path):
+    server = serve("--delay", "3")
+    model = llm(server, tmp_path, timeout=0.5, n=1)
+    waits: list[float] = []
+    model.client.sleep = waits.append
+    assert model.client.complete({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 1}).texts
+    assert len(waits) == 1
+
+
 def test_retries_run_out_with_a_clear_error(serve, tmp_path):
     server = serve("--fail", "100")
     model = llm(server, tmp_path, retries=2, n=1)

@@ -80,7 +80,8 @@ def make_model(name: str, **kwargs: Any) -> InferenceModel:
     try:
         model = factory(**kwargs)
     except TypeError as exc:
-        raise ValueError(f"model {name!r}: bad arguments {kwargs}: {exc}") from None
+        # Name the arguments, not their values: one may be an API key.
+        raise ValueError(f"model {name!r}: bad arguments ({', '.join(sorted(kwargs)) or 'none'}): {exc}") from None
     if not isinstance(model, InferenceModel):
         raise ModelNotFoundError(f"model {name!r} built a {type(model).__name__}, not an InferenceModel")
     return model
