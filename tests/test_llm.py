@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from marple_eval.evidence import UndeclaredModalityError
+from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
 from marple_eval.llm import LLMError, LLMModel, parse_answer, probabilities
 from marple_eval.llm.scenes import describe_query
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
@@ -82,7 +82,8 @@ def llm(server: Server, tmp_path: Path, **options) -> LLMModel:
 
 
 def run_llm(model: LLMModel, data, limit: int = 1):
-    return evaluate(lambda: model, dataset_episodes(data, ["laundry"], limit), ProtocolSettings(seed=0), progress=False)
+    settings = ProtocolSettings(seed=0, cutoff=None)  # ask at every evidence point
+    return evaluate(lambda: model, dataset_episodes(data, ["laundry"], limit), settings, progress=False)
 
 
 # ---- answers ----------------------------------------------------------------------------------------------
@@ -235,6 +236,7 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
     server = serve()
     out = tmp_path / "llm.json"
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--limit", "1", "--out", str(out), "--no-progress"]
+    args += ["--cutoff", "none"]
     options = ["base_url=" + server.url, "model=test-model", "api_key=k", f"cache={tmp_path / 'cache'}"]
     options += ["price_prompt=10", "price_completion=30"]
     assert main(args + [a for o in options for a in ("--model-arg", o)]) == 0
@@ -251,6 +253,7 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
 def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
     out = tmp_path / "llm.json"
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--dry-run", "--out", str(out), "--no-progress"]
+    args += ["--cutoff", "none"]
     # No key, no model name, and a server address where nothing listens: a dry run needs none of them.
     assert main(args + ["--model-arg", "base_url=http://127.0.0.1:9/v1", "--model-arg", f"cache={tmp_path}"]) == 0
     printed = capsys.readouterr().out
@@ -259,6 +262,11 @@ def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
     assert len(lines) == 11 * len(episodes) and f"dry run: {len(lines)} requests to send" in printed
     assert all(line["estimated_prompt_tokens"] > 1000 and line["request"]["n"] == 10 for line in lines)
     assert not out.exists()
+    # Under the protocol's default cutoff, points where T + margin - tau > 40 are not asked.
+    assert main(args[:-2] + ["--model-arg", f"cache={tmp_path}"]) == 0
+    settings = ProtocolSettings()
+    uncut = sum(not settings.is_cut(e.horizon, tau) for e in episodes for tau in settings.taus(e.horizon))
+    assert len((tmp_path / "llm.prompts.jsonl").read_text().splitlines()) == uncut < len(lines)
     assert main(["evaluate", "--data", str(data.root), "--model", "distance", "--dry-run"]) == 2
     assert "calls no service" in capsys.readouterr().err
 
@@ -335,7 +343,7 @@ def test_cli_loads_a_model_by_module_path(data, tmp_path, monkeypatch, capsys):
     assert "not a class or factory" in capsys.readouterr().err
 
 
-def test_evidence_names_agents_by_their_shown_label_only(data, tmp_path):
+def test_evidence_does_not_name_agents_by_role(data, tmp_path):
     """A recorded agent is named by its role, and role A is always the culprit: the evidence must not carry it."""
     seen = []
 
@@ -348,6 +356,6 @@ def test_evidence_names_agents_by_their_shown_label_only(data, tmp_path):
     evaluate(lambda: model, dataset_episodes(data, ["laundry"]), ProtocolSettings(labelings="both"), progress=False)
     for trial in seen:
         for agent in trial.agents:
-            assert [a.name for a in agent.start.agents] == [agent.label]
-            assert agent.world().house.agent_names == (agent.label,)
+            assert [a.name for a in agent.start.agents] == [NEUTRAL_AGENT.name]
+            assert agent.world().house.agent_names == (NEUTRAL_AGENT.name,)
             assert agent.world().state.grid.tolist() == agent.vision[-1].tolist()

@@ -11,7 +11,7 @@ one with the culprit shown as A and one as B, each with its correct answer.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -111,8 +111,8 @@ def solved_examples(pairs: list[WhodunitEpisode], trial: TrialEvidence) -> list[
     out = []
     for k, pair in enumerate(pairs):
         tau = int(trial.fraction * pair.horizon + 0.5)
-        shown = trial_evidence(pair, tau, bool(k % 2), frozenset({VISION}), ("example-1", "example-2"))
-        shown = TrialEvidence(trial.question, trial.query, trial.scenario, pair.horizon, tau, shown.agents)
+        shown = trial_evidence(pair, tau, bool(k % 2), frozenset({VISION}), ("example-1", "example-2"), trial.rules)
+        shown = replace(shown, question=trial.question, scenario=trial.scenario)
         out.append(SolvedExample(shown, 100 if k % 2 else 0))
     return out
 
