@@ -81,6 +81,18 @@ def llm(server: Server, tmp_path: Path, **options) -> LLMModel:
     return LLMModel(base_url=server.url, **options)
 
 
+class SpyLLM(LLMModel):
+    """The LLM model, keeping every trial it is shown."""
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self.seen: list = []
+
+    def predict(self, trial):
+        self.seen.append(trial)
+        return super().predict(trial)
+
+
 def run_llm(model: LLMModel, data, limit: int = 1):
     settings = ProtocolSettings(seed=0, cutoff=None)  # ask at every evidence point
     return evaluate(lambda: model, dataset_episodes(data, ["laundry"], limit), settings, progress=False)
@@ -292,15 +304,10 @@ def test_in_context_examples_come_from_training_data(serve, data, tmp_path):
 
 
 def test_the_llm_declares_vision_and_gets_nothing_else(data, tmp_path):
-    seen = []
-
-    class Spy(LLMModel):
-        def predict(self, trial):
-            seen.append(trial)
-            return super().predict(trial)
-
-    run_llm(Spy(dry_run=str(tmp_path / "p.jsonl")), data)
-    assert Spy.modalities == frozenset({"vision"})
+    model = SpyLLM(dry_run=str(tmp_path / "p.jsonl"))
+    run_llm(model, data)
+    seen = model.seen
+    assert SpyLLM.modalities == frozenset({"vision"})
     with pytest.raises(UndeclaredModalityError):
         _ = seen[0].agents[0].audio
     with pytest.raises(UndeclaredModalityError):
@@ -345,16 +352,9 @@ def test_cli_loads_a_model_by_module_path(data, tmp_path, monkeypatch, capsys):
 
 def test_evidence_does_not_name_agents_by_role(data, tmp_path):
     """A recorded agent is named by its role, and role A is always the culprit: the evidence must not carry it."""
-    seen = []
-
-    class Spy(LLMModel):
-        def predict(self, trial):
-            seen.append(trial)
-            return super().predict(trial)
-
-    model = Spy(dry_run=str(tmp_path / "p.jsonl"))
+    model = SpyLLM(dry_run=str(tmp_path / "p.jsonl"))
     evaluate(lambda: model, dataset_episodes(data, ["laundry"]), ProtocolSettings(labelings="both"), progress=False)
-    for trial in seen:
+    for trial in model.seen:
         for agent in trial.agents:
             assert [a.name for a in agent.start.agents] == [NEUTRAL_AGENT.name]
             assert agent.world().house.agent_names == (NEUTRAL_AGENT.name,)
