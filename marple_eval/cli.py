@@ -106,7 +106,12 @@ def add_evaluate_parser(subparsers) -> None:
         "--scenario", action="append", default=[], metavar="NAME", help="scenario (default: all in the dataset)"
     )
     what = parser.add_mutually_exclusive_group()
-    what.add_argument("--model", default="uniform", help="registered model name (default: uniform; see --list-models)")
+    what.add_argument(
+        "--model",
+        default="uniform",
+        help="registered model name (default: uniform; see --list-models), or package.module:Class for a model "
+        "of your own (importable from the current directory)",
+    )
     what.add_argument("--responses", nargs="+", metavar="JSONL", help="human-study response files to score")
     parser.add_argument(
         "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model constructor argument"
@@ -118,6 +123,12 @@ def add_evaluate_parser(subparsers) -> None:
         metavar="ROLE=MODEL",
         help="agent model for a role, for methods that use one: a checkpoint path ({scenario} is filled in) "
         "or 'planner' (the true planner: a perfect agent model); e.g. --agent A=runs/{scenario}/in/A-vision/policy.pt",
+    )
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="for models that call a service (llm): write every request and a token estimate to "
+        "<out>.prompts.jsonl and call nothing",
     )
     parser.add_argument("--list-models", action="store_true", help="list the registered models and exit")
     parser.add_argument(
@@ -226,7 +237,13 @@ def run_evaluate(args: argparse.Namespace) -> int:
         scenarios = args.scenario or [u.name for u in data.spec.units if len(u.roles) == 2]
         if not scenarios:
             raise ValueError(f"{args.data} has no two-agent scenarios to evaluate")
-        factory = model_factory(args.model, **parse_model_args(args.model_arg))
+        model_args = parse_model_args(args.model_arg)
+        target = _model_target(args.model)
+        out = Path(args.out or f"results/{args.model.replace(':', '.')}.json")
+        if args.dry_run:
+            return _dry_run(args, target, model_args, out, data, scenarios)
+        ledger = _usage_ledger(args.model, target, model_args)
+        factory = model_factory(args.model, **model_args)
         resources = AgentResources(parse_agents(args.agent)) if args.agent else None
         if resources is not None:
             check_agent_files(resources, scenarios)
@@ -237,7 +254,6 @@ def run_evaluate(args: argparse.Namespace) -> int:
             extra["agents"] = parse_agents(args.agent)
         if not data.complete:
             extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
-        out = Path(args.out or f"results/{args.model}.json")
         run = evaluate(
             factory,
             episodes,
@@ -248,6 +264,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
             out=out,
             progress=not args.no_progress,
         )
+        if ledger is not None:
+            run.settings["llm_usage"] = _print_usage(*ledger)
     run.save(out)
     print(comparison_table([run], markdown=False, with_paper=False, thresholds=args.threshold))
     print_warnings([run])
@@ -279,4 +297,71 @@ def run_report(args: argparse.Namespace) -> int:
         print(detail_table(runs, markdown=not args.text))
     if args.plot:
         print(f"\nplot: {plot_runs(runs, args.plot, band=args.band)}")
+    return 0
+
+
+# ---- models by module path, dry runs and usage of models that call a service -----------------------------
+
+
+def _model_target(name: str):
+    """The class or factory of a model; ``module:Class`` names import from the current directory too."""
+    import os
+    import sys
+
+    from marple_eval.models.registry import model_class
+
+    if ":" in name and os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # spawned workers inherit it
+    return model_class(name)
+
+
+def _usage_ledger(name: str, target, model_args: dict) -> tuple[Path, int] | None:
+    """For an LLM model: its usage ledger and where this run starts in it."""
+    from marple_eval.llm.model import LLMModel
+    from marple_eval.models.registry import make_model
+
+    if not (isinstance(target, type) and issubclass(target, LLMModel)):
+        return None
+    ledger = make_model(name, **model_args).client.ledger
+    return ledger, ledger.stat().st_size if ledger.is_file() else 0
+
+
+def _print_usage(ledger: Path, offset: int) -> dict:
+    from marple_eval.llm.client import ledger_totals
+
+    totals = ledger_totals(ledger, offset)
+    print(
+        f"llm: {totals['requests']} requests ({totals['from_cache']} more answered from the cache), "
+        f"{totals['prompt_tokens']} prompt + {totals['completion_tokens']} completion tokens, "
+        f"cost ${totals['cost_usd']:.2f} (ledger: {ledger})"
+    )
+    return totals
+
+
+def _dry_run(args: argparse.Namespace, target, model_args: dict, out: Path, data, scenarios) -> int:
+    """Write the requests a run would send, and their token estimate, without calling anything."""
+    import inspect
+
+    from marple_eval.llm.client import dry_run_totals
+    from marple_eval.protocol import dataset_episodes, evaluate, model_factory
+
+    try:
+        accepts = "dry_run" in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        accepts = False
+    if not accepts:
+        raise ValueError(f"--dry-run: model {args.model!r} calls no service, so it has nothing to dry-run")
+    prompts = out.with_suffix(".prompts.jsonl")
+    prompts.unlink(missing_ok=True)
+    factory = model_factory(args.model, **{**model_args, "dry_run": str(prompts)})
+    episodes = dataset_episodes(data, scenarios, args.limit)
+    settings = protocol_settings(args, seed=args.seed, labelings=args.labelings)
+    # One process: the requests file is written line by line, and a dry run sends nothing to wait for.
+    evaluate(factory, episodes, settings, progress=not args.no_progress)
+    totals = dry_run_totals(prompts, factory().client.settings)
+    print(
+        f"dry run: {totals['requests']} requests to send ({totals['from_cache']} already in the cache), "
+        f"about {totals['estimated_prompt_tokens']} prompt tokens, at most {totals['max_completion_tokens']} "
+        f"completion tokens, at most ${totals['max_cost_usd']:.2f} at the given prices\nrequests: {prompts}"
+    )
     return 0

@@ -1,24 +1,40 @@
 """Inference models by name, for the CLI and for worker processes.
 
-Packages add models through the ``marple.models`` entry-point group: each entry
-point names a callable ``factory(**kwargs) -> InferenceModel``.
+A model is named in one of two ways:
+
+* a registered name: the built-in models, plus those packages add through the
+  ``marple.models`` entry-point group (each entry point names a callable
+  ``factory(**kwargs) -> InferenceModel``);
+* ``package.module:Attribute``: an :class:`InferenceModel` subclass (or a
+  factory) in any importable module, so a user's model runs without packaging
+  an entry point.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
 from marple_eval.models.base import InferenceModel
 from marple_eval.models.reference import DistanceModel, UniformModel
+from marple_gym.errors import MarpleError
 
-BUILTIN: dict[str, Callable[..., InferenceModel]] = {"uniform": UniformModel, "distance": DistanceModel}
+BUILTIN: dict[str, Callable[..., InferenceModel] | str] = {
+    "uniform": UniformModel,
+    "distance": DistanceModel,
+    "llm": "marple_eval.llm.model:LLMModel",  # by name: marple_eval.llm imports this package's base
+}
+
+
+class ModelNotFoundError(MarpleError, ValueError):
+    """A model name that names no registered model and no importable ``module:Attribute``."""
 
 
 def available_models() -> dict[str, Callable[..., InferenceModel]]:
     """Built-in models plus those installed packages register."""
-    models = dict(BUILTIN)
+    models = {name: load_attribute(m) if isinstance(m, str) else m for name, m in BUILTIN.items()}
     for ep in entry_points(group="marple.models"):
         try:
             models[ep.name] = ep.load()
@@ -27,12 +43,45 @@ def available_models() -> dict[str, Callable[..., InferenceModel]]:
     return models
 
 
-def make_model(name: str, **kwargs: Any) -> InferenceModel:
-    """Build a registered model by name."""
+def load_attribute(spec: str) -> Callable[..., InferenceModel]:
+    """The model class or factory that ``package.module:Attribute`` names."""
+    module_name, _, attribute = spec.partition(":")
+    if not module_name or not attribute:
+        raise ModelNotFoundError(f"model {spec!r}: expected package.module:Attribute")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        raise ModelNotFoundError(f"model {spec!r}: cannot import {module_name!r} ({exc})") from None
+    target: Any = module
+    for part in attribute.split("."):
+        if not hasattr(target, part):
+            raise ModelNotFoundError(f"model {spec!r}: module {module_name!r} has no attribute {attribute!r}")
+        target = getattr(target, part)
+    if not callable(target):
+        raise ModelNotFoundError(f"model {spec!r}: {attribute!r} is not a class or factory")
+    return target
+
+
+def model_class(name: str) -> Callable[..., InferenceModel]:
+    """What builds the model called ``name``: a registered name or ``package.module:Attribute``."""
+    if ":" in name:
+        return load_attribute(name)
     models = available_models()
     if name not in models:
-        raise ValueError(f"unknown model {name!r}; available: {', '.join(sorted(models))}")
+        raise ModelNotFoundError(
+            f"unknown model {name!r}; available: {', '.join(sorted(models))} (or package.module:Class)"
+        )
+    return models[name]
+
+
+def make_model(name: str, **kwargs: Any) -> InferenceModel:
+    """Build a model by registered name or ``package.module:Attribute``."""
+    factory = model_class(name)
     try:
-        return models[name](**kwargs)
+        model = factory(**kwargs)
     except TypeError as exc:
-        raise ValueError(f"model {name!r}: bad arguments {kwargs}: {exc}") from None
+        # Name the arguments, not their values: one may be an API key.
+        raise ValueError(f"model {name!r}: bad arguments ({', '.join(sorted(kwargs)) or 'none'}): {exc}") from None
+    if not isinstance(model, InferenceModel):
+        raise ModelNotFoundError(f"model {name!r} built a {type(model).__name__}, not an InferenceModel")
+    return model

@@ -1,0 +1,186 @@
+"""The paper's LLM baseline as an inference model (``--model llm``).
+
+For each trial and evidence point the model is sent the scene graphs of both
+agents' start and current states, the query state and the question
+(:mod:`marple_eval.llm.prompts`), asked for ``n`` completions at temperature
+``temperature``; the parsed answers (0 = Agent A, 100 = Agent B) are averaged
+into P(B) = mean / 100. It reads scene graphs, which it rebuilds from the vision
+evidence, so it declares the vision modality only.
+
+Server, model name and key come from the options or from the environment:
+``MARPLE_LLM_BASE_URL`` (default ``https://api.openai.com/v1``),
+``MARPLE_LLM_MODEL``, ``MARPLE_LLM_API_KEY`` or ``OPENAI_API_KEY``
+(``api_key=none`` for a server that needs none), ``MARPLE_LLM_CACHE``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import zlib
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from marple_eval.evidence import VISION, TrialEvidence
+from marple_eval.llm.answers import parse_answer, probabilities
+from marple_eval.llm.client import ChatClient, ClientSettings, LLMError
+from marple_eval.llm.prompts import (
+    SolvedExample,
+    messages,
+    pick_pairs,
+    query_mission_of,
+    solved_examples,
+    training_pairs,
+)
+from marple_eval.models.base import InferenceModel
+from marple_gym.datasets.records import WhodunitEpisode
+
+log = logging.getLogger(__name__)
+
+PROMPT_VERSION = 1
+"""Recorded with every run: bump when the prompt's wording or layout changes."""
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+EXAMPLE_POOL = 16
+"""In-context examples are drawn from the first this many training pairs of a scenario."""
+NO_KEY = "none"
+
+
+def _option(value: Any, *env: str, default: Any = None) -> Any:
+    if value is not None:
+        return value
+    for name in env:
+        if os.environ.get(name):
+            return os.environ[name]
+    return default
+
+
+class LLMModel(InferenceModel):
+    """Ask a chat model which agent did it, the paper's way (see the module docstring)."""
+
+    name = "llm"
+    modalities = frozenset({VISION})
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        shots: int = 0,
+        examples: str | None = None,
+        examples_split: str = "train-in",
+        n: int = 10,
+        temperature: float = 0.5,
+        max_tokens: int = 1024,
+        cache: str | None = None,
+        retries: int = 5,
+        backoff: float = 1.0,
+        timeout: float = 120.0,
+        price_prompt: float = 0.0,
+        price_completion: float = 0.0,
+        seed: int = 0,
+        dry_run: str | None = None,
+    ) -> None:
+        if shots not in (0, 2):
+            raise LLMError(f"llm: shots must be 0 (zero-shot) or 2 (two solved examples), got {shots!r}")
+        if shots and not examples:
+            raise LLMError("llm: in-context examples come from training data: add --model-arg examples=DATA_DIR")
+        if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
+            raise LLMError(
+                f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
+            )
+        model = _option(model, "MARPLE_LLM_MODEL")
+        api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
+        if dry_run is None and not model:
+            raise LLMError("llm: no model name: set MARPLE_LLM_MODEL or --model-arg model=NAME")
+        if dry_run is None and not api_key:
+            raise LLMError(
+                "llm: no API key: set OPENAI_API_KEY or MARPLE_LLM_API_KEY, or --model-arg api_key=... "
+                f"(api_key={NO_KEY} for a local server that needs none)"
+            )
+        self.client = ChatClient(
+            ClientSettings(
+                base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
+                model=model or "(none: dry run)",
+                api_key=None if api_key == NO_KEY else api_key,
+                timeout_s=float(timeout),
+                retries=int(retries),
+                backoff_s=float(backoff),
+                cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
+                price_prompt=float(price_prompt),
+                price_completion=float(price_completion),
+            ),
+            dry_run=None if dry_run is None else Path(dry_run),
+        )
+        self.shots, self.examples, self.examples_split = int(shots), examples, examples_split
+        self.n, self.temperature, self.max_tokens, self.seed = n, float(temperature), int(max_tokens), int(seed)
+        self._pairs: dict[str, list[WhodunitEpisode]] = {}
+
+    def settings(self) -> dict[str, Any]:
+        s = self.client.settings
+        return {
+            **super().settings(),
+            "llm": s.model,
+            "base_url": s.base_url,
+            "prompt_version": PROMPT_VERSION,
+            "shots": self.shots,
+            **({"examples": self.examples, "examples_split": self.examples_split} if self.shots else {}),
+            "n": self.n,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+
+    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
+        texts = self.completions(messages(trial, self._examples(trial)))
+        if self.client.dry_run is not None:
+            return 0.5, 0.5
+        answers = [parse_answer(text) for text in texts]
+        missing = sum(a is None for a in answers)
+        if missing:
+            log.warning("%d of %d completions gave no answer from 0 to 100", missing, len(answers))
+        return probabilities(answers)
+
+    def completions(self, chat: list[dict[str, str]]) -> list[str]:
+        """``n`` completions; a server that returns fewer choices than asked for is asked again for the rest."""
+        texts: list[str] = []
+        while len(texts) < self.n:
+            body = {
+                "model": self.client.settings.model,
+                "messages": chat,
+                "temperature": self.temperature,
+                "n": self.n - len(texts),
+                "max_tokens": self.max_tokens,
+            }
+            got = self.client.complete(body).texts
+            if not got:
+                break
+            texts += got[: self.n - len(texts)]
+        return texts
+
+    # ---- in-context examples --------------------------------------------------------------------------------
+
+    def _examples(self, trial: TrialEvidence) -> list[SolvedExample]:
+        if not self.shots:
+            return []
+        if trial.scenario not in self._pairs:
+            self._pairs[trial.scenario] = self._load_pairs(trial)
+        return solved_examples(self._pairs[trial.scenario], trial)
+
+    def _load_pairs(self, trial: TrialEvidence) -> list[WhodunitEpisode]:
+        """Training pairs of the trial's scenario, drawn once per scenario with the run's seed."""
+        from marple_gym.datasets.dataset import MarpleDataset
+
+        data = MarpleDataset(self.examples)
+        roles = data.spec.unit(trial.scenario).roles
+        # Enough of each role's first trajectories (one house of train-in) to draw the examples from.
+        trajectories = [
+            tr
+            for role in roles
+            for tr in itertools.islice(data.trajectories(trial.scenario, self.examples_split, role), 4 * EXAMPLE_POOL)
+        ]
+        mission = query_mission_of(trial, {m for tr in trajectories for m in tr.missions})
+        pool = list(itertools.islice(training_pairs(trajectories, mission), EXAMPLE_POOL))
+        rng = np.random.default_rng([self.seed, zlib.crc32(trial.scenario.encode())])
+        return pick_pairs(pool, self.shots, rng)

@@ -1,0 +1,71 @@
+"""A tiny OpenAI-compatible chat-completions server for the LLM tests (run as its own process).
+
+It prints its port on the first line of stdout, logs every request (headers
+and body) as a JSON line, and can fail its first requests or refuse a key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--log", required=True, help="append each request here as a JSON line")
+    parser.add_argument("--answers", default='["Reasoning: hm.\\nAnswer: 30"]', help="JSON list of replies, cycled")
+    parser.add_argument("--fail", type=int, default=0, help="answer the first N requests with --fail-status")
+    parser.add_argument("--fail-status", type=int, default=503)
+    parser.add_argument("--retry-after", default=None, help="send this Retry-After header with the failures")
+    parser.add_argument("--delay", type=float, default=0.0, help="wait this long before answering the first request")
+    parser.add_argument("--key", default=None, help="refuse requests without this bearer key (401)")
+    parser.add_argument("--max-choices", type=int, default=None, help="return at most this many choices")
+    args = parser.parse_args()
+    answers = itertools.cycle(json.loads(args.answers))
+    count = itertools.count()
+    delayed: list[bool] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *_) -> None:  # keep stderr quiet
+            pass
+
+        def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
+            data = json.dumps(payload).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with open(args.log, "a") as f:
+                f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "body": body}) + "\n")
+            if self.path != "/v1/chat/completions":
+                return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            if args.delay and not delayed:
+                delayed.append(True)
+                time.sleep(args.delay)  # longer than the client's timeout: it gives up and asks again
+            if args.key and self.headers.get("Authorization") != f"Bearer {args.key}":
+                return self._send(401, {"error": {"message": "Incorrect API key provided"}})
+            if next(count) < args.fail:
+                headers = {"Retry-After": args.retry_after} if args.retry_after is not None else {}
+                return self._send(args.fail_status, {"error": {"message": "try later"}}, headers)
+            n = body.get("n", 1) if args.max_choices is None else min(body.get("n", 1), args.max_choices)
+            prompt = sum(len(m["content"]) for m in body["messages"]) // 4
+            choices = [{"index": i, "message": {"role": "assistant", "content": next(answers)}} for i in range(n)]
+            usage = {"prompt_tokens": prompt, "completion_tokens": 7 * n, "total_tokens": prompt + 7 * n}
+            self._send(200, {"id": "x", "object": "chat.completion", "choices": choices, "usage": usage})
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,361 @@
+"""The LLM baseline against a real local chat-completions server process (tests/llm_server.py).
+
+Nothing here reaches beyond 127.0.0.1.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
+from marple_eval.llm import LLMError, LLMModel, parse_answer, probabilities
+from marple_eval.llm.scenes import describe_query
+from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
+from marple_gym.cli.main import main
+from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
+from marple_gym.missions.mission import get_mission
+
+SERVER = Path(__file__).with_name("llm_server.py")
+ENV = ("OPENAI_API_KEY", "MARPLE_LLM_API_KEY", "MARPLE_LLM_MODEL", "MARPLE_LLM_BASE_URL", "MARPLE_LLM_CACHE")
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch):
+    for name in ENV:
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("llm") / "data"
+    spec = DatasetSpec([Unit.scenario("laundry")], Sizes(1, 2, 4, 1), seed=7, splits=("test", "train-in"))
+    generate_dataset(spec, root, workers=1, progress=False)
+    return MarpleDataset(root)
+
+
+class Server:
+    """A chat-completions server process and the requests it received."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        self.log = tmp_path / f"requests-{len(list(tmp_path.glob('requests-*')))}.jsonl"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(SERVER), "--log", str(self.log), *args], stdout=subprocess.PIPE, text=True
+        )
+        self.url = f"http://127.0.0.1:{self.proc.stdout.readline().strip()}/v1"
+
+    def requests(self) -> list[dict]:
+        return [json.loads(line) for line in self.log.read_text().splitlines()] if self.log.is_file() else []
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+        self.proc.stdout.close()
+
+
+@pytest.fixture
+def serve(tmp_path):
+    servers: list[Server] = []
+
+    def start(*args: str) -> Server:
+        servers.append(Server(tmp_path, *args))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+def llm(server: Server, tmp_path: Path, **options) -> LLMModel:
+    options = {
+        "model": "test-model",
+        "api_key": "test-key",
+        "cache": str(tmp_path / "cache"),
+        "backoff": 0.0,
+        **options,
+    }
+    return LLMModel(base_url=server.url, **options)
+
+
+class SpyLLM(LLMModel):
+    """The LLM model, keeping every trial it is shown."""
+
+    def __init__(self, **options) -> None:
+        super().__init__(**options)
+        self.seen: list = []
+
+    def predict(self, trial):
+        self.seen.append(trial)
+        return super().predict(trial)
+
+
+def run_llm(model: LLMModel, data, limit: int = 1):
+    settings = ProtocolSettings(seed=0, cutoff=None)  # ask at every evidence point
+    return evaluate(lambda: model, dataset_episodes(data, ["laundry"], limit), settings, progress=False)
+
+
+# ---- answers ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, value",
+    [
+        ("I'd say 70%", 70),
+        ("Answer: 85/100", 85),
+        ("Reasoning: the agent went from (9, 5) to (3, 12) in 14 steps.\nAnswer: 20", 20),
+        ("**Answer:** [40]", 40),
+        ("Reasoning: first I thought 90.\nAnswer: 65", 65),
+        ("The answer is 12.5", 12.5),
+        ("  55 ", 55),
+        ("Answer: 0", 0),
+        ("none", None),
+        ("", None),
+        ("Answer: Agent B, clearly", None),
+        ("Answer: 150", None),
+        ("Answer: 1000", None),
+        ("Agent A stood at (9, 5) for 3 steps.", None),
+    ],
+)
+def test_messy_answers_are_parsed_or_refused(text, value):
+    assert parse_answer(text) == value
+
+
+def test_answers_average_into_probabilities():
+    assert probabilities([20, 40, None]) == pytest.approx((0.7, 0.3))
+    assert probabilities([None, None]) == (0.5, 0.5)
+
+
+# ---- requests, cache, retries -----------------------------------------------------------------------------
+
+
+def test_requests_carry_the_papers_prompt_and_settings(serve, data, tmp_path):
+    server = serve("--answers", json.dumps(["Reasoning: A moved.\nAnswer: 20", "I'd say 40%"]))
+    run = run_llm(llm(server, tmp_path), data)
+    requests = server.requests()
+    assert len(requests) == 11  # one request (n completions) per evidence point
+    for request in requests:
+        body = request["body"]
+        assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer test-key"
+        assert body["model"] == "test-model" and body["n"] == 10 and body["temperature"] == 0.5
+        system, user = body["messages"]
+        assert system["role"] == "system" and "0 means certainly Agent A" in system["content"]
+        assert "Answer: <an integer from 0 to 100>" in system["content"]
+        content = user["content"]
+        assert content.startswith("Question: Who turned on the laundry?")
+        assert "Query state: a laundry in a Bathroom newly on" in content
+        for label in "AB":
+            assert f"Agent {label} at its start:" in content and f"Agent {label} now, after" in content
+        assert "laundry_1 (laundry)" in content and "rooms:" in content
+        assert "do_laundry" not in content and "change_outfit" not in content  # no mission names
+    # Answers 20 and 40 alternate: mean 30, so P(B) = 0.3 at every point.
+    trial = run.trials[0]
+    p_b = [lab["p_b"] for lab in trial.labelings][0]
+    assert p_b == pytest.approx([0.3] * 11)
+    assert run.settings["llm"] == "test-model" and run.settings["n"] == 10 and "api_key" not in json.dumps(run.settings)
+
+
+def test_the_second_run_is_answered_from_the_cache(serve, data, tmp_path):
+    server = serve()
+    first = run_llm(llm(server, tmp_path), data)
+    asked = len(server.requests())
+    second = run_llm(llm(server, tmp_path), data)
+    assert len(server.requests()) == asked  # nothing new was sent
+    assert second.matrix().tolist() == first.matrix().tolist()
+    ledger = [json.loads(line) for line in (tmp_path / "cache" / "usage.jsonl").read_text().splitlines()]
+    assert [r["cached"] for r in ledger] == [False] * asked + [True] * asked
+    assert all(r["prompt_tokens"] > 1000 and r["completion_tokens"] == 70 for r in ledger[:asked])
+
+
+def test_failures_are_retried_with_backoff(serve, data, tmp_path):
+    server = serve("--fail", "2", "--fail-status", "503", "--retry-after", "0")
+    waits: list[float] = []
+    model = llm(server, tmp_path, backoff=0.5, n=1)
+    model.client.sleep = waits.append
+    run_llm(model, data)
+    assert waits == [0.0, 0.0]  # the server's Retry-After: 0 wins over the backoff
+    assert len(server.requests()) == 11 + 2
+
+
+def test_rate_limits_without_retry_after_back_off_exponentially(serve, tmp_path):
+    server = serve("--fail", "3", "--fail-status", "429")
+    model = llm(server, tmp_path, backoff=0.5, n=1)
+    waits: list[float] = []
+    model.client.sleep = waits.append
+    body = {"model": "test-model", "messages": [{"role": "user", "content": "hi"}], "n": 1}
+    assert model.client.complete(body).texts
+    assert waits == [0.5, 1.0, 2.0]
+
+
+def test_a_timeout_is_retried(serve, tmp_path):
+    server = serve("--delay", "3")
+    model = llm(server, tmp_path, timeout=0.5, n=1)
+    waits: list[float] = []
+    model.client.sleep = waits.append
+    assert model.client.complete({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 1}).texts
+    assert len(waits) == 1
+
+
+def test_retries_run_out_with_a_clear_error(serve, tmp_path):
+    server = serve("--fail", "100")
+    model = llm(server, tmp_path, retries=2, n=1)
+    model.client.sleep = lambda s: None
+    with pytest.raises(LLMError, match="HTTP 503 after 3 attempts"):
+        model.client.complete({"model": "m", "messages": [{"role": "user", "content": "hi"}]})
+    assert len(server.requests()) == 3
+
+
+def test_a_server_that_returns_fewer_choices_is_asked_for_the_rest(serve, data, tmp_path):
+    server = serve("--max-choices", "1")
+    model = llm(server, tmp_path, n=3)
+    texts = model.completions([{"role": "user", "content": "hi"}])
+    assert len(texts) == 3
+    assert [r["body"]["n"] for r in server.requests()] == [3, 2, 1]
+
+
+# ---- credentials --------------------------------------------------------------------------------------------
+
+
+def test_missing_credentials_are_refused_clearly(serve, data, tmp_path, monkeypatch, capsys):
+    with pytest.raises(LLMError, match="no API key: set OPENAI_API_KEY"):
+        LLMModel(model="m")
+    with pytest.raises(LLMError, match="no model name"):
+        LLMModel(api_key="k")
+    monkeypatch.setenv("OPENAI_API_KEY", "from-env")
+    monkeypatch.setenv("MARPLE_LLM_MODEL", "env-model")
+    assert LLMModel().client.settings.model == "env-model"
+    monkeypatch.delenv("OPENAI_API_KEY")
+    args = ["evaluate", "--data", str(data.root), "--model", "llm", "--out", str(tmp_path / "r.json"), "--no-progress"]
+    assert main(args) == 2
+    assert "no API key" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_a_refused_key_stops_the_run(serve, data, tmp_path):
+    server = serve("--key", "right-key")
+    with pytest.raises(LLMError, match="refused the API key"):
+        run_llm(llm(server, tmp_path, api_key="wrong-key"), data)
+    assert len(server.requests()) == 1  # no retries for a refusal
+
+
+# ---- the command line: a whole run, a dry run ---------------------------------------------------------------
+
+
+def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
+    server = serve()
+    out = tmp_path / "llm.json"
+    args = ["evaluate", "--data", str(data.root), "--model", "llm", "--limit", "1", "--out", str(out), "--no-progress"]
+    args += ["--cutoff", "none"]
+    options = ["base_url=" + server.url, "model=test-model", "api_key=k", f"cache={tmp_path / 'cache'}"]
+    options += ["price_prompt=10", "price_completion=30"]
+    assert main(args + [a for o in options for a in ("--model-arg", o)]) == 0
+    printed = capsys.readouterr().out
+    assert "llm: 11 requests (0 more answered from the cache)" in printed
+    usage = json.loads(out.read_text())["settings"]["llm_usage"]
+    sent = [r["body"] for r in server.requests()]
+    assert usage["requests"] == 11 and usage["completion_tokens"] == 70 * 11
+    prompt = sum(sum(len(m["content"]) for m in b["messages"]) // 4 for b in sent)
+    assert usage["prompt_tokens"] == prompt
+    assert usage["cost_usd"] == pytest.approx((prompt * 10 + 770 * 30) / 1e6)
+
+
+def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
+    out = tmp_path / "llm.json"
+    args = ["evaluate", "--data", str(data.root), "--model", "llm", "--dry-run", "--out", str(out), "--no-progress"]
+    args += ["--cutoff", "none"]
+    # No key, no model name, and a server address where nothing listens: a dry run needs none of them.
+    assert main(args + ["--model-arg", "base_url=http://127.0.0.1:9/v1", "--model-arg", f"cache={tmp_path}"]) == 0
+    printed = capsys.readouterr().out
+    lines = [json.loads(line) for line in (tmp_path / "llm.prompts.jsonl").read_text().splitlines()]
+    episodes = dataset_episodes(data, ["laundry"])
+    assert len(lines) == 11 * len(episodes) and f"dry run: {len(lines)} requests to send" in printed
+    assert all(line["estimated_prompt_tokens"] > 1000 and line["request"]["n"] == 10 for line in lines)
+    assert not out.exists()
+    # Under the protocol's default cutoff, points where T + margin - tau > 40 are not asked.
+    assert main(args[:-2] + ["--model-arg", f"cache={tmp_path}"]) == 0
+    settings = ProtocolSettings()
+    uncut = sum(not settings.is_cut(e.horizon, tau) for e in episodes for tau in settings.taus(e.horizon))
+    assert len((tmp_path / "llm.prompts.jsonl").read_text().splitlines()) == uncut < len(lines)
+    assert main(["evaluate", "--data", str(data.root), "--model", "distance", "--dry-run"]) == 2
+    assert "calls no service" in capsys.readouterr().err
+
+
+# ---- in-context examples and modalities ---------------------------------------------------------------------
+
+
+def test_in_context_examples_come_from_training_data(serve, data, tmp_path):
+    server = serve()
+    model = llm(server, tmp_path, shots=2, examples=str(data.root), n=1)
+    run = run_llm(model, data)
+    content = server.requests()[-1]["body"]["messages"][1]["content"]
+    assert "Solved example 1:" in content and "Solved example 2:" in content
+    assert "Correct answer: 0 (Agent A" in content and "Correct answer: 100 (Agent B" in content
+    assert content.index("Now the trial to answer:") > content.index("Solved example 2:")
+    test = {id(t) for e in dataset_episodes(data, ["laundry"]) for t in e.trajectories}
+    train_seeds = {t.seed for t in data.trajectories("laundry", "train-in")}
+    for pair in model._pairs["laundry"]:
+        assert pair.trajectories[0].seed in train_seeds and not {id(t) for t in pair.trajectories} & test
+    assert run.settings["shots"] == 2
+    with pytest.raises(LLMError, match="examples=DATA_DIR"):
+        LLMModel(shots=2, dry_run="x")
+
+
+def test_the_llm_declares_vision_and_gets_nothing_else(data, tmp_path):
+    model = SpyLLM(dry_run=str(tmp_path / "p.jsonl"))
+    run_llm(model, data)
+    seen = model.seen
+    assert SpyLLM.modalities == frozenset({"vision"})
+    with pytest.raises(UndeclaredModalityError):
+        _ = seen[0].agents[0].audio
+    with pytest.raises(UndeclaredModalityError):
+        _ = seen[0].agents[0].intents
+
+
+def test_every_query_state_is_described():
+    for name in ("do_laundry", "watch_movie_cozily", "feed_dog", "watch_news_on_tv", "clean_living_room_table"):
+        text = describe_query(get_mission(name).query_subgoal)
+        assert text.startswith(("a ", "an ", "the ")) and "None" not in text
+
+
+# ---- any model from the command line ----------------------------------------------------------------------
+
+
+def docs_model() -> str:
+    """The 15-line custom model of docs/evaluation.md."""
+    docs = (Path(__file__).parents[1] / "docs" / "evaluation.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in docs.split("```python\n")[1:]]
+    (code,) = [b for b in blocks if "class Witness" in b]
+    return code
+
+
+def test_cli_loads_a_model_by_module_path(data, tmp_path, monkeypatch, capsys):
+    code = docs_model()
+    assert len([line for line in code.splitlines() if line.strip()]) <= 15
+    (tmp_path / "my_models.py").write_text(code + "\nNOT_A_MODEL = 3\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    out = tmp_path / "witness.json"
+    base = ["evaluate", "--data", str(data.root), "--limit", "1", "--no-progress"]
+    assert main([*base, "--model", "my_models:Witness", "--model-arg", "confidence=0.9", "--out", str(out)]) == 0
+    saved = json.loads(out.read_text())
+    assert saved["method"] == "witness" and saved["trials"][0]["p_culprit"][-1] == pytest.approx(0.9)
+    assert main([*base, "--model", "my_models:Missing"]) == 2
+    assert "has no attribute 'Missing'" in capsys.readouterr().err
+    assert main([*base, "--model", "no_such_module:Model"]) == 2
+    assert "cannot import 'no_such_module'" in capsys.readouterr().err
+    assert main([*base, "--model", "my_models:NOT_A_MODEL"]) == 2
+    assert "not a class or factory" in capsys.readouterr().err
+
+
+def test_evidence_does_not_name_agents_by_role(data, tmp_path):
+    """A recorded agent is named by its role, and role A is always the culprit: the evidence must not carry it."""
+    model = SpyLLM(dry_run=str(tmp_path / "p.jsonl"))
+    evaluate(lambda: model, dataset_episodes(data, ["laundry"]), ProtocolSettings(labelings="both"), progress=False)
+    for trial in model.seen:
+        for agent in trial.agents:
+            assert [a.name for a in agent.start.agents] == [NEUTRAL_AGENT.name]
+            assert agent.world().house.agent_names == (NEUTRAL_AGENT.name,)
+            assert agent.world().state.grid.tolist() == agent.vision[-1].tolist()
