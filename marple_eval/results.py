@@ -43,6 +43,7 @@ from marple_eval.metrics import (
     threshold_key,
 )
 from marple_gym import __version__
+from marple_gym.datasets.selection import trial_set_id
 from marple_gym.errors import MarpleError
 
 RESULTS_FORMAT = "marple-results"
@@ -87,6 +88,12 @@ class RunResults:
         """(n_trials, n_points) probabilities given to the culprit."""
         rows = [t.p_culprit for t in self.trials if scenario is None or t.scenario == scenario]
         return np.array(rows, dtype=float).reshape(len(rows), -1) if rows else np.empty((0, 0))
+
+    @property
+    def trial_set(self) -> str:
+        """The id of the set of trials scored (:func:`~marple_gym.datasets.selection.trial_set_id`): runs
+        with the same id were scored on the same whodunit pairs."""
+        return trial_set_id(t.episode_id for t in self.trials)
 
     @property
     def protocol(self) -> dict[str, Any]:
@@ -157,6 +164,7 @@ class RunResults:
             "settings": self.settings,
             "created": self.created,
             "generator": self.generator,
+            "trial_set": {"id": self.trial_set, "trials": len({t.episode_id for t in self.trials})},
             "trials": [asdict(t) for t in self.trials],
             "summary": self.summary(),
         }

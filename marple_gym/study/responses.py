@@ -6,7 +6,11 @@ The first line describes the session; each later line is one answer::
      "modality": "vision", "trials": ["laundry/h03/017", ...], "started": "2025-01-01T10:00:00+00:00"}
     {"type": "answer", "participant": "p01", "episode_id": "laundry/h03/017", "scenario": "laundry",
      "trial_index": 0, "culprit_shown_as": "B", "evidence_point": 0, "tau": 0, "horizon": 51,
-     "slider": 50, "time": "2025-01-01T10:00:12+00:00"}
+     "slider": 50, "time": "2025-01-01T10:00:12.345+00:00", "rt_ms": 4210}
+
+``time`` has millisecond resolution; ``rt_ms`` is the response time: milliseconds
+from the question appearing at this evidence point to the answer. The web study
+(:mod:`~marple_gym.study.web`) writes the same lines with ``"source": "web"``.
 
 ``marple_eval`` scores this file like any model (``marple evaluate --responses``).
 Every line is flushed and fsynced before the app goes on, so a crash loses at
@@ -33,8 +37,8 @@ SESSION_KEYS = ("participant", "seed", "dataset", "scenario", "modality", "trial
 
 
 def now() -> str:
-    """The current time, ISO-8601 with the UTC offset."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    """The current time, ISO-8601 to the millisecond with the UTC offset."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 class ResponseLog:
@@ -71,8 +75,8 @@ class ResponseLog:
         """Evidence point -> slider of the answers already given for a trial."""
         return {a["evidence_point"]: a["slider"] for a in self.answers if a["episode_id"] == episode_id}
 
-    def record(self, trial: Trial, point: int, slider: int) -> dict[str, Any]:
-        """Append one answer and make sure it is on disk before returning it."""
+    def record(self, trial: Trial, point: int, slider: int, rt_ms: int | None = None) -> dict[str, Any]:
+        """Append one answer (``rt_ms``: its response time) and make sure it is on disk before returning it."""
         if not 0 <= slider <= 100:
             raise ValueError(f"slider must be in 0..100, got {slider}")
         answer = {
@@ -87,6 +91,7 @@ class ResponseLog:
             "horizon": int(trial.horizon),
             "slider": int(slider),
             "time": now(),
+            "rt_ms": None if rt_ms is None else int(rt_ms),
         }
         self._append(answer)
         self.answers.append(answer)
