@@ -155,7 +155,7 @@ def read_web_study(folder: str | Path) -> dict[str, Any]:
 
 
 def _static() -> Any:
-    return resources.files("marple_gym.study").joinpath("web")
+    return resources.files("marple_gym.study").joinpath("webapp")
 
 
 def _copy_assets(work: Path) -> None:
@@ -204,7 +204,7 @@ def _write_trial(work: Path, trial: Trial, options: WebStudyOptions, sounds: set
     steps = range(trial.horizon + 1)
     for side, view in views.items():
         for t in steps:
-            Image.fromarray(np.ascontiguousarray(view.frame(t))).save(folder / f"{side}{t:03d}.png")
+            _save_frame(view.frame(t), folder / f"{side}{t:03d}.png")
     described: dict[str, Any] = {
         "index": trial.index,
         "episode_id": trial.episode_id,
@@ -224,6 +224,12 @@ def _write_trial(work: Path, trial: Trial, options: WebStudyOptions, sounds: set
                 "sound_words": [describe_sound(s) for s in tokens],
             }
     return described
+
+
+def _save_frame(frame: np.ndarray, path: Path) -> None:
+    """A PNG with a 256-colour palette: the tiles use far fewer colours, and the file is a third the size."""
+    image = Image.fromarray(np.ascontiguousarray(frame))
+    image.quantize(256, method=Image.Quantize.FASTOCTREE).save(path)
 
 
 def _write_sounds(work: Path, tokens: set[int]) -> None:
