@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -32,7 +33,7 @@ from marple_gym.study import StudyState, make_trials, trial_order
 from marple_gym.study.responses import ResponseLog
 from marple_gym.study.server import AnswerSink, parse_lines
 from marple_gym.study.simulate import run_participant
-from marple_gym.study.web import read_web_study
+from marple_gym.study.web import read_web_study, sequence_for, sequence_trials
 
 SEED = 4
 SCREENSHOTS = os.environ.get("MARPLE_SCREENSHOTS")
@@ -52,7 +53,7 @@ def web_dir(data_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp("web") / "study"
     tile = "24" if SCREENSHOTS else "8"
     argv = ["study-web", "--data", str(data_dir), "--out", str(out), "--limit", "2", "--seed", str(SEED)]
-    argv += ["--tile-size", tile, "--modality", "vision+language+audio", "--post", "answers"]
+    argv += ["--tile-size", tile, "--modality", "vision+language+audio", "--post", "answers", "--orders", "2"]
     assert main([*argv, "--completion-url", "https://example.org/complete?cc=ABC"]) == 0
     return out
 
@@ -111,9 +112,14 @@ def test_desktop_answers_carry_millisecond_times_and_response_times(data_dir, tm
 def test_the_folder_holds_every_frame_the_trials_in_seeded_order_and_no_answer(web_dir, data_dir):
     study_data = read_web_study(web_dir)
     chosen = [e.episode_id for e in select_trials(MarpleDataset(data_dir), (), 2)]
-    assert [t["episode_id"] for t in study_data["trials"]] == trial_order(chosen, SEED)
     assert study_data["seed"] == SEED and study_data["trial_set"] == trial_set_id(chosen)
-    for trial in study_data["trials"]:
+    shown = set()
+    for k in (0, 1):  # sequence k is the desktop session of seed SEED + k
+        desktop = make_trials(select_trials(MarpleDataset(data_dir), (), 2), trial_order(chosen, SEED + k), SEED + k)
+        assert [t["episode_id"] for t in sequence_trials(study_data, k)] == [t.episode_id for t in desktop]
+        shown |= {(t.episode_id, t.culprit_shown_as) for t in desktop}
+    assert len(study_data["views"]) == len(shown)  # a trial shown with the same side twice is rendered once
+    for trial in study_data["views"].values():
         frames = sorted(p.name for p in (web_dir / trial["frames"]).iterdir())
         assert frames == [f"{side}{t:03d}.png" for side in "LR" for t in range(trial["horizon"] + 1)]
         assert len(trial["evidence_steps"]) == 11 and trial["evidence_steps"][-1] == trial["horizon"]
@@ -169,7 +175,7 @@ def test_a_simulated_participant_runs_the_exact_sequence_and_its_answers_score(d
     assert main([*argv, "--simulate", "distance", "--simulate-noise", "10"]) == 0
     entries = lines(out)
     session, answers = entries[0], entries[1:]
-    web_order = [t["episode_id"] for t in read_web_study(web_dir)["trials"]]
+    web_order = [t["episode_id"] for t in sequence_trials(read_web_study(web_dir), 0)]
     assert session["participant"] == "sim-distance" and session["trials"] == web_order and len(answers) == 22
     assert [a["episode_id"] for a in answers[::11]] == session["trials"]
     assert all(0 <= a["slider"] <= 100 and MS_TIME.match(a["time"]) for a in answers)
@@ -177,7 +183,10 @@ def test_a_simulated_participant_runs_the_exact_sequence_and_its_answers_score(d
     assert len(run.trials) == 2
     uniform = tmp_path / "uniform.jsonl"
     assert main(["study", "--web", str(web_dir), "--out", str(uniform), "--simulate", "uniform"]) == 0
-    assert lines(uniform)[0]["trials"] == web_order and {a["slider"] for a in lines(uniform)[1:]} == {50}
+    k = sequence_for("sim-uniform", read_web_study(web_dir))
+    assert lines(uniform)[0]["seed"] == SEED + k
+    assert lines(uniform)[0]["trials"] == [t["episode_id"] for t in sequence_trials(read_web_study(web_dir), k)]
+    assert {a["slider"] for a in lines(uniform)[1:]} == {50}
     capsys.readouterr()
     assert main(["study", "--web", str(web_dir), "--out", str(tmp_path / "x.jsonl"), "--simulate", "nope"]) == 2
     assert "unknown model" in capsys.readouterr().err
@@ -297,8 +306,10 @@ def test_two_trials_in_a_real_browser_survive_a_server_kill_and_score_like_the_d
     assert completion == "https://example.org/complete?cc=ABC"
     session, answers = saved[0], saved[1:]
     study_data = read_web_study(web_dir)
-    order = [t["episode_id"] for t in study_data["trials"]]
-    assert session["participant"] == "p-web" and session["study_id"] == "st1" and session["seed"] == SEED
+    k = sequence_for("p-web", study_data)  # the page picks the participant's sequence as Python does
+    order = [t["episode_id"] for t in sequence_trials(study_data, k)]
+    assert session["participant"] == "p-web" and session["study_id"] == "st1"
+    assert session["sequence"] == k and session["seed"] == SEED + k
     assert session["trials"] == order and session["source"] == "web"
     assert [a["seq"] for a in saved] == list(range(len(saved)))  # once each, in order, none lost
     assert {(a["episode_id"], a["evidence_point"]) for a in answers} == {(e, k) for e in order for k in range(11)}
@@ -308,7 +319,8 @@ def test_two_trials_in_a_real_browser_survive_a_server_kill_and_score_like_the_d
 
     # The same answers given to the desktop study score the same.
     slider = {(a["episode_id"], a["evidence_point"]): a["slider"] for a in answers}
-    state = study.open_session(study_args(data_dir, tmp_path / "desk.jsonl", "--seed", str(SEED), "--limit", "2"))
+    desk_args = study_args(data_dir, tmp_path / "desk.jsonl", "--seed", str(SEED + k), "--limit", "2")
+    state = study.open_session(desk_args)
     assert [t.episode_id for t in state.trials] == order
     run_participant(state, lambda trial, point: slider[(trial.episode_id, point)])
     web, desk = read_responses([answers_file]), read_responses([tmp_path / "desk.jsonl"])
@@ -340,10 +352,15 @@ def test_sides_of_web_answers_are_the_desktop_sides(data_dir, tmp_path):
 
 def test_the_folder_runs_from_disk_without_any_server(web_dir):
     with chromium() as driver:
-        driver.get((web_dir / "index.html").as_uri() + "?participant=offline")
+        participant = "offline-ü 7"  # the page and Python hash non-ASCII ids alike
+        driver.get((web_dir / "index.html").as_uri() + "?participant=" + urllib.parse.quote(participant))
         click_text(driver, "I agree")
         click_text(driver, "Start")
         wait_for(lambda: visible(driver, "#mw-next") or visible(driver, "#mw-ask"), what="the first trial")
         wait_for(lambda: driver.execute_script(IMAGES_SHOWN), what="both houses from disk")
         entries = driver.execute_script("return window.marpleStudy.state.entries")
-        assert entries[0]["type"] == "session" and entries[0]["participant"] == "offline"
+        assert entries[0]["type"] == "session" and entries[0]["participant"] == participant
+        assert entries[0]["sequence"] == sequence_for(participant, read_web_study(web_dir))
+        driver.get((web_dir / "index.html").as_uri() + "?participant=other&order=1")
+        click_text(driver, "I agree")
+        assert driver.execute_script("return window.marpleStudy.sequence") == 1

@@ -124,16 +124,22 @@ def open_session(args: argparse.Namespace):
 def _take_web_session(args: argparse.Namespace) -> None:
     """Fill in the dataset, scenarios, seed and modality of a built web study (the same trial sequence)."""
     from marple_gym.study import StudyError
-    from marple_gym.study.web import read_web_study
+    from marple_gym.study.web import read_web_study, sequence_for, sequence_trials
 
     study = read_web_study(args.web)
-    if args.seed is not None and args.seed != study["seed"]:
-        raise StudyError(f"{args.web} was built with seed {study['seed']}, not {args.seed}; leave out --seed")
+    seeds = [sequence["seed"] for sequence in study["sequences"]]
+    if args.seed is not None:
+        if args.seed not in seeds:
+            raise StudyError(f"{args.web} has trial sequences of seeds {seeds}, not {args.seed}")
+        k = seeds.index(args.seed)
+    else:  # the sequence the page gives this participant
+        k = sequence_for(args.participant or "", study)
+    trials = sequence_trials(study, k)
     args.data = args.data or study["dataset"]
-    args.scenario = list(dict.fromkeys(t["scenario"] for t in study["trials"]))
-    args.seed, args.modality = study["seed"], study["modality"]
-    args.limit = None  # the study's trials are all of the dataset's pairs that it lists
-    args.web_trials = [t["episode_id"] for t in study["trials"]]
+    args.scenario = list(dict.fromkeys(t["scenario"] for t in trials))
+    args.seed, args.modality = seeds[k], study["modality"]
+    args.limit = None  # the sequence lists its trials itself
+    args.web_trials = [t["episode_id"] for t in trials]
 
 
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:

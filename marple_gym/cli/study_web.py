@@ -27,6 +27,14 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--out", required=True, help="the study folder to create (must not exist)")
     add_session_arguments(parser)
     parser.add_argument(
+        "--orders",
+        type=int,
+        default=1,
+        metavar="K",
+        help="build K trial sequences (seeds SEED..SEED+K-1); each participant gets one by id, or by ?order=k "
+        "in the URL (default: 1, everyone sees one order)",
+    )
+    parser.add_argument(
         "--post",
         metavar="URL",
         help="send each answer to this URL as it is given (`answers` on `marple study-server`; default: download only)",
@@ -80,7 +88,7 @@ def run_build(args: argparse.Namespace) -> int:
             bar.total = total
             bar.update(done - bar.n)
 
-        out = build_web_study(data, args.out, seed, args.scenario, args.limit, options, progress)
+        out = build_web_study(data, args.out, seed, args.scenario, args.limit, options, progress, args.orders)
     print(f"{out}: web study, seed {seed}; open {out / 'index.html'}?participant=pilot or serve it with:")
     print(f"  marple study-server {out} --out responses.jsonl")
     return 0

@@ -3,18 +3,21 @@
 ``marple study-web`` calls :func:`build_web_study`. The folder holds::
 
     index.html              the page (open it, or serve the folder)
-    study-data.js           the session: seed, trial order, per-trial steps, question, evidence points, and the
-                            consent and instruction pages filled in from their editable templates
+    study-data.js           the sessions: per sequence its seed and trial order; per trial as shown its steps'
+                            captions, question and evidence points; the consent and instruction pages filled
+                            in from their editable templates
     app/                    the study's own script (a jsPsych plugin) and style
     vendor/                 jsPsych, pinned, with its licence (shipped with marple-gym, see vendor/VENDOR.json)
-    frames/<trial>/L<t>.png, R<t>.png   both houses at every step 0..T
+    frames/v<n>/L<t>.png, R<t>.png      both houses at every step 0..T, per trial as shown
     sounds/L<id>.wav, R<id>.wav         the sounds of the audio modality, left and right channel
 
 The trials are the ones ``marple evaluate`` scores for the same dataset,
 scenarios and limit (:func:`~marple_gym.datasets.selection.select_trials`);
 order and sides come from the seed exactly as in the desktop study
 (:func:`~marple_gym.study.trials.trial_order`, :func:`~marple_gym.study.trials.culprit_sides`),
-so one seed gives one trial sequence on both. The folder does not say on which
+so one seed gives one trial sequence on both. With several orders, sequence k
+is the desktop session of seed + k, and the participant id picks one
+(:func:`sequence_for`), so participants do not all see the trials in one order. The folder does not say on which
 side the culprit is: the answers carry the seed, and scoring recomputes the
 sides from it.
 
@@ -84,29 +87,41 @@ def build_web_study(
     limit: int | None = None,
     options: WebStudyOptions = WebStudyOptions(),
     progress: Callable[[int, int], None] | None = None,
+    orders: int = 1,
 ) -> Path:
     """Build the study folder ``out`` (which must not exist yet); returns its path.
 
-    The folder is built beside ``out`` and renamed into place at the end, so a
-    failed build leaves nothing behind. ``progress(done, total)`` is called per trial.
+    ``orders`` sequences are built, sequence k with seed ``seed + k`` (order and sides as
+    ``marple study --seed`` would give them); each participant gets one (:func:`sequence_for`).
+    The folder is built beside ``out`` and renamed into place at the end, so a failed build
+    leaves nothing behind. ``progress(done, total)`` is called per trial view rendered.
     """
     out = Path(out)
     if out.exists():
         raise StudyError(f"{out} already exists; choose a new folder for the study")
+    if orders < 1:
+        raise StudyError(f"need at least one trial order, got {orders}")
     episodes = load_episodes(data, scenarios, limit)
-    order = trial_order([e.episode_id for e in episodes], seed)
-    trials = make_trials(episodes, order, seed)
+    ids = [e.episode_id for e in episodes]
+    # Sequence k is the desktop session of seed + k; a trial shown with the same side in several reuses its frames.
+    shown: dict[tuple[str, str], tuple[str, Trial]] = {}
+    sequences = []
+    for k in range(orders):
+        trials = make_trials(episodes, trial_order(ids, seed + k), seed + k)
+        for trial in trials:
+            shown.setdefault((trial.episode_id, trial.culprit_shown_as), (f"v{len(shown):03d}", trial))
+        sequences.append({"seed": seed + k, "views": [shown[(t.episode_id, t.culprit_shown_as)][0] for t in trials]})
     pages = _pages(options)  # template errors before any work
     out.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         _copy_assets(work)
         sounds: set[int] = set()
-        described = []
-        for k, trial in enumerate(trials):
-            described.append(_write_trial(work, trial, options, sounds))
+        views = {}
+        for done, (view, trial) in enumerate(shown.values(), 1):
+            views[view] = _write_trial(work, view, trial, options, sounds)
             if progress:
-                progress(k + 1, len(trials))
+                progress(done, len(shown))
         if options.modality != "vision":
             _write_sounds(work, sounds)
         study = {
@@ -116,19 +131,36 @@ def build_web_study(
             "dataset": str(Path(data.root).resolve()),
             "scenario": scenarios[0] if len(scenarios) == 1 else None,
             "modality": options.modality,
-            "trial_set": trial_set_id(order),
+            "trial_set": trial_set_id(ids),
             "post_url": options.post_url,
             "completion_url": options.completion_url,
             "pages": pages,
-            "trials": described,
+            "sequences": sequences,
+            "views": views,
         }
         (work / DATA_FILE).write_text(_DATA_PREFIX + json.dumps(study, indent=1) + ";\n")
         work.rename(out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    log.info("web study with %d trials in %s", len(trials), out)
+    log.info("web study with %d trials in %d orders (%d views) in %s", len(ids), orders, len(shown), out)
     return out
+
+
+def sequence_for(participant: str, study: dict[str, Any]) -> int:
+    """Which trial sequence a participant gets: FNV-1a of the id, modulo the number of sequences.
+
+    The page computes the same (``app/study.js``), unless its URL names one with ``?order=k``.
+    """
+    h = 0x811C9DC5
+    for byte in participant.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h % len(study["sequences"])
+
+
+def sequence_trials(study: dict[str, Any], k: int) -> list[dict[str, Any]]:
+    """The trials of sequence ``k`` in order, as the page shows them."""
+    return [{**study["views"][view], "index": i} for i, view in enumerate(study["sequences"][k]["views"])]
 
 
 def read_web_study(folder: str | Path) -> dict[str, Any]:
@@ -193,9 +225,9 @@ def _pages(options: WebStudyOptions) -> dict[str, str]:
     return pages
 
 
-def _write_trial(work: Path, trial: Trial, options: WebStudyOptions, sounds: set[int]) -> dict[str, Any]:
-    """Write both houses at every step of one trial; return what the page needs to show it."""
-    folder = work / "frames" / f"{trial.index:03d}"
+def _write_trial(work: Path, name: str, trial: Trial, options: WebStudyOptions, sounds: set[int]) -> dict[str, Any]:
+    """Write both houses at every step of one trial as shown; return what the page needs to show it."""
+    folder = work / "frames" / name
     folder.mkdir(parents=True)
     views = {
         side: TrajectoryView(tr, options.tile_size, color)
@@ -206,13 +238,12 @@ def _write_trial(work: Path, trial: Trial, options: WebStudyOptions, sounds: set
         for t in steps:
             _save_frame(view.frame(t), folder / f"{side}{t:03d}.png")
     described: dict[str, Any] = {
-        "index": trial.index,
         "episode_id": trial.episode_id,
         "scenario": trial.episode.scenario,
         "horizon": int(trial.horizon),
         "evidence_steps": [int(t) for t in trial.evidence_steps],
         "question": full_question(trial.episode.question),
-        "frames": f"frames/{trial.index:03d}/",
+        "frames": f"frames/{name}/",
     }
     if options.modality != "vision":
         for side, view in views.items():

@@ -16,7 +16,15 @@
   const participant = params.get("PROLIFIC_PID") || params.get("participant") || "anon-" + randomId();
   const platform = { study_id: params.get("STUDY_ID"), session_id: params.get("SESSION_ID") };
   const language = STUDY.modality !== "vision";
-  const storeKey = "marple-study/" + STUDY.trial_set + "/" + STUDY.seed + "/" + participant;
+  // The participant's trial sequence: ?order=k, or the id's FNV-1a hash (marple_gym/study/web.py: sequence_for).
+  const asked = params.get("order");
+  const sequence =
+    asked !== null && /^[0-9]+$/.test(asked) && Number(asked) < STUDY.sequences.length
+      ? Number(asked)
+      : fnv1a(participant) % STUDY.sequences.length;
+  const SEED = STUDY.sequences[sequence].seed;
+  const TRIALS = STUDY.sequences[sequence].views.map((view, i) => Object.assign({}, STUDY.views[view], { index: i }));
+  const storeKey = "marple-study/" + STUDY.trial_set + "/" + SEED + "/" + participant;
   const RETRY_MS = 1000;
 
   // ---- the answers --------------------------------------------------------------------------------------
@@ -26,6 +34,14 @@
     entries: saved.entries || [], // every line of the responses file, in order
     pending: saved.pending || [], // seq numbers not yet acknowledged by the results server
   };
+
+  function fnv1a(text) {
+    let h = 0x811c9dc5;
+    for (const byte of new TextEncoder().encode(text)) {
+      h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+    }
+    return h;
+  }
 
   function randomId() {
     const bytes = new Uint8Array(6);
@@ -266,7 +282,7 @@
       (language ? `<div class="mw-caption" id="mw-cap-${side}"></div>` : "") +
       "</figure>";
     return `<div class="mw-trial">
-      <div class="mw-head"><span>Trial ${trial.index + 1} of ${STUDY.trials.length}</span><span id="mw-step"></span></div>
+      <div class="mw-head"><span>Trial ${trial.index + 1} of ${TRIALS.length}</span><span id="mw-step"></span></div>
       <h2 class="mw-question">${escapeHtml(trial.question)}</h2>
       <div class="mw-panels">${panel("L", "Agent A", "mw-a")}${panel("R", "Agent B", "mw-b")}</div>
       <div class="mw-progress"><div class="mw-bar" id="mw-bar"></div>${ticks}</div>
@@ -328,11 +344,12 @@
         addEntry({
           type: "session",
           participant: participant,
-          seed: STUDY.seed,
+          seed: SEED,
+          sequence: sequence,
           dataset: STUDY.dataset,
           scenario: STUDY.scenario,
           modality: STUDY.modality,
-          trials: STUDY.trials.map((t) => t.episode_id),
+          trials: TRIALS.map((t) => t.episode_id),
           trial_set: STUDY.trial_set,
           started: nowIso(),
           study_id: platform.study_id,
@@ -347,7 +364,7 @@
     stimulus: `<div class="mw-page">${STUDY.pages.instructions}</div>`,
     choices: [started ? "Continue" : "Start"],
   });
-  const remaining = STUDY.trials.filter((t) => answered(t.episode_id).size < t.evidence_steps.length);
+  const remaining = TRIALS.filter((t) => answered(t.episode_id).size < t.evidence_steps.length);
   remaining.forEach((trial, k) => {
     timeline.push({ type: WhodunitPlugin, trial: trial });
     if (k + 1 < remaining.length) {
@@ -358,7 +375,7 @@
       });
     }
   });
-  window.marpleStudy = { participant: participant, state: state, responsesText: responsesText, download: download };
+  window.marpleStudy = { participant: participant, sequence: sequence, state: state, responsesText: responsesText, download: download };
   flush(); // lines a closed page could not send
   jsPsych.run(timeline);
 })();
