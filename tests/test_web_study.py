@@ -29,7 +29,7 @@ from marple_gym.cli import study
 from marple_gym.cli.main import build_parser, main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.datasets.selection import select_trials, trial_set_id
-from marple_gym.study import StudyState, make_trials, trial_order
+from marple_gym.study import StudyState, load_episodes, make_trials, trial_order
 from marple_gym.study.responses import ResponseLog
 from marple_gym.study.server import AnswerSink, parse_lines
 from marple_gym.study.simulate import run_participant
@@ -74,7 +74,8 @@ def test_study_and_evaluate_choose_the_same_trials_spread_over_houses(data_dir, 
         extra = [] if limit is None else ["--limit", str(limit)]
         state = study.open_session(study_args(data_dir, tmp_path / f"s{limit}.jsonl", "--seed", "1", *extra))
         evaluated = [e.episode_id for e in dataset_episodes(data, ["pillow"], limit)]
-        assert sorted(t.episode_id for t in state.trials) == sorted(evaluated)
+        assert [e.episode_id for e in load_episodes(data, (), limit)] == evaluated  # the same list ...
+        assert sorted(t.episode_id for t in state.trials) == sorted(evaluated)  # ... which the session then orders
     two = [e.episode_id for e in select_trials(data, (), 2)]
     assert len({i.split("/")[1] for i in two}) == 2  # one pair from each of the two test houses, not two of one
     assert trial_set_id(two) == trial_set_id(reversed(two + two)) != trial_set_id(two[:1])
@@ -149,6 +150,8 @@ def test_build_refuses_bad_input_and_leaves_nothing_behind(data_dir, web_dir, tm
     assert sorted(p.name for p in tmp_path.iterdir()) == ["consent.html"]
     assert main(["study-server", str(tmp_path), "--out", str(tmp_path / "a.jsonl"), "--port", "0"]) == 2
     assert "not a web study folder" in capsys.readouterr().err
+    assert main(["study-server", str(web_dir), "--out", str(web_dir / "answers.jsonl"), "--port", "0"]) == 2
+    assert "serves to anyone" in capsys.readouterr().err and not (web_dir / "answers.jsonl").exists()
 
 
 def test_the_server_writes_each_line_once_and_repairs_a_crash(tmp_path):

@@ -144,6 +144,10 @@ def make_server(folder: str | Path, out: str | Path, host: str = "127.0.0.1", po
     folder = Path(folder)
     if not (folder / "index.html").is_file():
         raise StudyError(f"{folder} is not a web study folder (no index.html); build one with `marple study-web`")
+    if Path(out).resolve().is_relative_to(folder.resolve()):
+        raise StudyError(
+            f"{out} is inside the study folder, which the server serves to anyone: put the answers elsewhere"
+        )
     handler = partial(StudyHandler, directory=str(folder), sink=AnswerSink(out))
     try:
         return ThreadingHTTPServer((host, port), handler)
