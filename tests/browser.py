@@ -67,7 +67,7 @@ def chromium(downloads: str | None = None) -> Iterator:
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def wait_for(condition: Callable[[], object], timeout: float = 20.0, what: str = "the page") -> object:
+def wait_for(condition: Callable[[], object], timeout: float = 60.0, what: str = "the page") -> object:
     """Poll ``condition`` until it returns something truthy; fail naming ``what`` after ``timeout`` seconds."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
