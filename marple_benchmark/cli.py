@@ -10,26 +10,7 @@ from pathlib import Path
 from marple_agents.simulation.inference import VARIANTS
 from marple_benchmark.presets import PRESETS
 from marple_eval.cli import add_protocol_arguments, protocol_settings
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
-    return value
+from marple_gym.cli.options import devices, positive_float, positive_int, seed
 
 
 def add_parser(subparsers) -> None:
@@ -58,7 +39,7 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
     parser.add_argument(
-        "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 1000)"
+        "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 500)"
     )
     parser.add_argument(
         "--train-minutes",
@@ -67,7 +48,15 @@ def add_parser(subparsers) -> None:
         help="also cap each agent model's training at this wall-clock time (off by default; the figures then "
         "depend on the machine's load, and the results and summary say so)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of data, models and inference (default: 0)")
+    parser.add_argument(
+        "--uncut",
+        default=None,
+        metavar="RUNS",
+        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, "
+        "vision, audio, language, all (small: uniform,distance,perfect-agent-models,all; each variant costs "
+        "about four times its cut scoring)",
+    )
+    parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
         "--seeds",
         type=positive_int,
@@ -81,7 +70,7 @@ def add_parser(subparsers) -> None:
         help="processes for data, CPU training and inference (default: all cores)",
     )
     parser.add_argument("--accelerator", default="auto", help="training accelerator: auto, cpu, gpu (default: auto)")
-    parser.add_argument("--devices", default="auto", help="training devices (default: auto)")
+    parser.add_argument("--devices", type=devices, default="auto", help="training devices (default: auto)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_protocol_arguments(parser)
     parser.set_defaults(run=run_command)
@@ -90,7 +79,7 @@ def add_parser(subparsers) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from marple_agents.training.train import quiet_lightning
     from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark
-    from marple_gym.missions.scenarios import get_scenario
+    from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
     preset = PRESETS[args.preset]
     if args.trials is not None:
@@ -104,11 +93,17 @@ def run_command(args: argparse.Namespace) -> int:
         if not splits or set(splits) - {"in", "ood"}:
             raise ValueError(f"--splits: choose from in, ood (comma-separated), got {args.splits!r}")
         preset = replace(preset, splits=splits)
+    if args.uncut is not None:
+        uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
+        known = ("uniform", "distance", "perfect-agent-models", *VARIANTS)
+        if set(uncut) - set(known):
+            raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
+        preset = replace(preset, uncut=uncut)
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     bad = [v for v in variants if v not in VARIANTS]
     if bad or not variants:
         raise ValueError(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
-    scenarios = tuple(get_scenario(s).name for s in args.scenario) or preset_scenarios()
+    scenarios = tuple(get_scenario(s).name for s in args.scenario) or tuple(SCENARIOS)
     cfg = BenchmarkConfig(
         preset=preset,
         out=Path(args.out or f"runs/benchmark-{preset.name}"),
@@ -129,9 +124,3 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"marple benchmark ({preset.name} preset, expected: {preset.estimate}) -> {cfg.out}")
     print(run_benchmark(cfg))
     return 0
-
-
-def preset_scenarios() -> tuple[str, ...]:
-    from marple_gym.missions.scenarios import SCENARIOS
-
-    return tuple(SCENARIOS)

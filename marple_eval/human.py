@@ -19,11 +19,11 @@ culprit was shown as A and ``slider / 100`` when shown as B.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 from marple_eval.results import ResultsError, RunResults, TrialResult
+from marple_gym.study.responses import read_entries
 from marple_gym.study.trials import culprit_sides
 
 log = logging.getLogger(__name__)
@@ -38,23 +38,11 @@ def p_culprit(slider: float, culprit_shown_as: str) -> float:
 
 
 def _answers(path: Path) -> tuple[list[dict], list[dict]]:
-    sessions, answers = [], []
-    try:
-        lines = path.read_text().splitlines()
-    except FileNotFoundError:
-        raise ResultsError(f"{path}: no such responses file") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            if n == len(lines):  # the last line may be cut short by a crash
-                log.warning("%s: ignoring a truncated last line", path)
-                continue
-            raise ResultsError(f"{path}: line {n} is not valid JSON") from None
-        (sessions if entry.get("type") == "session" else answers).append(entry)
-    return sessions, answers
+    """The session lines and answer lines of one responses file (read strictly)."""
+    if not path.is_file():
+        raise ResultsError(f"{path}: no such responses file")
+    entries = read_entries(path)
+    return [e for e in entries if e["type"] == "session"], [e for e in entries if e["type"] == "answer"]
 
 
 def _session_of(answer: dict, sessions: list[dict]) -> dict | None:
@@ -87,16 +75,11 @@ def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
     for path in map(Path, paths):
         sessions, answers = _answers(path)
         sessions_seen += sessions
-        for a in answers:
-            try:
-                key = (a["participant"], a["episode_id"])
-                trial = trials.setdefault(key, {"scenario": a["scenario"], "horizon": a["horizon"], "points": {}})
-                trial["points"][int(a["evidence_point"])] = (
-                    int(a["tau"]),
-                    p_culprit(a["slider"], culprit_side(a, sessions, path)),
-                )
-            except KeyError as exc:
-                raise ResultsError(f"{path}: an answer lacks the field {exc}") from None
+        for a in answers:  # every field is there and typed: read_entries checked them
+            key = (a["participant"], a["episode_id"])
+            trial = trials.setdefault(key, {"scenario": a["scenario"], "horizon": a["horizon"], "points": {}})
+            side = culprit_side(a, sessions, path)
+            trial["points"][int(a["evidence_point"])] = (int(a["tau"]), p_culprit(a["slider"], side))
     complete, partial = [], 0
     for (participant, episode_id), t in trials.items():
         if sorted(t["points"]) != list(range(points)):
@@ -122,5 +105,7 @@ def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
         "modality": sorted({s.get("modality") for s in sessions_seen if s.get("modality")}),
         "seeds": sorted({s.get("seed") for s in sessions_seen if s.get("seed") is not None}),
         "incomplete_trials": partial,
+        # People answer at every point: no cutoff applies (a cut view is still available, see with_cutoff).
+        "protocol": {"cutoff": None, "margin": 10, "points": 11, "last_point": "T"},
     }
     return RunResults("human", settings, complete)

@@ -146,7 +146,8 @@ def test_build_refuses_bad_input_and_leaves_nothing_behind(data_dir, web_dir, tm
     template.write_text("<p>costs $5 and $unknown</p>")
     assert main([*base, "--out", str(tmp_path / "new"), "--consent", str(template)]) == 2
     assert "placeholder" in capsys.readouterr().err
-    assert main([*base, "--out", str(tmp_path / "new"), "--tile-size", "2"]) == 2
+    with pytest.raises(SystemExit):  # argparse refuses it
+        main([*base, "--out", str(tmp_path / "new"), "--tile-size", "2"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["consent.html"]
     assert main(["study-server", str(tmp_path), "--out", str(tmp_path / "a.jsonl"), "--port", "0"]) == 2
     assert "not a web study folder" in capsys.readouterr().err
