@@ -283,11 +283,17 @@ def print_warnings(runs) -> None:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    import sys
+
     from marple_eval.plots import plot_runs
-    from marple_eval.report import comparison_table, detail_table
+    from marple_eval.report import comparison_table, detail_table, trial_set_warning
     from marple_eval.results import RunResults
 
     runs = [RunResults.load(p) for p in args.results]
+    mixed = trial_set_warning(runs)
+    if mixed:  # loud: on both streams, above the table it concerns
+        print(f"WARNING: {mixed}\n")
+        print(f"warning: {mixed}", file=sys.stderr)
     if args.cutoff is not None:
         runs += [run.with_cutoff(args.cutoff) for run in runs if run.protocol.get("cutoff") is None]
     print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper, thresholds=args.threshold))

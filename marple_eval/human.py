@@ -7,6 +7,11 @@ line per evidence point as soon as it is given::
      "trial_index": 0, "culprit_shown_as": "B", "evidence_point": 3, "tau": 15, "horizon": 51,
      "slider": 70, "time": "..."}
 
+The web study (``marple study-web``) writes the same lines with ``"source":
+"web"`` but without ``culprit_shown_as``, so its page does not reveal the
+answer; the side is recomputed from the session line's seed and trial list
+exactly as the study drew it (:func:`marple_gym.study.trials.culprit_sides`).
+
 The slider runs from 0 ("definitely Agent A") to 100 ("definitely Agent B"),
 so the probability given to the culprit is ``(100 - slider) / 100`` when the
 culprit was shown as A and ``slider / 100`` when shown as B.
@@ -19,6 +24,7 @@ from pathlib import Path
 
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_gym.study.responses import read_entries
+from marple_gym.study.trials import culprit_sides
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +45,29 @@ def _answers(path: Path) -> tuple[list[dict], list[dict]]:
     return [e for e in entries if e["type"] == "session"], [e for e in entries if e["type"] == "answer"]
 
 
+def _session_of(answer: dict, sessions: list[dict]) -> dict | None:
+    """The session line an answer belongs to: the same page (``client``) if recorded, else the same participant."""
+    for key in ("client", "participant"):
+        if answer.get(key) is not None:
+            found = [s for s in sessions if s.get(key) == answer[key]]
+            if found:
+                return found[-1]
+    return None
+
+
+def culprit_side(answer: dict, sessions: list[dict], path: Path) -> str:
+    """Where the culprit was shown for this answer: recorded (desktop) or recomputed from its session (web)."""
+    if "culprit_shown_as" in answer:
+        return answer["culprit_shown_as"]
+    session = _session_of(answer, sessions)
+    if session is None or session.get("seed") is None or not session.get("trials"):
+        raise ResultsError(f"{path}: an answer without culprit_shown_as and no session line with seed and trials")
+    index, order = int(answer["trial_index"]), session["trials"]
+    if not 0 <= index < len(order) or order[index] != answer["episode_id"]:
+        raise ResultsError(f"{path}: answer for {answer['episode_id']} does not match its session's trial {index}")
+    return culprit_sides(len(order), int(session["seed"]))[index]
+
+
 def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
     """All complete trials of one or more response files as one run (method "human")."""
     trials: dict[tuple[str, str], dict] = {}
@@ -49,7 +78,8 @@ def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
         for a in answers:  # every field is there and typed: read_entries checked them
             key = (a["participant"], a["episode_id"])
             trial = trials.setdefault(key, {"scenario": a["scenario"], "horizon": a["horizon"], "points": {}})
-            trial["points"][int(a["evidence_point"])] = (int(a["tau"]), p_culprit(a["slider"], a["culprit_shown_as"]))
+            side = culprit_side(a, sessions, path)
+            trial["points"][int(a["evidence_point"])] = (int(a["tau"]), p_culprit(a["slider"], side))
     complete, partial = [], 0
     for (participant, episode_id), t in trials.items():
         if sorted(t["points"]) != list(range(points)):

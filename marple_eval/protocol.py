@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import itertools
 import json
 import logging
 import multiprocessing as mp
@@ -46,6 +45,7 @@ from marple_eval.models.base import InferenceModel, normalise
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.records import WhodunitEpisode, evidence_steps
+from marple_gym.datasets.selection import select_trials
 
 log = logging.getLogger(__name__)
 
@@ -295,17 +295,11 @@ def _run(factory, todo, settings, resources, workers, probe):
 def dataset_episodes(data: MarpleDataset, scenarios: Iterable[str], limit: int | None = None) -> list[WhodunitEpisode]:
     """The test pairs of each scenario; with ``limit``, that many per scenario spread evenly over the test houses.
 
-    The paper evaluates 50 trials in all, 10 per scenario (supplement D.2): ``limit=10``.
+    The same rule as the human study (:func:`marple_gym.datasets.selection.select_trials`), so people and
+    models are scored on the same trials. The paper evaluates 50 trials in all, 10 per scenario
+    (supplement D.2): ``limit=10``.
     """
-    out: list[WhodunitEpisode] = []
-    for scenario in scenarios:
-        by_house: dict[str, list[WhodunitEpisode]] = {}
-        for episode in data.whodunit(scenario):
-            by_house.setdefault(episode.trajectories[0].house_id, []).append(episode)
-        rounds = itertools.zip_longest(*by_house.values())
-        chosen = [e for round_ in rounds for e in round_ if e is not None]
-        out += chosen[:limit] if limit is not None else chosen
-    return out
+    return select_trials(data, list(scenarios), limit)
 
 
 @dataclass(frozen=True)

@@ -59,6 +59,23 @@ def small_group_warnings(runs: list[RunResults]) -> list[str]:
     return [f"{run.label}: {w}" for run in runs for w in run.summary()["warnings"]]
 
 
+def trial_set_warning(runs: list[RunResults]) -> str | None:
+    """A warning when the runs were scored on different sets of trials (their figures are not comparable)."""
+    sets: dict[str, list[RunResults]] = {}
+    for run in runs:
+        sets.setdefault(run.trial_set, []).append(run)
+    if len(sets) < 2:
+        return None
+    groups = "; ".join(
+        f"set {key} ({len({t.episode_id for t in group[0].trials})} trials): {', '.join(r.label for r in group)}"
+        for key, group in sets.items()
+    )
+    return (
+        "these runs were scored on DIFFERENT TRIALS, so their figures are not comparable: "
+        f"{groups}. Score them with the same --data, --scenario and --limit."
+    )
+
+
 def _split(run: RunResults) -> str:
     return run.settings.get("train_split") or "-"
 

@@ -43,6 +43,7 @@ from marple_eval.metrics import (
     threshold_key,
 )
 from marple_gym import __version__
+from marple_gym.datasets.selection import trial_set_id
 from marple_gym.errors import MarpleError
 from marple_gym.validation import Fields, message_error, read_json_file
 
@@ -88,6 +89,12 @@ class RunResults:
         """(n_trials, n_points) probabilities given to the culprit."""
         rows = [t.p_culprit for t in self.trials if scenario is None or t.scenario == scenario]
         return np.array(rows, dtype=float).reshape(len(rows), -1) if rows else np.empty((0, 0))
+
+    @property
+    def trial_set(self) -> str:
+        """The id of the set of trials scored (:func:`~marple_gym.datasets.selection.trial_set_id`): runs
+        with the same id were scored on the same whodunit pairs."""
+        return trial_set_id(t.episode_id for t in self.trials)
 
     @property
     def protocol(self) -> dict[str, Any]:
@@ -158,6 +165,7 @@ class RunResults:
             "settings": self.settings,
             "created": self.created,
             "generator": self.generator,
+            "trial_set": {"id": self.trial_set, "trials": len({t.episode_id for t in self.trials})},
             "trials": [asdict(t) for t in self.trials],
             "summary": self.summary(),
         }
@@ -182,7 +190,7 @@ class RunResults:
             raise top.fail("format", f"not a MARPLE results file (expected {RESULTS_FORMAT!r})")
         if top.get("version") != RESULTS_VERSION:
             raise top.fail("version", f"results version {top.get('version')!r} is not supported")
-        top.allow(("format", "version", "summary", *(f.name for f in fields(cls))))
+        top.allow(("format", "version", "summary", "trial_set", *(f.name for f in fields(cls))))
         top.require("method", "settings", "trials")
         trials = [_read_trial(t) for t in top.entries("trials")]
         return cls(top.str("method"), top.mapping("settings"), trials, top.str("created", ""), top.str("generator", ""))

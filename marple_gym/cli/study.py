@@ -22,7 +22,46 @@ def add_parser(subparsers) -> None:
         epilog="keys: space or right arrow: next step; left/right arrows (shift: by 10) or drag: slider; "
         "enter: submit; esc: quit (answers are already saved)",
     )
-    parser.add_argument("--data", required=True, help="dataset directory written by `marple generate`")
+    parser.add_argument(
+        "--data", help="dataset directory written by `marple generate` (with --web: default the one it was built from)"
+    )
+    add_session_arguments(parser)
+    parser.add_argument("--participant", help="participant id, written with every answer (required unless --simulate)")
+    parser.add_argument("--out", required=True, help="responses file (.jsonl); an existing one is resumed")
+    parser.add_argument("--no-sound", action="store_true", help="show sounds as text only, play nothing")
+    pilot = parser.add_argument_group("headless pilot (a simulated participant, no window)")
+    pilot.add_argument(
+        "--simulate",
+        metavar="MODEL",
+        help="answer with this registered inference model (see `marple evaluate --list-models`) instead of a person",
+    )
+    pilot.add_argument(
+        "--simulate-noise",
+        type=float,
+        default=0.0,
+        metavar="SD",
+        help="add Gaussian noise of this many slider points to each answer, seeded by --seed (default: 0)",
+    )
+    pilot.add_argument(
+        "--simulate-arg", action="append", default=[], metavar="KEY=VALUE", help="model constructor argument"
+    )
+    pilot.add_argument(
+        "--simulate-agent",
+        action="append",
+        default=[],
+        metavar="ROLE=MODEL",
+        help="agent model for a role, as `marple evaluate --agent` (for models that need one)",
+    )
+    pilot.add_argument(
+        "--web",
+        metavar="FOLDER",
+        help="take the trial sequence (seed, order, sides, modality) from a study built by `marple study-web`",
+    )
+    parser.set_defaults(run=run)
+
+
+def add_session_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that fix a session's trials and what they show, alike for the desktop and the web study."""
     parser.add_argument(
         "--scenario",
         action="append",
@@ -30,9 +69,12 @@ def add_parser(subparsers) -> None:
         metavar="NAME",
         help="scenario to draw trials from (repeatable; default: every scenario in the dataset)",
     )
-    parser.add_argument("--limit", type=positive_int, help="at most this many trials per scenario (paper: 50 in all)")
-    parser.add_argument("--participant", required=True, help="participant id, written with every answer")
-    parser.add_argument("--out", required=True, help="responses file (.jsonl); an existing one is resumed")
+    parser.add_argument(
+        "--limit",
+        type=positive_int,
+        help="at most this many trials per scenario, spread over the test houses: the trials "
+        "`marple evaluate --limit` scores (paper: 10 per scenario, 50 in all)",
+    )
     parser.add_argument(
         "--modality",
         choices=("vision", "vision+language+audio"),
@@ -40,9 +82,9 @@ def add_parser(subparsers) -> None:
         help="what the participant gets: the houses only, or also intents and sounds (default: vision)",
     )
     parser.add_argument("--seed", type=seed, help="seed for trial order and sides (default: a fresh one, recorded)")
-    parser.add_argument("--tile-size", type=tile_size, default=24, help="pixels per cell (default: 24)")
-    parser.add_argument("--no-sound", action="store_true", help="show sounds as text only, play nothing")
-    parser.set_defaults(run=run)
+    parser.add_argument(
+        "--tile-size", type=tile_size, default=24, help="pixels per cell of the house pictures (default: 24)"
+    )
 
 
 def open_session(args: argparse.Namespace):
@@ -52,6 +94,10 @@ def open_session(args: argparse.Namespace):
     from marple_gym.datasets.dataset import MarpleDataset
     from marple_gym.study import ResponseLog, StudyError, StudyState, load_episodes, make_trials, trial_order
 
+    if args.web:
+        _take_web_session(args)
+    if not args.data:
+        raise StudyError("--data is required (the dataset directory written by `marple generate`)")
     data = MarpleDataset(args.data)
     episodes = load_episodes(data, args.scenario, args.limit)
     ids = [e.episode_id for e in episodes]
@@ -66,7 +112,7 @@ def open_session(args: argparse.Namespace):
         "dataset": str(Path(args.data).resolve()),
         "scenario": args.scenario[0] if len(args.scenario) == 1 else None,
         "modality": args.modality,
-        "trials": None if seed is None else trial_order(ids, seed),
+        "trials": None if seed is None else getattr(args, "web_trials", None) or trial_order(ids, seed),
     }
     log = ResponseLog.open(out, wanted)  # resuming, the file's seed and trial order win
     session = log.session
@@ -75,9 +121,34 @@ def open_session(args: argparse.Namespace):
     return StudyState(make_trials(episodes, session["trials"], session["seed"]), log)
 
 
+def _take_web_session(args: argparse.Namespace) -> None:
+    """Fill in the dataset, scenarios, seed and modality of a built web study (the same trial sequence)."""
+    from marple_gym.study import StudyError
+    from marple_gym.study.web import read_web_study, sequence_for, sequence_trials
+
+    study = read_web_study(args.web)
+    seeds = [sequence["seed"] for sequence in study["sequences"]]
+    if args.seed is not None:
+        if args.seed not in seeds:
+            raise StudyError(f"{args.web} has trial sequences of seeds {seeds}, not {args.seed}")
+        k = seeds.index(args.seed)
+    else:  # the sequence the page gives this participant
+        k = sequence_for(args.participant or "", study)
+    trials = sequence_trials(study, k)
+    args.data = args.data or study["dataset"]
+    args.scenario = list(dict.fromkeys(t["scenario"] for t in trials))
+    args.seed, args.modality = seeds[k], study["modality"]
+    args.limit = None  # the sequence lists its trials itself
+    args.web_trials = [t["episode_id"] for t in trials]
+
+
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
     """Run the study. For tests: ``events`` scripts the pygame events (one list per frame), or is a function
     of the app returning such a script (a participant that reacts to the screen); ``max_frames`` bounds the loop."""
+    if args.simulate:
+        return simulate(args)
+    if not args.participant:
+        raise ValueError("--participant is required (the participant's id, written with every answer)")
     from marple_gym.study.app import StudyApp
 
     out = Path(args.out)
@@ -101,4 +172,26 @@ def run(args: argparse.Namespace, events=None, max_frames: int | None = None) ->
     )
     if done:
         print(f"score with: marple evaluate --responses {args.out}")
+    return 0
+
+
+def simulate(args: argparse.Namespace) -> int:
+    """A headless pilot: a simulated participant answers every trial of the session, through the same states."""
+    from marple_gym.study.simulate import load_participant, run_participant
+
+    args.participant = args.participant or f"sim-{args.simulate}"
+    state = open_session(args)
+    session = state.log.session
+    answer = load_participant(
+        args.simulate,
+        noise=args.simulate_noise,
+        seed=session["seed"],
+        model_args=args.simulate_arg,
+        agents=args.simulate_agent,
+    )
+    run_participant(state, answer)
+    print(
+        f"{args.out}: {len(state.log.answers)} answers to {len(state.trials)} trials by {session['participant']} "
+        f"(seed {session['seed']}); score with: marple evaluate --responses {args.out}"
+    )
     return 0

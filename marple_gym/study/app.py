@@ -35,8 +35,13 @@ def full_question(question: str) -> str:
     return question
 
 
+def evidence_words(modality: str) -> str:
+    """What the participant gets, in words, for the instructions."""
+    return "what they do" if modality == "vision" else "what they do, what they say they intend, and what you hear"
+
+
 def instructions(modality: str) -> list[str]:
-    evidence = "what they do" if modality == "vision" else "what they do, what they say they intend, and what you hear"
+    evidence = evidence_words(modality)
     return [
         "Two agents each carry out a household task in a copy of the same house.",
         f"You see both side by side, Agent A on the left and Agent B on the right: {evidence}.",

@@ -6,7 +6,11 @@ The first line describes the session; each later line is one answer::
      "modality": "vision", "trials": ["laundry/h03/017", ...], "started": "2025-01-01T10:00:00+00:00"}
     {"type": "answer", "participant": "p01", "episode_id": "laundry/h03/017", "scenario": "laundry",
      "trial_index": 0, "culprit_shown_as": "B", "evidence_point": 0, "tau": 0, "horizon": 51,
-     "slider": 50, "time": "2025-01-01T10:00:12+00:00"}
+     "slider": 50, "time": "2025-01-01T10:00:12.345+00:00", "rt_ms": 4210}
+
+``time`` has millisecond resolution; ``rt_ms`` is the response time: milliseconds
+from the question appearing at this evidence point to the answer. The web study
+(:mod:`~marple_gym.study.web`) writes the same lines with ``"source": "web"``.
 
 ``marple_eval`` scores this file like any model (``marple evaluate --responses``).
 Every line is flushed and fsynced before the app goes on, so a crash loses at
@@ -35,11 +39,13 @@ ANSWER_KEYS = (
     *("participant", "episode_id", "scenario", "trial_index", "culprit_shown_as"),
     *("evidence_point", "tau", "horizon", "slider", "time"),
 )
+WEB_KEYS = ("source", "client", "seq")  # the web study's lines also carry these (marple_gym/study/web.py)
+WEB_SESSION_KEYS = (*WEB_KEYS, "sequence", "trial_set", "study_id", "session_id", "user_agent")
 
 
 def now() -> str:
-    """The current time, ISO-8601 with the UTC offset."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    """The current time, ISO-8601 to the millisecond with the UTC offset."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
 class ResponseLog:
@@ -76,8 +82,8 @@ class ResponseLog:
         """Evidence point -> slider of the answers already given for a trial."""
         return {a["evidence_point"]: a["slider"] for a in self.answers if a["episode_id"] == episode_id}
 
-    def record(self, trial: Trial, point: int, slider: int) -> dict[str, Any]:
-        """Append one answer and make sure it is on disk before returning it."""
+    def record(self, trial: Trial, point: int, slider: int, rt_ms: int | None = None) -> dict[str, Any]:
+        """Append one answer (``rt_ms``: its response time) and make sure it is on disk before returning it."""
         if not 0 <= slider <= 100:
             raise ValueError(f"slider must be in 0..100, got {slider}")
         answer = {
@@ -92,6 +98,7 @@ class ResponseLog:
             "horizon": int(trial.horizon),
             "slider": int(slider),
             "time": now(),
+            "rt_ms": None if rt_ms is None else int(rt_ms),
         }
         self._append(answer)
         self.answers.append(answer)
@@ -168,21 +175,30 @@ def check_entry(entry: Any, path: str | Path, n: int) -> dict[str, Any]:
     """One line of a responses file, a session or an answer, with every field typed and in range."""
     f = Fields(entry, f"line {n}", message_error(StudyError), str(path))
     if f.str("type", choices=("session", "answer")) == "session":
-        f.allow(("type", *SESSION_KEYS)).require("participant", "modality")
-        for key in ("participant", "dataset", "scenario", "started"):
+        f.allow(("type", *SESSION_KEYS, *WEB_SESSION_KEYS)).require("participant", "modality")
+        for key in ("participant", "dataset", "scenario", "started", "source", "client", "trial_set"):
             f.str(key, None)
+        for key in ("study_id", "session_id", "user_agent"):
+            f.str(key, None)
+        f.int("seq", None, low=0)
+        f.int("sequence", None, low=0)
         f.int("seed", None, low=0)
         f.str("modality", choices=MODALITIES)
         for i, trial in enumerate(f.list("trials", [])):
             if not isinstance(trial, str):
                 raise f.fail(f"trials[{i}]", f"expected an episode id, got {trial!r}")
         return entry
-    f.allow(("type", *ANSWER_KEYS)).require(*ANSWER_KEYS)
+    # The web page leaves out culprit_shown_as (so it does not give the answer away): scoring recomputes it.
+    f.allow(("type", *ANSWER_KEYS, "rt_ms", *WEB_KEYS)).require(*(k for k in ANSWER_KEYS if k != "culprit_shown_as"))
     for key in ("participant", "episode_id", "scenario", "time"):
         f.str(key)
     for key in ("trial_index", "evidence_point", "tau", "horizon"):
         f.int(key, low=0)
-    f.str("culprit_shown_as", choices=("A", "B"))
+    f.str("culprit_shown_as", None, choices=("A", "B"))
+    f.int("rt_ms", None, low=0)
+    f.str("source", None)
+    f.str("client", None)
+    f.int("seq", None, low=0)
     f.number("slider", low=0, high=100)
     return entry
 

@@ -15,7 +15,8 @@ participant saw the same evidence.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 
 from marple_gym.study.responses import ResponseLog
 from marple_gym.study.trials import Trial
@@ -26,9 +27,11 @@ START_SLIDER = 50
 class StudyState:
     """The session's position: trial, step, phase and slider."""
 
-    def __init__(self, trials: Sequence[Trial], log: ResponseLog) -> None:
+    def __init__(self, trials: Sequence[Trial], log: ResponseLog, clock: Callable[[], float] = time.monotonic) -> None:
         self.trials = list(trials)
         self.log = log
+        self.clock = clock  # seconds; response times are measured with it
+        self.asked_at = 0.0  # when the current question appeared
         self.position = -1  # index into trials
         self.t = 0
         self.phase = "intro"
@@ -50,6 +53,11 @@ class StudyState:
     def next_tau(self) -> int | None:
         """The step of the next evidence point still to answer in this trial."""
         return self.trial.evidence_steps[self._open[0]] if self._open and self.trial else None
+
+    @property
+    def open_point(self) -> int | None:
+        """The evidence point (0..10) asked for now or next in this trial."""
+        return self._open[0] if self._open else None
 
     @property
     def can_step(self) -> bool:
@@ -78,8 +86,9 @@ class StudyState:
         if self.phase != "ask" or not self.touched:
             return False
         trial = self.trial
+        rt_ms = round((self.clock() - self.asked_at) * 1000)
         while self._open and trial.evidence_steps[self._open[0]] == self.t:
-            self.log.record(trial, self._open.pop(0), self.slider)
+            self.log.record(trial, self._open.pop(0), self.slider, rt_ms)
         self.touched = False
         if not self._open:
             self.phase = "between" if self._next_open_trial() is not None else "done"
@@ -113,3 +122,4 @@ class StudyState:
         if self.next_tau == self.t:
             self.phase = "ask"
             self.touched = False
+            self.asked_at = self.clock()

@@ -15,6 +15,7 @@ import numpy as np
 
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.datasets.selection import SelectionError, select_trials
 from marple_gym.errors import MarpleError
 
 _ORDER_STREAM, _SIDE_STREAM = 0, 1
@@ -86,16 +87,9 @@ def make_trials(episodes: Sequence[WhodunitEpisode], order: Sequence[str], seed:
 def load_episodes(
     data: MarpleDataset, scenarios: Sequence[str] = (), limit: int | None = None
 ) -> list[WhodunitEpisode]:
-    """Test pairs of the given scenarios (default: every two-agent unit), at most ``limit`` per scenario."""
-    names = list(scenarios) or [u.name for u in data.spec.units if len(u.roles) == 2]
-    if not names:
-        raise StudyError(f"{data.root} has no whodunit scenarios; generate one with `marple generate --scenario`")
-    episodes: list[WhodunitEpisode] = []
-    for name in names:
-        for k, episode in enumerate(data.whodunit(name)):
-            if limit is not None and k >= limit:
-                break
-            episodes.append(episode)
-    if not episodes:
-        raise StudyError(f"no test pairs for {', '.join(names)} in {data.root}")
-    return episodes
+    """The study's trials: exactly those ``marple evaluate`` scores for the same dataset, scenarios and limit
+    (:func:`~marple_gym.datasets.selection.select_trials`); the session's seed then orders them."""
+    try:
+        return select_trials(data, scenarios, limit)
+    except SelectionError as exc:
+        raise StudyError(str(exc)) from None

@@ -1,0 +1,111 @@
+"""``marple study-web`` (build the browser study) and ``marple study-server`` (serve it, collect answers)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers) -> None:
+    from marple_gym.cli.study import add_session_arguments
+
+    parser = subparsers.add_parser(
+        "study-web",
+        help="human study in the browser: build a self-contained static study folder (jsPsych)",
+        description=(
+            "Build a static folder that runs the whodunit study in a participant's browser, offline and without "
+            "a server: the trials `marple evaluate` scores for the same --data, --scenario and --limit, in an "
+            "order and with sides drawn from --seed (as `marple study` does), both houses at every step, the "
+            "question, the 11 evidence points with a 0-100 slider, and consent and instruction pages from "
+            "editable templates. Participants are named by the URL (?PROLIFIC_PID=... or ?participant=...). "
+            "Answers are offered as a download at the end and, with --post, sent answer by answer to "
+            "`marple study-server`. Score with `marple evaluate --responses FILE`."
+        ),
+    )
+    parser.add_argument("--data", required=True, help="dataset directory written by `marple generate`")
+    parser.add_argument("--out", required=True, help="the study folder to create (must not exist)")
+    add_session_arguments(parser)
+    parser.add_argument(
+        "--orders",
+        type=int,
+        default=1,
+        metavar="K",
+        help="build K trial sequences (seeds SEED..SEED+K-1); each participant gets one by id, or by ?order=k "
+        "in the URL (default: 1, everyone sees one order)",
+    )
+    parser.add_argument(
+        "--post",
+        metavar="URL",
+        help="send each answer to this URL as it is given (`answers` on `marple study-server`; default: download only)",
+    )
+    parser.add_argument(
+        "--completion-url", metavar="URL", help="link shown at the end, e.g. Prolific's completion URL with its code"
+    )
+    parser.add_argument("--consent", metavar="HTML", help="consent page template (default: the shipped one)")
+    parser.add_argument("--instructions", metavar="HTML", help="instruction page template (default: the shipped one)")
+    parser.set_defaults(run=run_build)
+
+
+def add_server_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "study-server",
+        help="serve a web study folder and append its answers to a JSON Lines file",
+        description=(
+            "Serve a folder built by `marple study-web` over HTTP and accept answers POSTed to /answers "
+            "(build with --post answers). Every answer line is appended to --out and forced to disk before the "
+            "page is told it is saved; a page resends what was not acknowledged, so a restart loses nothing "
+            "and no line is written twice. For a public study put it behind an HTTPS reverse proxy."
+        ),
+    )
+    parser.add_argument("folder", help="study folder built by `marple study-web`")
+    parser.add_argument("--out", required=True, help="responses file (.jsonl) to append to")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free port)")
+    parser.set_defaults(run=run_server)
+
+
+def run_build(args: argparse.Namespace) -> int:
+    import numpy as np
+    from tqdm import tqdm
+
+    from marple_gym.datasets.dataset import MarpleDataset
+    from marple_gym.study.web import WebStudyOptions, build_web_study
+
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
+    options = WebStudyOptions(
+        modality=args.modality,
+        tile_size=args.tile_size,
+        post_url=args.post,
+        completion_url=args.completion_url,
+        consent=Path(args.consent) if args.consent else None,
+        instructions=Path(args.instructions) if args.instructions else None,
+    )
+    data = MarpleDataset(args.data)
+    with tqdm(unit="trial", desc="rendering trials", file=sys.stderr) as bar:
+
+        def progress(done: int, total: int) -> None:
+            bar.total = total
+            bar.update(done - bar.n)
+
+        out = build_web_study(data, args.out, seed, args.scenario, args.limit, options, progress, args.orders)
+    print(f"{out}: web study, seed {seed}; open {out / 'index.html'}?participant=pilot or serve it with:")
+    print(f"  marple study-server {out} --out responses.jsonl")
+    return 0
+
+
+def run_server(args: argparse.Namespace) -> int:
+    from marple_gym.study.server import make_server
+
+    if not 0 <= args.port <= 65535:
+        raise ValueError(f"--port must be in 0..65535, got {args.port}")
+    server = make_server(args.folder, args.out, args.host, args.port)
+    host, port = server.server_address[:2]
+    print(f"serving {args.folder} at http://{host}:{port}/ ; answers go to {args.out} (Ctrl-C stops)", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0

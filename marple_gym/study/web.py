@@ -1,0 +1,279 @@
+"""The web study: a self-contained static folder that runs whodunit trials in a participant's browser.
+
+``marple study-web`` calls :func:`build_web_study`. The folder holds::
+
+    index.html              the page (open it, or serve the folder)
+    study-data.js           the sessions: per sequence its seed and trial order; per trial as shown its steps'
+                            captions, question and evidence points; the consent and instruction pages filled
+                            in from their editable templates
+    app/                    the study's own script (a jsPsych plugin) and style
+    vendor/                 jsPsych, pinned, with its licence (shipped with marple-gym, see vendor/VENDOR.json)
+    frames/v<n>/L<t>.png, R<t>.png      both houses at every step 0..T, per trial as shown
+    sounds/L<id>.wav, R<id>.wav         the sounds of the audio modality, left and right channel
+
+The trials are the ones ``marple evaluate`` scores for the same dataset,
+scenarios and limit (:func:`~marple_gym.datasets.selection.select_trials`);
+order and sides come from the seed exactly as in the desktop study
+(:func:`~marple_gym.study.trials.trial_order`, :func:`~marple_gym.study.trials.culprit_sides`),
+so one seed gives one trial sequence on both. With several orders, sequence k
+is the desktop session of seed + k, and the participant id picks one
+(:func:`sequence_for`), so participants do not all see the trials in one order. The folder does not say on which
+side the culprit is: the answers carry the seed, and scoring recomputes the
+sides from it.
+
+The page writes the desktop study's JSON Lines (:mod:`~marple_gym.study.responses`)
+with ``"source": "web"``: offered as a download at the end, and posted answer by
+answer to ``post_url`` when one is given (``marple study-server``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.selection import trial_set_id
+from marple_gym.rendering.captions import describe_sound
+from marple_gym.rendering.replays import PANEL_COLORS, TrajectoryView
+from marple_gym.study.app import evidence_words, full_question, instructions
+from marple_gym.study.responses import MODALITIES
+from marple_gym.study.trials import StudyError, Trial, load_episodes, make_trials, trial_order
+
+log = logging.getLogger(__name__)
+
+WEB_FORMAT = "marple-web-study"
+WEB_VERSION = 1
+DATA_FILE = "study-data.js"
+_DATA_PREFIX = "window.MARPLE_STUDY = "
+
+
+@dataclass(frozen=True)
+class WebStudyOptions:
+    """What a built study shows and where its answers go."""
+
+    modality: str = "vision"
+    tile_size: int = 24
+    post_url: str | None = None  # where the page posts each answer (e.g. "answers" on `marple study-server`)
+    completion_url: str | None = None  # the recruitment platform's completion link, shown at the end
+    consent: Path | None = None  # consent page template (default: the shipped one)
+    instructions: Path | None = None  # instruction page template (default: the shipped one)
+
+    def __post_init__(self) -> None:
+        if self.modality not in MODALITIES:
+            raise StudyError(f"modality must be one of {MODALITIES}, got {self.modality!r}")
+        if self.tile_size < 8:
+            raise StudyError(f"the tile size must be at least 8 pixels, got {self.tile_size}")
+        for page in (self.consent, self.instructions):
+            if page is not None and not Path(page).is_file():
+                raise StudyError(f"template {page} does not exist")
+
+
+def build_web_study(
+    data: MarpleDataset,
+    out: str | Path,
+    seed: int,
+    scenarios: Sequence[str] = (),
+    limit: int | None = None,
+    options: WebStudyOptions = WebStudyOptions(),
+    progress: Callable[[int, int], None] | None = None,
+    orders: int = 1,
+) -> Path:
+    """Build the study folder ``out`` (which must not exist yet); returns its path.
+
+    ``orders`` sequences are built, sequence k with seed ``seed + k`` (order and sides as
+    ``marple study --seed`` would give them); each participant gets one (:func:`sequence_for`).
+    The folder is built beside ``out`` and renamed into place at the end, so a failed build
+    leaves nothing behind. ``progress(done, total)`` is called per trial view rendered.
+    """
+    out = Path(out)
+    if out.exists():
+        raise StudyError(f"{out} already exists; choose a new folder for the study")
+    if orders < 1:
+        raise StudyError(f"need at least one trial order, got {orders}")
+    episodes = load_episodes(data, scenarios, limit)
+    ids = [e.episode_id for e in episodes]
+    # Sequence k is the desktop session of seed + k; a trial shown with the same side in several reuses its frames.
+    shown: dict[tuple[str, str], tuple[str, Trial]] = {}
+    sequences = []
+    for k in range(orders):
+        trials = make_trials(episodes, trial_order(ids, seed + k), seed + k)
+        for trial in trials:
+            shown.setdefault((trial.episode_id, trial.culprit_shown_as), (f"v{len(shown):03d}", trial))
+        sequences.append({"seed": seed + k, "views": [shown[(t.episode_id, t.culprit_shown_as)][0] for t in trials]})
+    pages = _pages(options)  # template errors before any work
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        _copy_assets(work)
+        sounds: set[int] = set()
+        views = {}
+        for done, (view, trial) in enumerate(shown.values(), 1):
+            views[view] = _write_trial(work, view, trial, options, sounds)
+            if progress:
+                progress(done, len(shown))
+        if options.modality != "vision":
+            _write_sounds(work, sounds)
+        study = {
+            "format": WEB_FORMAT,
+            "version": WEB_VERSION,
+            "seed": int(seed),
+            "dataset": str(Path(data.root).resolve()),
+            "scenario": scenarios[0] if len(scenarios) == 1 else None,
+            "modality": options.modality,
+            "trial_set": trial_set_id(ids),
+            "post_url": options.post_url,
+            "completion_url": options.completion_url,
+            "pages": pages,
+            "sequences": sequences,
+            "views": views,
+        }
+        (work / DATA_FILE).write_text(_DATA_PREFIX + json.dumps(study, indent=1) + ";\n")
+        work.rename(out)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
+    log.info("web study with %d trials in %d orders (%d views) in %s", len(ids), orders, len(shown), out)
+    return out
+
+
+def sequence_for(participant: str, study: dict[str, Any]) -> int:
+    """Which trial sequence a participant gets: FNV-1a of the id, modulo the number of sequences.
+
+    The page computes the same (``app/study.js``), unless its URL names one with ``?order=k``.
+    """
+    h = 0x811C9DC5
+    for byte in participant.encode("utf-8"):
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h % len(study["sequences"])
+
+
+def sequence_trials(study: dict[str, Any], k: int) -> list[dict[str, Any]]:
+    """The trials of sequence ``k`` in order, as the page shows them."""
+    return [{**study["views"][view], "index": i} for i, view in enumerate(study["sequences"][k]["views"])]
+
+
+def read_web_study(folder: str | Path) -> dict[str, Any]:
+    """The session description of a built study folder (what :func:`build_web_study` wrote)."""
+    path = Path(folder) / DATA_FILE
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise StudyError(
+            f"{folder} is not a web study folder (no {DATA_FILE}); build one with `marple study-web`"
+        ) from None
+    if not text.startswith(_DATA_PREFIX):
+        raise StudyError(f"{path} was not written by `marple study-web`")
+    try:
+        study = json.loads(text[len(_DATA_PREFIX) :].rstrip().rstrip(";"))
+    except json.JSONDecodeError as exc:
+        raise StudyError(f"{path}: damaged ({exc.msg})") from None
+    if study.get("format") != WEB_FORMAT or study.get("version") != WEB_VERSION:
+        raise StudyError(f"{path}: not a web study of version {WEB_VERSION}")
+    return study
+
+
+# ---- building blocks ---------------------------------------------------------------------------------------
+
+
+def _static() -> Any:
+    return resources.files("marple_gym.study").joinpath("webapp")
+
+
+def _copy_assets(work: Path) -> None:
+    """The page, the study's script and style, and jsPsych."""
+    static = _static()
+    for folder in ("app", "vendor"):
+        (work / folder).mkdir()
+        for item in static.joinpath(folder).iterdir():
+            if item.is_file():
+                (work / folder / item.name).write_bytes(item.read_bytes())
+    (work / "index.html").write_bytes(static.joinpath("index.html").read_bytes())
+
+
+def _pages(options: WebStudyOptions) -> dict[str, str]:
+    """The consent and instruction pages (HTML) from their templates, placeholders filled in."""
+    static = _static()
+    language = options.modality != "vision"
+    fill = {
+        "evidence": evidence_words(options.modality),
+        "rules": "".join(f"<li>{line}</li>" for line in instructions(options.modality)[2:3]),
+        "sound_hint": "" if not language else ", read and hear",
+        "sound_note": "Please turn your sound on: you will hear both agents (Agent A left, Agent B right)."
+        if language
+        else "",
+    }
+    pages = {}
+    for page, given in (("consent", options.consent), ("instructions", options.instructions)):
+        text = Path(given).read_text() if given else static.joinpath("templates", f"{page}.html").read_text()
+        try:
+            pages[page] = Template(text).substitute(fill)
+        except (KeyError, ValueError) as exc:
+            raise StudyError(
+                f"template {given or page}: unknown or malformed placeholder {exc} (write a literal $ as $$)"
+            ) from None
+    return pages
+
+
+def _write_trial(work: Path, name: str, trial: Trial, options: WebStudyOptions, sounds: set[int]) -> dict[str, Any]:
+    """Write both houses at every step of one trial as shown; return what the page needs to show it."""
+    folder = work / "frames" / name
+    folder.mkdir(parents=True)
+    views = {
+        side: TrajectoryView(tr, options.tile_size, color)
+        for side, tr, color in (("L", trial.left, PANEL_COLORS[0]), ("R", trial.right, PANEL_COLORS[1]))
+    }
+    steps = range(trial.horizon + 1)
+    for side, view in views.items():
+        for t in steps:
+            _save_frame(view.frame(t), folder / f"{side}{t:03d}.png")
+    described: dict[str, Any] = {
+        "episode_id": trial.episode_id,
+        "scenario": trial.episode.scenario,
+        "horizon": int(trial.horizon),
+        "evidence_steps": [int(t) for t in trial.evidence_steps],
+        "question": full_question(trial.episode.question),
+        "frames": f"frames/{name}/",
+    }
+    if options.modality != "vision":
+        for side, view in views.items():
+            tokens = [view.sound(t) for t in steps]
+            sounds.update(tokens)
+            described[side] = {
+                "intents": [view.intent(t) for t in steps],
+                "sounds": tokens,
+                "sound_words": [describe_sound(s) for s in tokens],
+            }
+    return described
+
+
+def _save_frame(frame: np.ndarray, path: Path) -> None:
+    """A PNG with a 256-colour palette: the tiles use far fewer colours, and the file is a third the size."""
+    image = Image.fromarray(np.ascontiguousarray(frame))
+    image.quantize(256, method=Image.Quantize.FASTOCTREE).save(path)
+
+
+def _write_sounds(work: Path, tokens: set[int]) -> None:
+    """Each token heard, as a stereo WAV with the clip on the left channel only and one on the right only."""
+    import soundfile
+
+    from marple_gym.sound.bank import SoundBank
+
+    bank = SoundBank()
+    folder = work / "sounds"
+    folder.mkdir()
+    for token in sorted(t for t in tokens if t != 0):  # token 0 is silence: nothing to play
+        clip = bank.clip(token)
+        silent = np.zeros_like(clip)
+        for side, channels in (("L", (clip, silent)), ("R", (silent, clip))):
+            soundfile.write(folder / f"{side}{token}.wav", np.stack(channels, axis=1), bank.sample_rate)
