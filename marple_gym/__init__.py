@@ -8,7 +8,16 @@ Importing the package registers the Gymnasium environments::
     env = gym.make("Marple-DoLaundry-v0")
 """
 
-from marple_gym.envs import FlatObservation, ImageObservation, MarpleEnv, env_ids, register_envs
+from marple_gym.envs import (
+    EgocentricView,
+    FlatObservation,
+    ImageObservation,
+    MarpleEnv,
+    NumericObservation,
+    RGBImageObservation,
+    env_ids,
+    register_envs,
+)
 from marple_gym.generation import ConfigError, HouseConfig, generate_world
 from marple_gym.missions import MISSIONS, Mission, MissionProgress, Subgoal, get_mission
 from marple_gym.world import ASSETS, Action, House, Outcome, World, WorldState
@@ -21,6 +30,7 @@ __all__ = [
     "ASSETS",
     "Action",
     "ConfigError",
+    "EgocentricView",
     "FlatObservation",
     "House",
     "HouseConfig",
@@ -29,7 +39,9 @@ __all__ = [
     "MarpleEnv",
     "Mission",
     "MissionProgress",
+    "NumericObservation",
     "Outcome",
+    "RGBImageObservation",
     "Subgoal",
     "World",
     "WorldState",
