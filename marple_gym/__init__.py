@@ -19,17 +19,20 @@ from marple_gym.envs import (
     register_envs,
 )
 from marple_gym.generation import ConfigError, HouseConfig, generate_world
+from marple_gym.levels import DenseReward, level_ids, register_levels
 from marple_gym.missions import MISSIONS, Mission, MissionProgress, Subgoal, get_mission
 from marple_gym.world import ASSETS, Action, House, Outcome, World, WorldState
 
 __version__ = "0.1.0"
 
 register_envs()
+register_levels()
 
 __all__ = [
     "ASSETS",
     "Action",
     "ConfigError",
+    "DenseReward",
     "EgocentricView",
     "FlatObservation",
     "House",
@@ -49,5 +52,6 @@ __all__ = [
     "env_ids",
     "generate_world",
     "get_mission",
+    "level_ids",
     "register_envs",
 ]

@@ -150,7 +150,7 @@ class MarpleEnv(gym.Env):
                 + ") or mission_preferences={...}"
             )
         for name, weight in prefs.items():
-            get_mission(name)
+            self._lookup(name)
             if weight < 0:
                 raise ValueError(f"mission preference for {name!r} must be >= 0, got {weight}")
         total = float(sum(prefs.values()))
@@ -160,6 +160,10 @@ class MarpleEnv(gym.Env):
 
     def _lookup(self, name: str) -> Mission:
         return self._own_missions.get(name) or get_mission(name)
+
+    def _house_missions(self) -> list[Mission]:
+        """The missions each new house must make feasible: every one the env may sample."""
+        return self.missions
 
     def _space(self, key: str) -> spaces.Space:
         if key == "image":
@@ -186,7 +190,7 @@ class MarpleEnv(gym.Env):
             names = list(self.preferences)
             name = names[int(self.np_random.choice(len(names), p=list(self.preferences.values())))]
         self.mission = self._lookup(name)
-        self.world = generate_world(self.config, self.np_random, self.missions)
+        self.world = generate_world(self.config, self.np_random, self._house_missions())
         if self.world.house.width != self.config.width or self.world.house.height != self.config.height:
             raise ConfigError("config", "generated house does not match the observation space")
         self.progress = MissionProgress(self.mission, agent=0)
