@@ -23,7 +23,7 @@ from marple_gym.evidence.vision import channel_sizes
 class CodeArrayEmbedding(nn.Module):
     """(B, rows, cols, 8) codes -> (B, features) through per-channel embeddings and a small CNN."""
 
-    def __init__(self, shape: tuple[int, int, int], embed_dim: int = 8, channels: int = 32) -> None:
+    def __init__(self, shape: tuple[int, int, int], embed_dim: int = 8, channels: int = 16) -> None:
         super().__init__()
         rows, cols, depth = shape
         sizes = channel_sizes()[:depth]
