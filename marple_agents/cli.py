@@ -13,6 +13,7 @@ import argparse
 from pathlib import Path
 
 from marple_agents.config import HOLDOUTS
+from marple_agents.loggers import LOGGERS
 from marple_gym.errors import MarpleError
 
 SPLITS = {"in": "train-in", "ood": "train-ood"}
@@ -56,6 +57,13 @@ def add_train_parser(subparsers) -> None:
     run.add_argument("--accelerator", default="auto", help="cpu, gpu, auto (default: auto)")
     run.add_argument("--devices", default="auto", help="number of devices or auto (default: auto)")
     run.add_argument("--strategy", default="auto", help="auto, ddp, ... (default: auto)")
+    run.add_argument(
+        "--logger",
+        choices=LOGGERS,
+        default="csv",
+        help="experiment logger: csv, tensorboard (logging extra) or wandb (wandb extra; WANDB_MODE=offline works) "
+        "(default: csv)",
+    )
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(run=run_train)
 
@@ -120,6 +128,7 @@ def run_train(args: argparse.Namespace) -> int:
         devices=_devices(args.devices),
         strategy=args.strategy,
         progress=not args.no_progress,
+        logger=args.logger,
         **overrides,
     )
     held_out = result.data["holdout"].removesuffix("s")  # "house" or "episode"

@@ -72,3 +72,39 @@ def test_trajectory_repr_is_one_short_line(data):
     tr = next(data.trajectories("get_snack", "train-in"))
     text = repr(tr)
     assert "\n" not in text and len(text) < 200 and f"steps={tr.length}" in text
+
+
+# ---- experiment loggers ---------------------------------------------------------------------------------
+
+
+def _tiny_training(tmp_path, logger: str):
+    from test_agents import train_tiny
+
+    return train_tiny(tmp_path, epochs=2, logger=logger)
+
+
+def test_csv_and_tensorboard_loggers_record_the_same_metrics(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    _tiny_training(tmp_path / "csv", "csv")
+    header = next((tmp_path / "csv").glob("logs/version_*/metrics.csv")).read_text().splitlines()[0].split(",")
+    _tiny_training(tmp_path / "tb", "tensorboard")
+    events = EventAccumulator(str(next((tmp_path / "tb").glob("logs/version_*")))).Reload()
+    metrics = {"train/loss", "train/acc", "val/loss", "val/acc"}
+    assert metrics <= set(header) and metrics <= set(events.Tags()["scalars"])
+
+
+def test_wandb_logger_runs_offline(tmp_path, monkeypatch):
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    result = _tiny_training(tmp_path, "wandb")
+    assert result.checkpoint.is_file()
+    assert list((tmp_path / "wandb").glob("offline-run-*"))
+
+
+def test_unknown_logger_is_refused(tmp_path):
+    from marple_agents.loggers import LoggerError, make_logger
+
+    with pytest.raises(LoggerError, match="unknown logger"):
+        make_logger("mlflow", tmp_path)

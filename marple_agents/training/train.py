@@ -16,6 +16,7 @@ import torch
 from marple_agents import config as settings
 from marple_agents.checkpoints import save_checkpoint
 from marple_agents.config import CONDITIONINGS, ConfigError
+from marple_agents.loggers import make_logger
 from marple_agents.training.budget import TimeBudget
 from marple_agents.training.datamodule import PolicyDataModule
 from marple_agents.training.module import PolicyModule
@@ -77,11 +78,13 @@ def train_policy(
     strategy: str = "auto",
     progress: bool = True,
     samples: Samples | None = None,
+    logger: str = "csv",
     **overrides: Any,
 ) -> TrainResult:
     """Train a vision-only or language-conditioned policy on one role's samples and write ``out_dir/policy.pt``.
 
-    ``samples`` replaces reading ``data_root`` (e.g. synthetic data in tests).
+    ``samples`` replaces reading ``data_root`` (e.g. synthetic data in tests). ``logger`` is
+    ``csv``, ``tensorboard`` or ``wandb`` (see :mod:`marple_agents.loggers`).
     ``max_minutes`` defaults to the preset's budget (``small``: 8 minutes), ``max_epochs``
     to its epochs; ``overrides`` set any :class:`ModelConfig` or :class:`TrainConfig` field.
     The run is reproducible with a fixed seed when only ``max_epochs`` bounds it.
@@ -96,6 +99,7 @@ def train_policy(
     if max_minutes is not None:  # ...unless a time budget is given too
         train_cfg = replace(train_cfg, max_minutes=max_minutes)
     out_dir = Path(out_dir)
+    experiment_logger = make_logger(logger, out_dir)  # before the data, so a missing package fails fast
     L.seed_everything(seed, workers=True, verbose=False)
 
     started = time.perf_counter()
@@ -122,7 +126,7 @@ def train_policy(
         accumulate_grad_batches=train_cfg.accumulate,
         gradient_clip_val=1.0,
         callbacks=callbacks,
-        logger=L.pytorch.loggers.CSVLogger(out_dir, name="logs"),
+        logger=experiment_logger,
         enable_progress_bar=progress,
         enable_model_summary=False,
         precision=_precision(train_cfg.precision, accelerator),
@@ -146,6 +150,8 @@ def train_policy(
         data={"unit": unit, "split": split, "role": role, **asdict(summary)},
         config={"model": model_cfg.to_dict(), "train": asdict(train_cfg), "preset": preset, "seed": seed},
     )
+    if logger == "wandb":  # close the run so its files are complete when train_policy returns
+        experiment_logger.experiment.finish()
     if trainer.is_global_zero:
         meta = {k: v for k, v in result.to_json().items() if k != "checkpoint"}
         save_checkpoint(result.checkpoint, module.net, model_cfg, meta=json.loads(json.dumps(meta)))
