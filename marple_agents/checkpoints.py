@@ -5,24 +5,51 @@ name, version, the model config, metadata) and the state dict. It is read back
 with ``torch.load(weights_only=True)``, which refuses anything but tensors and
 plain containers, so a checkpoint cannot run code. The model is rebuilt from
 the config and must match the weights exactly.
+
+Reading is strict: the config is checked field by field, and its network size
+against a limit, before anything is built; ``meta`` must be an object; the
+weights must hash to the SHA-256 recorded when they were saved (version 2) and
+be finite. Every problem raises :class:`CheckpointError` naming the file.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
 import pickle
 import tempfile
+from dataclasses import fields
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import torch
 
-from marple_agents.config import ConfigError, ModelConfig
+from marple_agents.config import CONDITIONINGS, POSITIONS, ConfigError, ModelConfig
 from marple_agents.models import PolicyNet, build_model
 from marple_gym.errors import MarpleError
+from marple_gym.validation import Fields, message_error
+
+log = logging.getLogger(__name__)
 
 FORMAT = "marple-policy"
-VERSION = 1
+VERSION = 2  # 2: a SHA-256 of the weights; version 1 files (without it) are still read
+PAYLOAD_KEYS = ("format", "version", "config", "meta", "state_dict", "weights_sha256")
+MAX_PARAMETERS = 2_000_000_000
+"""Largest network a checkpoint may describe (8 GB of float32; the paper's ViT has about 0.2 billion)."""
+CONFIG_LIMITS = {  # (low, high) of each integer setting, checked before the network is built
+    "width": (8, 16384),
+    "depth": (1, 256),
+    "heads": (1, 1024),
+    "mlp_ratio": (1, 64),
+    "head_layers": (1, 64),
+    "head_hidden": (1, 65536),
+    "decoder_hidden": (1, 65536),
+    "readout_depth": (1, 256),
+    "glimpse": (0, 64),
+    "dropout": (0.0, 1.0),
+}
+CONFIG_CHOICES = {"conditioning": CONDITIONINGS, "positions": POSITIONS}
 
 
 class CheckpointError(MarpleError, OSError):
@@ -33,12 +60,14 @@ def save_checkpoint(path: str | Path, net: PolicyNet, config: ModelConfig, meta:
     """Write ``net``'s weights with its config and plain ``meta`` (atomically: a crash leaves no half file)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    state_dict = {k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()}
     payload = {
         "format": FORMAT,
         "version": VERSION,
         "config": config.to_dict(),
         "meta": dict(meta or {}),
-        "state_dict": {k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()},
+        "state_dict": state_dict,
+        "weights_sha256": weights_sha256(state_dict),
     }
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     os.close(fd)
@@ -55,7 +84,7 @@ def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
     """The checked payload of a checkpoint file, or of its content in a file object (weights on the CPU)."""
     source = path
     if hasattr(path, "read"):
-        path = "agent model"  # handed over by content (see marple_eval.protocol.ModelFile): no name to show
+        path = _name(path)
     else:
         path = source = Path(path)
         if not path.is_file():
@@ -68,25 +97,99 @@ def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
         ) from exc
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a MARPLE policy checkpoint (expected format {FORMAT!r})")
-    if payload.get("version") != VERSION:
+    if payload.get("version") not in (1, VERSION):
         raise CheckpointError(
-            f"{path}: checkpoint version {payload.get('version')!r}; this version of marple_agents reads {VERSION}"
+            f"{path}: checkpoint version {payload.get('version')!r}; this version of marple_agents reads 1 and {VERSION}"
         )
-    if not isinstance(payload.get("config"), dict) or not isinstance(payload.get("state_dict"), dict):
-        raise CheckpointError(f"{path}: checkpoint lacks its config or weights")
+    top = Fields(payload, "", message_error(CheckpointError), str(path))
+    top.allow(PAYLOAD_KEYS).require("config", "state_dict")
+    top.mapping("config")
+    top.mapping("meta", {})
+    _check_weights(top)
     return payload
+
+
+def _name(path: str | Path | BinaryIO) -> str:
+    """How messages name a checkpoint."""
+    # An agent model handed over by content (see marple_eval.protocol.ModelFile) has no name to show.
+    return "agent model" if hasattr(path, "read") else str(path)
+
+
+def weights_sha256(state_dict: dict[str, torch.Tensor]) -> str:
+    """A SHA-256 over the names, dtypes, shapes and bytes of the tensors, in name order."""
+    h = hashlib.sha256()
+    for name in sorted(state_dict):
+        tensor = state_dict[name].detach().cpu().contiguous()
+        h.update(f"{name}|{tensor.dtype}|{tuple(tensor.shape)}|".encode())
+        h.update(tensor.reshape(-1).view(torch.uint8).numpy().tobytes())
+    return h.hexdigest()
+
+
+def _check_weights(top: Fields) -> None:
+    """Tensors only, matching their recorded checksum, and finite."""
+    state_dict = top.mapping("state_dict")
+    for name, tensor in state_dict.items():
+        if not isinstance(tensor, torch.Tensor):
+            raise top.fail(f"state_dict.{name}", f"expected a tensor, got {type(tensor).__name__}")
+    recorded = top.get("weights_sha256")
+    if recorded is None:
+        if top.get("version") != 1:
+            raise top.fail("weights_sha256", "missing: the weights cannot be verified")
+        log.warning("%s: a version 1 checkpoint has no weight checksum; its weights are not verified", top.file)
+    elif recorded != weights_sha256(state_dict):
+        raise top.fail("state_dict", "the weights do not match their checksum (the file is corrupt or was modified)")
+    for name, tensor in state_dict.items():
+        if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
+            raise top.fail(f"state_dict.{name}", "weights are not finite (NaN or infinite values)")
+
+
+def read_model_config(data: Any, file: str) -> ModelConfig:
+    """A :class:`ModelConfig` from a checkpoint's config, every field typed and in range, the size limited."""
+    config = Fields(data, "config", message_error(CheckpointError), file)
+    defaults = ModelConfig()
+    config.allow(f.name for f in fields(ModelConfig))
+    values = {f.name: _setting(config, f.name, getattr(defaults, f.name)) for f in fields(ModelConfig)}
+    size = estimated_parameters(values)
+    if size > MAX_PARAMETERS:
+        raise config.fail("", f"describes a network of about {size:.3g} parameters; the limit is {MAX_PARAMETERS:.3g}")
+    try:
+        return ModelConfig(**values)
+    except ConfigError as exc:
+        raise config.fail("", f"incompatible model config: {exc}") from None
+
+
+def _setting(config: Fields, name: str, default: Any) -> Any:
+    """One setting, typed like its default, in its range or among its choices."""
+    low, high = CONFIG_LIMITS.get(name, (None, None))
+    if name in CONFIG_CHOICES:
+        return config.str(name, default, CONFIG_CHOICES[name])
+    if isinstance(default, bool):
+        return config.bool(name, default)
+    if isinstance(default, int):
+        return config.int(name, default, low, high)
+    if isinstance(default, float):
+        return config.number(name, default, low, high)
+    if isinstance(default, str):
+        return config.str(name, default)
+    return config.get(name, default)
+
+
+def estimated_parameters(config: dict[str, Any]) -> int:
+    """An upper estimate of a policy's parameters: transformer blocks (attention + MLP) and heads."""
+    width = config["width"]
+    blocks = config["depth"] * (4 + 2 * config["mlp_ratio"]) * width * width
+    head = config["head_layers"] * max(width, config["head_hidden"]) ** 2
+    decoders = 4 * (width + 1) * config["decoder_hidden"]
+    return int(blocks + head + decoders)
 
 
 def load_checkpoint(path: str | Path | BinaryIO) -> tuple[PolicyNet, ModelConfig, dict[str, Any]]:
     """Rebuild the network a checkpoint describes and load its weights: (net, config, meta)."""
     payload = read_checkpoint(path)
-    try:
-        config = ModelConfig.from_dict(payload["config"])
-    except (ConfigError, TypeError) as exc:
-        raise CheckpointError(f"{path}: incompatible model config: {exc}") from exc
+    config = read_model_config(payload["config"], _name(path))
     net = build_model(config)
     try:
         net.load_state_dict(payload["state_dict"], strict=True)
     except RuntimeError as exc:
-        raise CheckpointError(f"{path}: weights do not match the model its config describes: {exc}") from exc
-    return net, config, dict(payload.get("meta", {}))
+        raise CheckpointError(f"{_name(path)}: weights do not match the model its config describes: {exc}") from exc
+    return net, config, dict(payload.get("meta") or {})

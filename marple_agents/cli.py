@@ -10,11 +10,15 @@ step, so training never writes surprise gigabytes.
 from __future__ import annotations
 
 import argparse
+import shutil
 from pathlib import Path
 
 from marple_agents.config import HOLDOUTS
 from marple_agents.loggers import LOGGERS
+from marple_gym.cli.options import devices, positive_float, positive_int, seed
 from marple_gym.errors import MarpleError
+
+ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps")
 
 SPLITS = {"in": "train-in", "ood": "train-ood"}
 
@@ -42,28 +46,35 @@ def add_train_parser(subparsers) -> None:
     what.add_argument("--data", default="data/marple", help="dataset directory (default: data/marple)")
     what.add_argument("--out", default=None, help="output directory (default: runs/<unit>-<split>-<role>-<model>)")
     run = parser.add_argument_group("running")
-    run.add_argument("--seed", type=int, default=0, help="seed of weights, split and batches (default: 0)")
+    run.add_argument("--seed", type=seed, default=0, help="seed of weights, split and batches (default: 0)")
     run.add_argument(
-        "--max-steps", type=int, default=None, help="optimizer steps (small preset: 6000; reproducible with --seed)"
+        "--max-steps",
+        type=positive_int,
+        default=None,
+        help="optimizer steps (small preset: 6000; reproducible with --seed)",
     )
-    run.add_argument("--max-epochs", type=int, default=None, help="epochs (alone, replaces the preset's step budget)")
+    run.add_argument(
+        "--max-epochs", type=positive_int, default=None, help="epochs (alone, replaces the preset's step budget)"
+    )
     run.add_argument(
         "--max-minutes",
-        type=float,
+        type=positive_float,
         default=None,
         help="also stop after this much wall-clock time (off by default: results then depend on the machine's load)",
     )
-    run.add_argument("--batch-size", type=int, default=None, help="batch size (preset default)")
-    run.add_argument("--accumulate", type=int, default=None, help="gradient accumulation steps (preset default)")
-    run.add_argument("--lr", type=float, default=None, help="peak learning rate (preset default)")
+    run.add_argument("--batch-size", type=positive_int, default=None, help="batch size (preset default)")
+    run.add_argument(
+        "--accumulate", type=positive_int, default=None, help="gradient accumulation steps (preset default)"
+    )
+    run.add_argument("--lr", type=positive_float, default=None, help="peak learning rate (preset default)")
     run.add_argument(
         "--holdout",
         choices=HOLDOUTS,
         default=None,
         help="validate on held-out houses (generalisation; the default) or on held-out episodes of every house",
     )
-    run.add_argument("--accelerator", default="auto", help="cpu, gpu, auto (default: auto)")
-    run.add_argument("--devices", default="auto", help="number of devices or auto (default: auto)")
+    run.add_argument("--accelerator", choices=ACCELERATORS, default="auto", help="cpu, gpu, auto (default: auto)")
+    run.add_argument("--devices", type=devices, default="auto", help="number of devices or auto (default: auto)")
     run.add_argument("--strategy", default="auto", help="auto, ddp, ... (default: auto)")
     run.add_argument(
         "--logger",
@@ -73,6 +84,11 @@ def add_train_parser(subparsers) -> None:
         "(default: csv)",
     )
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    run.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="train on a dataset whose generation was interrupted (recorded in metrics.json and the checkpoint)",
+    )
     parser.set_defaults(run=run_train)
 
 
@@ -101,19 +117,27 @@ def _check_data(args: argparse.Namespace, unit: str, kind: str, split: str) -> N
     if load_manifest(Path(args.data)) is None:
         raise MarpleError(f"{args.data}: no dataset here; create one with\n  {hint}")
     data = MarpleDataset(args.data)
+    data.check_complete(args.allow_incomplete)
     if unit not in data.units or not data.shards(unit, split, args.role):
         raise MarpleError(f"{args.data} has no {split} data for {unit!r} role {args.role}; create it with\n  {hint}")
 
 
-def _devices(value: str) -> int | str:
-    return int(value) if value.isdigit() else value
+def _check_devices(accelerator: str, count: int | str) -> None:
+    """A GPU run needs GPUs: say so before anything is written (Lightning would fail later)."""
+    import torch
+
+    if accelerator in ("gpu", "cuda"):
+        have = torch.cuda.device_count()
+        if have == 0 or (isinstance(count, int) and count > have):
+            raise MarpleError(f"--accelerator {accelerator} --devices {count}: this machine has {have} GPU(s)")
 
 
 def run_train(args: argparse.Namespace) -> int:
     unit, kind = _unit(args)
     split = SPLITS[args.split]
     _check_data(args, unit, kind, split)
-    from marple_agents.training.train import quiet_lightning, train_policy
+    _check_devices(args.accelerator, args.devices)
+    from marple_agents.training.train import quiet_lightning
 
     quiet_lightning(getattr(args, "verbose", False))
 
@@ -121,7 +145,25 @@ def run_train(args: argparse.Namespace) -> int:
         k: getattr(args, k) for k in ("batch_size", "accumulate", "lr", "holdout") if getattr(args, k) is not None
     }
     out = Path(args.out or f"runs/{unit}-{args.split}-{args.role}-{args.model}")
-    result = train_policy(
+    created = not out.exists()
+    try:
+        result = _train(args, unit, split, out, overrides)
+    except Exception:
+        if created and not (out / "policy.pt").exists():  # a failed run leaves no half-written folder
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    held_out = result.data["holdout"].removesuffix("s")  # "house" or "episode"
+    print(
+        f"{result.checkpoint}: held-out-{held_out} accuracy {result.val_accuracy:.3f} "
+        f"({result.steps} steps in {result.train_seconds:.0f} s, {result.samples_per_second:.0f} samples/s)"
+    )
+    return 0
+
+
+def _train(args: argparse.Namespace, unit: str, split: str, out: Path, overrides: dict):
+    from marple_agents.training.train import train_policy
+
+    return train_policy(
         args.data,
         unit=unit,
         split=split,
@@ -134,15 +176,16 @@ def run_train(args: argparse.Namespace) -> int:
         max_steps=args.max_steps,
         max_minutes=args.max_minutes,
         accelerator=args.accelerator,
-        devices=_devices(args.devices),
+        devices=args.devices,
         strategy=args.strategy,
         progress=not args.no_progress,
+        record={"dataset_incomplete": True} if args.allow_incomplete and not _complete(args.data) else None,
         logger=args.logger,
         **overrides,
     )
-    held_out = result.data["holdout"].removesuffix("s")  # "house" or "episode"
-    print(
-        f"{result.checkpoint}: held-out-{held_out} accuracy {result.val_accuracy:.3f} "
-        f"({result.steps} steps in {result.train_seconds:.0f} s, {result.samples_per_second:.0f} samples/s)"
-    )
-    return 0
+
+
+def _complete(root: str) -> bool:
+    from marple_gym.datasets import MarpleDataset
+
+    return MarpleDataset(root).complete

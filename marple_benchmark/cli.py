@@ -10,26 +10,7 @@ from pathlib import Path
 from marple_agents.simulation.inference import VARIANTS
 from marple_benchmark.presets import PRESETS
 from marple_eval.cli import add_protocol_arguments, protocol_settings
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
-    return value
+from marple_gym.cli.options import devices, positive_float, positive_int, seed
 
 
 def add_parser(subparsers) -> None:
@@ -75,7 +56,7 @@ def add_parser(subparsers) -> None:
         "vision, audio, language, all (small: uniform,distance,perfect-agent-models,all; each variant costs "
         "about four times its cut scoring)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of data, models and inference (default: 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
         "--seeds",
         type=positive_int,
@@ -89,7 +70,7 @@ def add_parser(subparsers) -> None:
         help="processes for data, CPU training and inference (default: all cores)",
     )
     parser.add_argument("--accelerator", default="auto", help="training accelerator: auto, cpu, gpu (default: auto)")
-    parser.add_argument("--devices", default="auto", help="training devices (default: auto)")
+    parser.add_argument("--devices", type=devices, default="auto", help="training devices (default: auto)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_protocol_arguments(parser)
     parser.set_defaults(run=run_command)

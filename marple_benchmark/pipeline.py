@@ -51,7 +51,7 @@ class BenchmarkConfig:
     train_minutes: float | None = None  # an explicit wall-clock budget per model (not reproducible)
     workers: int = max(1, os.cpu_count() or 1)
     accelerator: str = "auto"
-    devices: str = "auto"
+    devices: int | str = "auto"
     progress: bool = True
     verbose: bool = False
 

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from marple_gym.cli.options import float_in, nonnegative_int, positive_int, seed
+
 if TYPE_CHECKING:
     from marple_eval.protocol import ProtocolSettings
 
@@ -55,8 +57,12 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="STEPS|none",
         help="answer 0.5 for both agents where T + margin - tau > STEPS (original code: 40, the default); none: never",
     )
-    group.add_argument("--margin", type=int, default=10, help="look for the query state up to T + margin (default: 10)")
-    group.add_argument("--eta", type=float, default=5.0, help="softmax temperature of the combination (default: 5)")
+    group.add_argument(
+        "--margin", type=nonnegative_int, default=10, help="look for the query state up to T + margin (default: 10)"
+    )
+    group.add_argument(
+        "--eta", type=float_in(0.0), default=5.0, help="softmax temperature of the combination (default: 5)"
+    )
     group.add_argument(
         "--combine",
         choices=("softmax", "ratio"),
@@ -117,9 +123,14 @@ def add_evaluate_parser(subparsers) -> None:
     parser.add_argument(
         "--labelings", choices=("random", "both"), default="random", help="placements to score (default: random)"
     )
-    parser.add_argument("--seed", type=int, default=0, help="run seed: placements and agent identities (default: 0)")
-    parser.add_argument("--workers", type=int, default=1, help="processes (default: 1)")
-    parser.add_argument("--limit", type=int, default=None, help="at most this many trials per scenario")
+    parser.add_argument("--seed", type=seed, default=0, help="run seed: placements and agent identities (default: 0)")
+    parser.add_argument("--workers", type=positive_int, default=1, help="processes (default: 1)")
+    parser.add_argument("--limit", type=positive_int, default=None, help="at most this many trials per scenario")
+    parser.add_argument(
+        "--allow-incomplete",
+        action="store_true",
+        help="use a dataset whose generation was interrupted (recorded in the results)",
+    )
     parser.add_argument(
         "--train-split", choices=("in", "ood"), default=None, help="record the agent models' training split"
     )
@@ -184,6 +195,17 @@ def parse_agents(items: list[str]) -> dict[str, str]:
     return out
 
 
+def check_agent_files(resources, scenarios: list[str]) -> None:
+    """Every agent checkpoint the run will load exists, before anything is written."""
+    from marple_gym.errors import MarpleError
+
+    for scenario in scenarios:
+        for role in resources.templates:
+            value = resources(scenario, role)
+            if isinstance(value, str) and not Path(value).is_file():
+                raise MarpleError(f"--agent {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     from marple_eval.human import read_responses
     from marple_eval.models.registry import available_models
@@ -199,19 +221,22 @@ def run_evaluate(args: argparse.Namespace) -> int:
         run = read_responses(args.responses)
         out = Path(args.out or "results/human.json")
     else:
-        if args.workers < 1:
-            raise ValueError(f"--workers must be at least 1, got {args.workers}")
         data = MarpleDataset(args.data)
+        data.check_complete(args.allow_incomplete)
         scenarios = args.scenario or [u.name for u in data.spec.units if len(u.roles) == 2]
         if not scenarios:
             raise ValueError(f"{args.data} has no two-agent scenarios to evaluate")
         factory = model_factory(args.model, **parse_model_args(args.model_arg))
         resources = AgentResources(parse_agents(args.agent)) if args.agent else None
+        if resources is not None:
+            check_agent_files(resources, scenarios)
         episodes = dataset_episodes(data, scenarios, args.limit)
         settings = protocol_settings(args, seed=args.seed, labelings=args.labelings)
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
         if args.agent:
             extra["agents"] = parse_agents(args.agent)
+        if not data.complete:
+            extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
         out = Path(args.out or f"results/{args.model}.json")
         run = evaluate(
             factory,

@@ -14,11 +14,11 @@ culprit was shown as A and ``slider / 100`` when shown as B.
 
 from __future__ import annotations
 
-import json
 import logging
 from pathlib import Path
 
 from marple_eval.results import ResultsError, RunResults, TrialResult
+from marple_gym.study.responses import read_entries
 
 log = logging.getLogger(__name__)
 
@@ -32,23 +32,11 @@ def p_culprit(slider: float, culprit_shown_as: str) -> float:
 
 
 def _answers(path: Path) -> tuple[list[dict], list[dict]]:
-    sessions, answers = [], []
-    try:
-        lines = path.read_text().splitlines()
-    except FileNotFoundError:
-        raise ResultsError(f"{path}: no such responses file") from None
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            if n == len(lines):  # the last line may be cut short by a crash
-                log.warning("%s: ignoring a truncated last line", path)
-                continue
-            raise ResultsError(f"{path}: line {n} is not valid JSON") from None
-        (sessions if entry.get("type") == "session" else answers).append(entry)
-    return sessions, answers
+    """The session lines and answer lines of one responses file (read strictly)."""
+    if not path.is_file():
+        raise ResultsError(f"{path}: no such responses file")
+    entries = read_entries(path)
+    return [e for e in entries if e["type"] == "session"], [e for e in entries if e["type"] == "answer"]
 
 
 def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
@@ -58,16 +46,10 @@ def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
     for path in map(Path, paths):
         sessions, answers = _answers(path)
         sessions_seen += sessions
-        for a in answers:
-            try:
-                key = (a["participant"], a["episode_id"])
-                trial = trials.setdefault(key, {"scenario": a["scenario"], "horizon": a["horizon"], "points": {}})
-                trial["points"][int(a["evidence_point"])] = (
-                    int(a["tau"]),
-                    p_culprit(a["slider"], a["culprit_shown_as"]),
-                )
-            except KeyError as exc:
-                raise ResultsError(f"{path}: an answer lacks the field {exc}") from None
+        for a in answers:  # every field is there and typed: read_entries checked them
+            key = (a["participant"], a["episode_id"])
+            trial = trials.setdefault(key, {"scenario": a["scenario"], "horizon": a["horizon"], "points": {}})
+            trial["points"][int(a["evidence_point"])] = (int(a["tau"]), p_culprit(a["slider"], a["culprit_shown_as"]))
     complete, partial = [], 0
     for (participant, episode_id), t in trials.items():
         if sorted(t["points"]) != list(range(points)):

@@ -29,6 +29,7 @@ import functools
 import hashlib
 import itertools
 import json
+import logging
 import multiprocessing as mp
 import os
 import secrets
@@ -45,6 +46,8 @@ from marple_eval.models.base import InferenceModel, normalise
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.records import WhodunitEpisode, evidence_steps
+
+log = logging.getLogger(__name__)
 
 ModelFactory = Callable[[], InferenceModel]
 Resources = Callable[[str, str], Any]
@@ -243,20 +246,18 @@ def evaluate(
     journal = Path(f"{out}.journal.jsonl") if out else None
     done = _read_journal(journal, header) if journal else {}
     todo = [e for e in episodes if e.episode_id not in done]
-    if journal is not None and not journal.is_file():
-        journal.parent.mkdir(parents=True, exist_ok=True)
-        journal.write_text(json.dumps(header) + "\n")
     results = dict(done)
     bar = tqdm(total=len(episodes), initial=len(done), unit="trial", desc=f"evaluating {method}", disable=not progress)
     try:
         for trial in _run(factory, todo, settings, resources, workers, probe):
             results[trial.episode_id] = trial
             if journal is not None:
-                with open(journal, "a") as f:
-                    f.write(json.dumps(asdict(trial)) + "\n")
-                    f.flush()
-                    os.fsync(f.fileno())
+                _journal_trial(journal, header, trial)
             bar.update(1)
+    except BaseException:
+        if journal is not None and journal.is_file():
+            log.warning("%s keeps %d scored trials; run the same command again to resume", journal, len(results))
+        raise
     finally:
         bar.close()
     run = RunResults(method, recorded, [results[e.episode_id] for e in episodes])
@@ -264,6 +265,17 @@ def evaluate(
         run.save(out)
         journal.unlink(missing_ok=True)
     return run
+
+
+def _journal_trial(journal: Path, header: dict[str, Any], trial: TrialResult) -> None:
+    """Append a scored trial, starting the journal with its header at the first (no trial, no journal)."""
+    if not journal.is_file():
+        journal.parent.mkdir(parents=True, exist_ok=True)
+        journal.write_text(json.dumps(header) + "\n")
+    with open(journal, "a") as f:
+        f.write(json.dumps(asdict(trial)) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def _run(factory, todo, settings, resources, workers, probe):

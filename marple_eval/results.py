@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ from marple_eval.metrics import (
 )
 from marple_gym import __version__
 from marple_gym.errors import MarpleError
+from marple_gym.validation import Fields, message_error, read_json_file
 
 RESULTS_FORMAT = "marple-results"
 RESULTS_VERSION = 1
@@ -172,19 +173,49 @@ class RunResults:
 
     @classmethod
     def load(cls, path: str | Path) -> RunResults:
+        """Read a results file strictly; any problem raises :class:`ResultsError` naming the file and field."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text())
-        except FileNotFoundError:
-            raise ResultsError(f"{path}: no such results file") from None
-        except json.JSONDecodeError as exc:
-            raise ResultsError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
-        if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
-            raise ResultsError(f"{path}: not a MARPLE results file")
-        if data.get("version") != RESULTS_VERSION:
-            raise ResultsError(f"{path}: results version {data.get('version')} is not supported")
-        try:
-            trials = [TrialResult(**t) for t in data["trials"]]
-        except (KeyError, TypeError) as exc:
-            raise ResultsError(f"{path}: malformed trial entry ({exc})") from None
-        return cls(data["method"], data["settings"], trials, data.get("created", ""), data.get("generator", ""))
+        # NaN is allowed in the file only for the summary, which is recomputed: the trials are checked finite.
+        data = read_json_file(path, message_error(ResultsError), "results file", allow_nan=True)
+        top = Fields(data, "", message_error(ResultsError), str(path))
+        if top.get("format") != RESULTS_FORMAT:
+            raise top.fail("format", f"not a MARPLE results file (expected {RESULTS_FORMAT!r})")
+        if top.get("version") != RESULTS_VERSION:
+            raise top.fail("version", f"results version {top.get('version')!r} is not supported")
+        top.allow(("format", "version", "summary", *(f.name for f in fields(cls))))
+        top.require("method", "settings", "trials")
+        trials = [_read_trial(t) for t in top.entries("trials")]
+        return cls(top.str("method"), top.mapping("settings"), trials, top.str("created", ""), top.str("generator", ""))
+
+
+def _read_trial(t: Fields) -> TrialResult:
+    """One trial entry: every field typed, probabilities finite and in [0, 1], one per evidence point."""
+    t.allow(f.name for f in fields(TrialResult)).require("episode_id", "scenario", "horizon", "taus", "p_culprit")
+    taus = t.list("taus")
+    for i, tau in enumerate(taus):
+        t.check_int(f"taus[{i}]", tau, low=0)
+    p_culprit = _probabilities(t, "p_culprit", len(taus))
+    labelings = []
+    for lab in t.entries("labelings"):  # a model's placements, or a human answer's participant
+        lab.allow(("swap", "p_a", "p_b", "participant"))
+        lab.bool("swap", None)
+        lab.str("participant", None)
+        for key in ("p_a", "p_b"):
+            if lab.has(key):
+                _probabilities(lab, key, len(taus))
+        labelings.append(dict(lab.raw))
+    extra = {
+        k: t.get(k) for k in t.data if k not in ("episode_id", "scenario", "horizon", "taus", "p_culprit", "labelings")
+    }
+    return TrialResult(
+        t.str("episode_id"), t.str("scenario"), t.int("horizon", low=0), taus, p_culprit, labelings, **extra
+    )
+
+
+def _probabilities(f: Fields, key: str, n: int) -> list[float]:
+    values = f.list(key)
+    if len(values) != n:
+        raise f.fail(key, f"expected {n} values (one per evidence point), got {len(values)}")
+    for i, p in enumerate(values):
+        f.check_number(f"{key}[{i}]", p, low=0.0, high=1.0)
+    return [float(p) for p in values]

@@ -167,6 +167,6 @@ def test_furniture_that_cuts_the_house_in_two_is_impossible():
 
 
 def test_unknown_plain_field_is_named():
-    with pytest.raises(ConfigError, match="unknown field.*did you mean 'width'") as info:
+    with pytest.raises(ConfigError, match="unknown key.*did you mean 'width'") as info:
         HouseConfig.from_dict({"widht": 20})
     assert info.value.field == "widht"

@@ -176,7 +176,7 @@ def test_a_damaged_manifest_or_missing_dataset_is_reported(tmp_path):
     with pytest.raises(DatasetError, match="no dataset here"):
         MarpleDataset(tmp_path)
     (tmp_path / MANIFEST).write_text("{not json")
-    with pytest.raises(DatasetError, match="not valid JSON"):
+    with pytest.raises(DatasetError, match="manifest.json: malformed JSON"):
         MarpleDataset(tmp_path)
 
 

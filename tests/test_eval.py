@@ -223,7 +223,7 @@ def test_results_round_trip_and_bad_files(data, tmp_path):
     path = run.save(tmp_path / "r.json")
     assert RunResults.load(path).to_json() == run.to_json()
     (tmp_path / "bad.json").write_text("{")
-    with pytest.raises(ResultsError, match="not valid JSON"):
+    with pytest.raises(ResultsError, match="bad.json: malformed JSON"):
         RunResults.load(tmp_path / "bad.json")
     (tmp_path / "other.json").write_text(json.dumps({"format": "something-else"}))
     with pytest.raises(ResultsError, match="not a MARPLE results file"):

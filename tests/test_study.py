@@ -273,4 +273,6 @@ def test_study_cli_reports_bad_input(data_dir, tmp_path, capsys):
     assert "no dataset here" in capsys.readouterr().err
     args = ["study", "--data", str(data_dir), "--participant", "p", "--out", str(tmp_path / "o.jsonl")]
     assert main(args + ["--scenario", "laundry"]) == 2
-    assert main(args + ["--limit", "0"]) == 2
+    with pytest.raises(SystemExit) as refused:  # the parser range-checks --limit
+        main(args + ["--limit", "0"])
+    assert refused.value.code == 2 and "argument --limit" in capsys.readouterr().err

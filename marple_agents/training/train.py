@@ -88,6 +88,7 @@ def train_policy(
     strategy: str = "auto",
     progress: bool = True,
     samples: Samples | None = None,
+    record: dict[str, Any] | None = None,
     logger: str = "csv",
     **overrides: Any,
 ) -> TrainResult:
@@ -102,6 +103,7 @@ def train_policy(
     speed and load, and the run's config records it. Without it, the same seed, data
     and machine give the same weights. ``overrides`` set any :class:`ModelConfig` or
     :class:`TrainConfig` field.
+    ``record`` adds facts about the data to the result's ``data`` (e.g. that the dataset was incomplete).
     """
     if model not in CONDITIONINGS:
         raise ConfigError(f"model must be one of {CONDITIONINGS}, got {model!r}")
@@ -164,7 +166,7 @@ def train_policy(
         val_loss=float(metrics["val/loss"]),
         steps=steps,
         samples_per_second=steps * train_cfg.accumulate * train_cfg.batch_size * trainer.world_size / train_seconds,
-        data={"unit": unit, "split": split, "role": role, **asdict(summary)},
+        data={"unit": unit, "split": split, "role": role, **asdict(summary), **(record or {})},
         config={
             "model": model_cfg.to_dict(),
             "train": asdict(train_cfg),

@@ -5,6 +5,11 @@ from __future__ import annotations
 import argparse
 import time
 
+from marple_gym.cli.options import float_in, int_in, positive_int, seed
+from marple_gym.datasets.manifest import MAX_SIZE
+
+size = int_in(1, MAX_SIZE)
+
 SPLIT_CHOICES = ("test", "train-in", "train-ood")
 
 
@@ -35,17 +40,20 @@ def add_parser(subparsers) -> None:
     what.add_argument("--splits", default=",".join(SPLIT_CHOICES), help="comma-separated splits (default: all three)")
     sizes = parser.add_argument_group("sizes")
     sizes.add_argument(
-        "--scale", type=float, default=1.0, help="multiply every size by this (e.g. 0.01 for a quick run)"
+        "--scale",
+        type=float_in(0.0, 1000.0, low_open=True),
+        default=1.0,
+        help="multiply every size by this (e.g. 0.01 for a quick run)",
     )
-    sizes.add_argument("--test-houses", type=int, help="test houses per unit (paper: 10)")
-    sizes.add_argument("--test-per-house", type=int, help="test episodes per house (paper: 50)")
-    sizes.add_argument("--train-per-house", type=int, help="train-in episodes per test house and agent (paper: 500)")
-    sizes.add_argument("--train-ood", type=int, help="train-ood episodes per agent, each in a new house (paper: 5000)")
+    sizes.add_argument("--test-houses", type=size, help="test houses per unit (paper: 10)")
+    sizes.add_argument("--test-per-house", type=size, help="test episodes per house (paper: 50)")
+    sizes.add_argument("--train-per-house", type=size, help="train-in episodes per test house and agent (paper: 500)")
+    sizes.add_argument("--train-ood", type=size, help="train-ood episodes per agent, each in a new house (paper: 5000)")
     run = parser.add_argument_group("running")
     run.add_argument("--out", default="data/marple", help="output directory (default: data/marple)")
-    run.add_argument("--seed", type=int, default=0, help="master seed (default: 0)")
-    run.add_argument("--workers", type=int, default=None, help="processes (default: all cores)")
-    run.add_argument("--shard-size", type=int, default=250, help="episodes per shard (default: 250)")
+    run.add_argument("--seed", type=seed, default=0, help="master seed (default: 0)")
+    run.add_argument("--workers", type=positive_int, default=None, help="processes (default: all cores)")
+    run.add_argument("--shard-size", type=size, default=250, help="episodes per shard (default: 250)")
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.set_defaults(run=run_generate)
 
@@ -54,28 +62,25 @@ def build_spec(args: argparse.Namespace):
     from dataclasses import replace
 
     from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec, Unit
+    from marple_gym.datasets.manifest import DatasetError, check_spec
     from marple_gym.generation.config import HouseConfig
     from marple_gym.missions.scenarios import SCENARIOS
+    from marple_gym.validation import Fields, message_error
 
     splits = tuple(s.strip() for s in args.splits.split(",") if s.strip())
     bad = [s for s in splits if s not in SPLIT_CHOICES]
     if bad or not splits:
         raise ValueError(f"--splits: unknown split(s) {bad}; choose from {', '.join(SPLIT_CHOICES)}")
-    if args.scale <= 0:
-        raise ValueError(f"--scale must be positive, got {args.scale}")
     units = [Unit.scenario(s) for s in args.scenario] + [Unit.mission(m) for m in args.mission]
     if not units:
         units = [Unit.scenario(s) for s in SCENARIOS]
     sizes = PAPER_SIZES.scaled(args.scale)
     overrides = {k: getattr(args, k) for k in ("test_houses", "test_per_house", "train_per_house", "train_ood")}
-    for key, value in overrides.items():
-        if value is not None and value < 1:
-            raise ValueError(f"--{key.replace('_', '-')} must be at least 1, got {value}")
     sizes = replace(sizes, **{k: v for k, v in overrides.items() if v is not None})
     config = HouseConfig.load(args.config).to_dict() if args.config else None
-    if args.shard_size < 1:
-        raise ValueError(f"--shard-size must be at least 1, got {args.shard_size}")
-    return DatasetSpec(units, sizes, args.seed, config, splits, args.shard_size)
+    spec = DatasetSpec(units, sizes, args.seed, config, splits, args.shard_size)
+    check_spec(Fields(spec.to_json(), "", message_error(DatasetError), "the settings"))  # the limits a manifest has
+    return spec
 
 
 def run_generate(args: argparse.Namespace) -> int:

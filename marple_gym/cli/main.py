@@ -53,6 +53,15 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(f"marple {args.command}: error: {exc} (run with -v for details)", file=sys.stderr)
         return 2
+    except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
+        if args.verbose:
+            raise
+        print(
+            f"marple {args.command}: internal error: {type(exc).__name__}: {exc} "
+            "(run with -v for the traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return 1
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from marple_gym.cli.options import seed, tile_size
+
 
 def _keys_epilog() -> str:
     from marple_gym.rendering.play import KEYS, QUIT_KEYS, RESET_KEYS
@@ -29,8 +31,8 @@ def add_parser(subparsers) -> None:
         help="environment id (default: Marple-DoLaundry-v0; `marple envs` lists them)",
     )
     parser.add_argument("--mission", help="mission for Marple-Household-v0 (e.g. do_laundry)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the first house")
-    parser.add_argument("--tile-size", type=int, default=32, help="pixels per cell (default: 32)")
+    parser.add_argument("--seed", type=seed, default=None, help="seed of the first house")
+    parser.add_argument("--tile-size", type=tile_size, default=32, help="pixels per cell (default: 32)")
     parser.add_argument("--record", metavar="PATH", help="save the session as an animation (.gif, or .mp4)")
     parser.set_defaults(run=run)
 

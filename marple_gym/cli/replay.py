@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from marple_gym.cli.options import float_in, nonnegative_int, seed, tile_size
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -25,7 +27,7 @@ def add_parser(subparsers) -> None:
     what.add_argument("--data", help="dataset directory (test pairs); without it, --mission runs the planner")
     what.add_argument("--episode", metavar="ID", help="episode id, e.g. laundry/h00/003")
     what.add_argument("--scenario", help="scenario of the dataset (default: its first); with --index")
-    what.add_argument("--index", type=int, default=0, help="which test pair of the scenario (default: 0)")
+    what.add_argument("--index", type=nonnegative_int, default=0, help="which test pair of the scenario (default: 0)")
     what.add_argument(
         "--agent",
         choices=("A", "B", "both"),
@@ -34,14 +36,16 @@ def add_parser(subparsers) -> None:
     )
     what.add_argument("--swap", action="store_true", help="show agent B's trajectory on the left")
     what.add_argument("--mission", help="without --data: record a planner episode of this mission")
-    what.add_argument("--seed", type=int, default=0, help="without --data: seed of house and planner (default: 0)")
+    what.add_argument("--seed", type=seed, default=0, help="without --data: seed of house and planner (default: 0)")
     out = parser.add_argument_group("output")
     out.add_argument(
         "--out", action="append", default=[], metavar="PATH", help="animation to write, .gif or .mp4 (repeatable)"
     )
     out.add_argument("--audio", metavar="PATH", help="soundtrack to write (.wav)")
-    out.add_argument("--fps", type=float, default=2.0, help="steps per second (default: 2)")
-    out.add_argument("--tile-size", type=int, default=24, help="pixels per cell (default: 24)")
+    out.add_argument(
+        "--fps", type=float_in(0.0, 120.0, low_open=True), default=2.0, help="steps per second (default: 2)"
+    )
+    out.add_argument("--tile-size", type=tile_size, default=24, help="pixels per cell (default: 24)")
     out.add_argument("--no-captions", action="store_true", help="houses only: no intents, sounds or titles")
     parser.set_defaults(run=run)
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from marple_gym.cli.options import positive_int, seed
+from marple_gym.errors import MarpleError
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -16,11 +19,11 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help="scenario (default: all five)")
     parser.add_argument(
-        "--episodes", type=int, default=200, help="episodes per scenario when simulating (default: 200)"
+        "--episodes", type=positive_int, default=200, help="episodes per scenario when simulating (default: 200)"
     )
     parser.add_argument("--config", metavar="JSON", help="house config to simulate in (default: 20 x 20, 4 rooms)")
     parser.add_argument("--data", metavar="DIR", help="read horizons from this dataset's test split instead")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the simulated houses (default: 0)")
     parser.set_defaults(run=run_stats)
 
 
@@ -54,18 +57,23 @@ def run_stats(args: argparse.Namespace) -> int:
 
     from marple_gym.missions.scenarios import SCENARIOS, get_scenario, similarity
 
-    if args.episodes < 1:
-        raise ValueError(f"--episodes must be at least 1, got {args.episodes}")
     names = args.scenario or list(SCENARIOS)
     data = None
     if args.data:
         from marple_gym.datasets.dataset import MarpleDataset
 
         data = MarpleDataset(args.data)
+        if not data.complete:
+            missing, total = len(data.missing_shards()), len(data.spec.tasks())
+            print(f"note: {args.data} is incomplete ({missing} of {total} shards missing); figures cover what is there")
         # By default, the dataset's own scenarios (as `marple evaluate` does), not all five.
         names = args.scenario or [u.name for u in data.spec.units if len(u.roles) == 2]
         if not names:
             raise ValueError(f"{args.data} has no whodunit scenarios; generate one with `marple generate --scenario`")
+    else:
+        from marple_gym.generation.config import HouseConfig
+
+        config = HouseConfig.load(args.config)  # checked once, before any simulation
     header = (
         f"{'scenario':<10} {'question':<28} {'T ours':>14} {'T paper':>8} {'ratio':>6} {'sim ours':>9} {'sim paper':>9}"
     )
@@ -77,7 +85,9 @@ def run_stats(args: argparse.Namespace) -> int:
         if data is not None:
             horizons = [ep.horizon for ep in data.whodunit(s.name)]
         else:
-            horizons = scenario_horizons(name, args.episodes, args.config, args.seed)
+            horizons = scenario_horizons(name, args.episodes, config, args.seed)
+        if not horizons:
+            raise MarpleError(f"no episode of {s.name!r} reached its query state; no horizon to report")
         counts.append(len(horizons))
         mean, sd = float(np.mean(horizons)), float(np.std(horizons))
         paper_t = f"{s.paper_horizon:.1f}" if s.paper_horizon else "-"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from marple_gym.cli.options import positive_int, seed, tile_size
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
@@ -28,7 +30,7 @@ def add_parser(subparsers) -> None:
         metavar="NAME",
         help="scenario to draw trials from (repeatable; default: every scenario in the dataset)",
     )
-    parser.add_argument("--limit", type=int, help="at most this many trials per scenario (paper: 50 in all)")
+    parser.add_argument("--limit", type=positive_int, help="at most this many trials per scenario (paper: 50 in all)")
     parser.add_argument("--participant", required=True, help="participant id, written with every answer")
     parser.add_argument("--out", required=True, help="responses file (.jsonl); an existing one is resumed")
     parser.add_argument(
@@ -37,8 +39,8 @@ def add_parser(subparsers) -> None:
         default="vision",
         help="what the participant gets: the houses only, or also intents and sounds (default: vision)",
     )
-    parser.add_argument("--seed", type=int, help="seed for trial order and sides (default: a fresh one, recorded)")
-    parser.add_argument("--tile-size", type=int, default=24, help="pixels per cell (default: 24)")
+    parser.add_argument("--seed", type=seed, help="seed for trial order and sides (default: a fresh one, recorded)")
+    parser.add_argument("--tile-size", type=tile_size, default=24, help="pixels per cell (default: 24)")
     parser.add_argument("--no-sound", action="store_true", help="show sounds as text only, play nothing")
     parser.set_defaults(run=run)
 
@@ -50,10 +52,6 @@ def open_session(args: argparse.Namespace):
     from marple_gym.datasets.dataset import MarpleDataset
     from marple_gym.study import ResponseLog, StudyError, StudyState, load_episodes, make_trials, trial_order
 
-    if args.limit is not None and args.limit < 1:
-        raise ValueError(f"--limit must be at least 1, got {args.limit}")
-    if args.tile_size < 8:
-        raise ValueError(f"--tile-size must be at least 8, got {args.tile_size}")
     data = MarpleDataset(args.data)
     episodes = load_episodes(data, args.scenario, args.limit)
     ids = [e.episode_id for e in episodes]
@@ -82,13 +80,20 @@ def run(args: argparse.Namespace, events=None, max_frames: int | None = None) ->
     of the app returning such a script (a participant that reacts to the screen); ``max_frames`` bounds the loop."""
     from marple_gym.study.app import StudyApp
 
+    out = Path(args.out)
+    created = not (out.exists() and out.stat().st_size > 0)
     state = open_session(args)
     session = state.log.session
-    app = StudyApp(state, session["modality"], tile_size=args.tile_size, sound=not args.no_sound)
     try:
-        app.run(events(app) if callable(events) else events, max_frames)
-    finally:
-        app.close()
+        app = StudyApp(state, session["modality"], tile_size=args.tile_size, sound=not args.no_sound)
+        try:
+            app.run(events(app) if callable(events) else events, max_frames)
+        finally:
+            app.close()
+    except Exception:
+        if created and not state.log.answers:  # failed before the first answer: leave no file behind
+            out.unlink(missing_ok=True)
+        raise
     done = len(state.trials) - len(state.remaining)
     print(
         f"{args.out}: {len(state.log.answers)} answers, {done} of {len(state.trials)} trials complete "

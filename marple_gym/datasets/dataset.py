@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
@@ -18,9 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from marple_gym.datasets.generate import DatasetError, DatasetSpec, file_sha256, load_manifest
+from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, file_sha256, load_manifest
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.datasets.shards import ShardError, read_shard
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -72,6 +75,23 @@ class MarpleDataset:
     @property
     def complete(self) -> bool:
         return bool(self.manifest.get("complete"))
+
+    def missing_shards(self) -> list[str]:
+        """Shards the spec makes that the manifest does not list (an interrupted generation)."""
+        return [t.path for t in self.spec.tasks() if t.path not in self.manifest["shards"]]
+
+    def check_complete(self, allow_incomplete: bool = False) -> None:
+        """Refuse an incomplete dataset (or, with ``allow_incomplete``, log a warning)."""
+        if self.complete:
+            return
+        missing, total = len(self.missing_shards()), len(self.spec.tasks())
+        message = (
+            f"{self.root / MANIFEST}: the dataset is incomplete ({missing} of {total} shards missing: its generation "
+            "was interrupted); finish it by running the same `marple generate` command again"
+        )
+        if not allow_incomplete:
+            raise DatasetError(message + ", or pass --allow-incomplete to use the shards that are there")
+        log.warning("%s; using the shards that are there (--allow-incomplete)", message)
 
     @cached_property
     def units(self) -> list[str]:

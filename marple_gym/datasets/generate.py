@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import multiprocessing as mp
 import os
+import shutil
 import zlib
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -29,25 +31,20 @@ from typing import Any
 import numpy as np
 
 from marple_gym import __version__
+from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS, DatasetError, check_manifest
 from marple_gym.datasets.recorder import record_trajectory
 from marple_gym.datasets.records import Trajectory
 from marple_gym.datasets.shards import write_shard
-from marple_gym.errors import MarpleError
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import get_mission
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.validation import message_error, read_json_file
 
 MANIFEST = "manifest.json"
-DATASET_FORMAT = "marple-dataset"
-DATASET_VERSION = 1
-SPLITS = ("test", "train-in", "train-ood")
+log = logging.getLogger(__name__)
 _SPLIT_CODE = {"house": 0, "test": 1, "train-in": 2, "train-ood": 3}
-
-
-class DatasetError(MarpleError, RuntimeError):
-    """A dataset directory that cannot be generated into or read."""
 
 
 @dataclass(frozen=True)
@@ -285,15 +282,26 @@ class GenerationReport:
 
 
 def load_manifest(root: Path) -> dict[str, Any] | None:
+    """The checked manifest of dataset directory ``root``, or None when there is none.
+
+    Raises :class:`DatasetError` naming the file and field when the manifest is
+    damaged: not its schema, shards that its spec does not make, or shards
+    missing from a manifest that says it is complete.
+    """
     path = Path(root) / MANIFEST
     if not path.is_file():
         return None
-    try:
-        manifest = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise DatasetError(f"{path}: the manifest is not valid JSON ({exc.msg}); it may be damaged") from None
-    if manifest.get("format") != DATASET_FORMAT:
-        raise DatasetError(f"{path}: not a MARPLE dataset manifest")
+    manifest = check_manifest(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
+    tasks = {t.path for t in DatasetSpec.from_json(manifest["spec"]).tasks()}
+    for shard in manifest["shards"]:
+        if shard not in tasks:
+            raise DatasetError(f"{path}: shards.{shard}: not a shard of the dataset this manifest describes")
+    missing = sorted(tasks - set(manifest["shards"]))
+    if manifest["complete"] and missing:
+        raise DatasetError(
+            f"{path}: complete: the manifest says the dataset is complete but does not list {len(missing)} of "
+            f"its {len(tasks)} shards (e.g. {missing[0]}); the manifest was edited or damaged"
+        )
     return manifest
 
 
@@ -303,16 +311,17 @@ def generate_dataset(
     """Generate (or resume generating) ``spec`` into directory ``root``."""
     import time
 
-    from tqdm import tqdm
-
     start = time.perf_counter()
     root = Path(root)
-    root.mkdir(parents=True, exist_ok=True)
     manifest = load_manifest(root)
     if manifest is not None and manifest["spec"] != spec.to_json():
         raise DatasetError(
             f"{root} holds a dataset generated with other settings; choose another --out or remove it first"
         )
+    for unit in spec.units:  # a config that cannot serve a unit fails here, before anything is written
+        test_house(spec, unit, 0)
+    created, fresh = not root.exists(), manifest is None
+    root.mkdir(parents=True, exist_ok=True)
     if manifest is None:
         manifest = {
             "format": DATASET_FORMAT,
@@ -322,6 +331,33 @@ def generate_dataset(
             "shards": {},
             "complete": False,
         }
+    try:
+        written, skipped, steps = _run_tasks(spec, root, manifest, workers, progress)
+    except BaseException:
+        if not manifest["shards"]:  # nothing worth keeping: leave nothing behind
+            if created:
+                shutil.rmtree(root, ignore_errors=True)
+            elif fresh:
+                (root / MANIFEST).unlink(missing_ok=True)
+        else:
+            log.warning(
+                "%s keeps the %d shards written so far; run the same command again to resume",
+                root,
+                len(manifest["shards"]),
+            )
+        raise
+    manifest["complete"] = True
+    write_json_atomic(root / MANIFEST, manifest)
+    total = sum(e["episodes"] for e in manifest["shards"].values())
+    return GenerationReport(root, written, skipped, total, steps, time.perf_counter() - start, manifest)
+
+
+def _run_tasks(
+    spec: DatasetSpec, root: Path, manifest: dict[str, Any], workers: int | None, progress: bool
+) -> tuple[int, int, int]:
+    """Write the shards the manifest lacks, recording each as it lands: (written, skipped, steps)."""
+    from tqdm import tqdm
+
     tasks = spec.tasks()
     done = {
         t.path
@@ -357,7 +393,4 @@ def generate_dataset(
         if pool is not None:
             pool.terminate()
             pool.join()
-    manifest["complete"] = True
-    write_json_atomic(root / MANIFEST, manifest)
-    total = sum(e["episodes"] for e in manifest["shards"].values())
-    return GenerationReport(root, written, len(done), total, steps, time.perf_counter() - start, manifest)
+    return written, len(done), steps

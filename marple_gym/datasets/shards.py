@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -141,14 +142,30 @@ def read_shard(path: Path) -> tuple[list[Trajectory], dict[str, Any]]:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in data.files}
         meta = json.loads(arrays.pop("meta").tobytes().decode())
-    except (zipfile.BadZipFile, ValueError, OSError, KeyError, EOFError, UnicodeDecodeError) as exc:
+    except (zipfile.BadZipFile, zlib.error, ValueError, OSError, KeyError, EOFError, UnicodeDecodeError) as exc:
         raise ShardError(f"{path}: not a readable MARPLE shard ({type(exc).__name__}: {exc})") from None
+    if not isinstance(meta, dict):
+        raise ShardError(f"{path}: not a MARPLE shard (its metadata is not a JSON object)")
     if meta.get("format") != SHARD_FORMAT:
         raise ShardError(f"{path}: not a MARPLE shard (format {meta.get('format')!r})")
     if meta.get("version") != SHARD_VERSION:
         raise ShardError(f"{path}: shard version {meta.get('version')} is not supported (expected {SHARD_VERSION})")
-    houses = {k: HouseConfig.from_dict(v) for k, v in meta["houses"].items()}
+    try:
+        return _decode(path, arrays, meta), meta
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        # The checksum in a manifest catches damage; this catches shards written wrong or read without one.
+        raise ShardError(f"{path}: a damaged MARPLE shard ({type(exc).__name__}: {exc})") from None
+
+
+def _decode(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> list[Trajectory]:
+    houses = {k: HouseConfig.from_dict(v, file=f"{path}: houses.{k}") for k, v in meta["houses"].items()}
     obs_off, act_off = arrays["obs_offsets"].tolist(), arrays["act_offsets"].tolist()
+    for name, offsets, size in (("obs", obs_off, len(arrays["position"])), ("act", act_off, len(arrays["actions"]))):
+        # Checked before decoding, which allocates by these offsets.
+        if len(offsets) != len(meta["episodes"]) + 1 or offsets[0] != 0 or offsets[-1] != size:
+            raise ValueError(f"{name}_offsets do not match the arrays")
+        if any(b < a for a, b in zip(offsets, offsets[1:])):
+            raise ValueError(f"{name}_offsets are not increasing")
     delta_obs = arrays["delta_obs"]
     bounds = np.searchsorted(delta_obs, obs_off)
     out = []
@@ -182,4 +199,4 @@ def read_shard(path: Path) -> tuple[list[Trajectory], dict[str, Any]]:
                 query_steps=dict(info["query_steps"]),
             )
         )
-    return out, meta
+    return out

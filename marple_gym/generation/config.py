@@ -17,29 +17,40 @@ Counts (``num``) are totals: a room with ``"furnitures": {"num": 3, "initial":
 
 from __future__ import annotations
 
-import difflib
-import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from marple_gym.errors import MarpleError
+from marple_gym.validation import Fields, describe, did_you_mean, is_int, is_number, parse_json, read_json_file
 from marple_gym.world.assets import ASSETS
 
 SPLIT_DIRS = ("vert", "horz")
+MAX_GRID_SIDE = 128
+"""Widest and tallest grid: positions are int16 and shards index cells with int16 (128 x 128 < 2**15)."""
+MAX_OBJECTS = 255
+"""Most objects in a house: the vision grid's object-id channel is uint8 (id = index + 1, 0 = none)."""
+MAX_AGENTS = 255
+"""Most agents: the agent-id channel is uint8 as well."""
 
 
 class ConfigError(MarpleError, ValueError):
     """A house configuration that is malformed or cannot be built.
 
-    ``field`` is the path of the offending entry in the input.
+    ``field`` is the path of the offending entry in the input, ``file`` the
+    config file it was read from (None for a dict or a JSON string).
     """
 
-    def __init__(self, field: str, reason: str) -> None:
-        super().__init__(f"{field}: {reason}" if field else reason)
+    def __init__(self, field: str, reason: str, file: str | None = None) -> None:
+        super().__init__(": ".join(p for p in (file, field, reason) if p))
         self.field = field
         self.reason = reason
+        self.file = file
+
+    def in_file(self, file: str | None) -> ConfigError:
+        """The same error, naming ``file``."""
+        return self if file is None or self.file else ConfigError(self.field, self.reason, file)
 
 
 @dataclass
@@ -133,30 +144,33 @@ class HouseConfig:
         if source is None:
             return cls()
         if isinstance(source, HouseConfig):
+            source.validate()
             return source
-        if isinstance(source, dict):
+        if isinstance(source, Mapping):
             return cls.from_dict(source)
-        text = str(source)
-        if not text.lstrip().startswith("{"):
-            path = Path(text)
-            if not path.is_file():
-                raise ConfigError("config", f"no such file: {path}")
-            text = path.read_text()
-            origin = str(path)
-        else:
-            origin = "config"
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(origin, f"malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
-        return cls.from_dict(data)
+        if isinstance(source, str) and source.lstrip().startswith("{"):
+            return cls.from_dict(parse_json(source, None, _config_error))
+        if not isinstance(source, str | os.PathLike):
+            raise ConfigError(
+                "config",
+                f"expected a path to a JSON file, a JSON string, a dict or a HouseConfig, got {type(source).__name__}",
+            )
+        path = os.fsdecode(os.fspath(source))
+        return cls.from_dict(read_json_file(path, _config_error, "file"), file=path)
 
     @classmethod
-    def from_dict(cls, data: Any) -> HouseConfig:
-        if not isinstance(data, dict):
-            raise ConfigError("config", f"expected a JSON object, got {type(data).__name__}")
-        config = _parse_paper(data["Grid"]) if "Grid" in data else _parse_plain(data)
-        config.validate()
+    def from_dict(cls, data: Any, file: str | None = None) -> HouseConfig:
+        """A config from either format's JSON document; errors name ``file`` when given."""
+        try:
+            top = Fields(data, "", _config_error, file)
+            if "Grid" in top.data:
+                top.allow(PAPER_KEYS["top"])
+                config = _parse_paper(top.child(top.get("Grid", {}), "Grid").folded())
+            else:
+                config = _parse_plain(top)
+            config.validate()
+        except ConfigError as exc:
+            raise exc.in_file(file) from None
         return config
 
     def to_dict(self) -> dict[str, Any]:
@@ -166,25 +180,28 @@ class HouseConfig:
     # ---- checks that need no generation -------------------------------------
     def validate(self) -> None:
         """Check names, numbers and positions that can be checked before building."""
-        _check_int("width", self.width, 3)
-        _check_int("height", self.height, 3)
-        _check_int("min_room_dim", self.min_room_dim, 1)
+        _check_int("width", self.width, 3, MAX_GRID_SIDE)
+        _check_int("height", self.height, 3, MAX_GRID_SIDE)
+        _check_int("min_room_dim", self.min_room_dim, 1, MAX_GRID_SIDE)
         _check_int("max_num_rooms", self.max_num_rooms, 1)
         for d in self.room_split_dirs:
             if d not in SPLIT_DIRS:
-                raise ConfigError("room_split_dirs", f"unknown split direction {d!r}; use 'vert' or 'horz'")
+                raise ConfigError("room_split_dirs", f"unknown split direction {describe(d)}; use 'vert' or 'horz'")
         if self.num_rooms is not None:
-            _check_int("num_rooms", self.num_rooms, 1)
+            # Every room needs a floor cell and walls: at most one room per 2 x 2 block of the interior.
+            _check_int("num_rooms", self.num_rooms, 1, ((self.width - 1) // 2) * ((self.height - 1) // 2))
             if self.num_rooms < len(self.rooms):
                 raise ConfigError("num_rooms", f"{self.num_rooms} rooms asked for but {len(self.rooms)} are listed")
         if self.rooms_wanted() > self.max_num_rooms:
             raise ConfigError("num_rooms", f"{self.rooms_wanted()} rooms exceed max_num_rooms = {self.max_num_rooms}")
-        for lo, hi, name in (
-            (*self.furniture_per_room, "furniture_per_room"),
-            (*self.objects_per_furniture, "objects_per_furniture"),
-        ):
-            if not (0 <= lo <= hi):
-                raise ConfigError(name, f"expected a range 0 <= low <= high, got ({lo}, {hi})")
+        for name in ("furniture_per_room", "objects_per_furniture"):
+            _check_range(name, getattr(self, name))
+        if len(self.agents) > MAX_AGENTS:
+            raise ConfigError("agents", f"{len(self.agents)} agents exceed the limit of {MAX_AGENTS}")
+        if self.objects_listed() > MAX_OBJECTS:
+            raise ConfigError(
+                "rooms", f"{self.objects_listed()} objects are asked for; a house holds at most {MAX_OBJECTS}"
+            )
         explicit = [r.explicit for r in self.rooms]
         if any(explicit) and not all(explicit) or (any(explicit) and self.rooms_wanted() > len(self.rooms)):
             raise ConfigError("rooms", "give top and size for every room or for none (rooms are laid out together)")
@@ -197,6 +214,14 @@ class HouseConfig:
         for agent in self.agents:
             _check_agent(self, agent)
 
+    def objects_listed(self) -> int:
+        """The fewest objects the house will hold: those listed, or the counts given where larger."""
+        total = 0
+        for room in self.rooms:
+            total += max(len(room.floor_objects), room.num_floor_objects or 0)
+            total += sum(max(len(f.objects), f.num_objects or 0) for f in room.furniture)
+        return total
+
     def rooms_wanted(self) -> int:
         """How many rooms the house will have (a default of 4 when nothing says)."""
         if self.num_rooms is not None:
@@ -208,18 +233,30 @@ class HouseConfig:
 
 
 def _suggest(name: str, known) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = did_you_mean(name, known)
+    return f" ({close[2:]})" if close else ""
 
 
-def _check_int(where: str, value: Any, low: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ConfigError(where, f"expected an integer >= {low}, got {value!r}")
+def _check_int(where: str, value: Any, low: int, high: int | None = None) -> None:
+    if not is_int(value) or value < low or (high is not None and value > high):
+        bound = f"in [{low}, {high}]" if high is not None else f">= {low}"
+        raise ConfigError(where, f"expected an integer {bound}, got {describe(value)}")
+
+
+def _check_range(where: str, value: Any) -> None:
+    """A (low, high) pair of counts with 0 <= low <= high <= MAX_OBJECTS."""
+    if not isinstance(value, list | tuple) or len(value) != 2 or not all(is_int(v) for v in value):
+        raise ConfigError(where, f"expected [low, high] integers, got {describe(value)}")
+    lo, hi = value
+    if not (0 <= lo <= hi <= MAX_OBJECTS):
+        raise ConfigError(where, f"expected a range 0 <= low <= high <= {MAX_OBJECTS}, got ({lo}, {hi})")
 
 
 def _check_cell(where: str, pos: Any, width: int, height: int) -> None:
     if pos is None:
         return
+    if not isinstance(pos, list | tuple) or len(pos) != 2 or not all(is_int(v) for v in pos):
+        raise ConfigError(where, f"expected [x, y] integers, got {describe(pos)}")
     x, y = pos
     if not (0 < x < width - 1 and 0 < y < height - 1):
         raise ConfigError(where, f"cell {list(pos)} is outside the {width} x {height} grid's interior")
@@ -296,233 +333,247 @@ def _check_agent(config: HouseConfig, agent: AgentSpec) -> None:
             raise ConfigError(
                 f"{agent.where}.mission_preferences.{name}", f"unknown mission {name!r}{_suggest(name, MISSIONS)}"
             )
-        if not isinstance(weight, (int, float)) or isinstance(weight, bool) or weight < 0:
+        if not is_number(weight) or weight < 0:
             raise ConfigError(
-                f"{agent.where}.mission_preferences.{name}", f"expected a probability >= 0, got {weight!r}"
+                f"{agent.where}.mission_preferences.{name}", f"expected a finite weight >= 0, got {describe(weight)}"
             )
     if agent.mission_preferences and sum(agent.mission_preferences.values()) <= 0:
         raise ConfigError(agent.where + ".mission_preferences", "preferences must not all be zero")
 
 
-# ---- the paper's format ---------------------------------------------------------------
+# ---- reading both formats -------------------------------------------------------------------
+
+# The paper's format: allowed keys at each level (keys the generator does not use, such as
+# ids, are allowed and ignored; anything else is refused as a likely misspelling).
+PAPER_KEYS = {
+    "top": ("Grid",),
+    "grid": ("width", "height", "auto", "agents", "rooms", "doors"),
+    "auto": ("max_num_agent", "max_num_room", "min_room_dim", "room_split_dirs"),
+    "block": ("num", "initial"),
+    "agent": (
+        *("name", "id", "gender", "pos", "dir", "color", "step_size", "forgetness", "carrying"),
+        *("mission_preference_initial", "mission_preferences", "cur_mission", "cur_subgoal"),
+    ),
+    "room": ("type", "name", "id", "top", "size", "furnitures", "floor_objs"),
+    "furniture": ("type", "name", "id", "pos", "state", "objs"),
+    "object": ("type", "name", "id", "pos", "state"),
+    "door": ("type", "name", "id", "pos", "state", "dir"),
+}
 
 
-class _Reader:
-    """Reads one JSON object, remembering its path for error messages."""
-
-    def __init__(self, data: Any, where: str) -> None:
-        if not isinstance(data, dict):
-            raise ConfigError(where, f"expected a JSON object, got {type(data).__name__}")
-        self.data = {k.lower(): v for k, v in data.items()}
-        self.where = where
-
-    def get(self, key: str, default: Any = None) -> Any:
-        return self.data.get(key.lower(), default)
-
-    def path(self, key: str) -> str:
-        return f"{self.where}.{key}" if self.where else key
-
-    def int(self, key: str, default: int | None = None) -> int | None:
-        value = self.get(key, default)
-        if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
-            raise ConfigError(self.path(key), f"expected an integer, got {value!r}")
-        return value
-
-    def cell(self, key: str) -> tuple[int, int] | None:
-        value = self.get(key)
-        if value is None:
-            return None
-        if (
-            not isinstance(value, (list, tuple))
-            or len(value) != 2
-            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-        ):
-            raise ConfigError(self.path(key), f"expected [x, y] integers, got {value!r}")
-        return int(value[0]), int(value[1])
-
-    def states(self, key: str = "state") -> dict[str, bool]:
-        value = self.get(key)
-        if value is None:
-            return {}
-        if not isinstance(value, dict):
-            raise ConfigError(self.path(key), f"expected an object of state: true/false, got {value!r}")
-        return {k: bool(v) if isinstance(v, int) else v for k, v in value.items()}
-
-    def listing(self, key: str) -> tuple[int | None, list[_Reader]]:
-        """A ``{"num": n, "initial": [...]}`` block: its count and its entries."""
-        block = self.get(key)
-        if block is None:
-            return None, []
-        if isinstance(block, list):  # tolerate a bare list of entries
-            return None, [_Reader(e, f"{self.path(key)}[{i}]") for i, e in enumerate(block)]
-        reader = _Reader(block, self.path(key))
-        entries = reader.get("initial") or []
-        if not isinstance(entries, list):
-            raise ConfigError(reader.path("initial"), f"expected a list, got {type(entries).__name__}")
-        return reader.int("num"), [_Reader(e, f"{reader.path('initial')}[{i}]") for i, e in enumerate(entries)]
+def _keys(spec: type) -> tuple[str, ...]:
+    """The keys of our plain format for a spec dataclass: its compared fields."""
+    return tuple(name for name, f in spec.__dataclass_fields__.items() if f.compare)
 
 
-def _type_name(reader: _Reader) -> str:
-    value = reader.get("type")
-    if not isinstance(value, str):
-        raise ConfigError(reader.path("type"), f"expected a type name, got {value!r}")
-    return value.replace("-", "_")
+def _config_error(file: str | None, field: str, reason: str) -> ConfigError:
+    return ConfigError(field, reason, file)
 
 
-def _paper_object(r: _Reader) -> ObjectSpec:
-    return ObjectSpec(_type_name(r), r.cell("pos"), r.states(), r.get("name"), r.where)
+def _cell(f: Fields, key: str) -> tuple[int, int] | None:
+    value = f.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list | tuple) or len(value) != 2 or not all(is_int(v) for v in value):
+        raise f.fail(key, f"expected [x, y] integers, got {describe(value)}")
+    return int(value[0]), int(value[1])
 
 
-def _paper_furniture(r: _Reader) -> FurnitureSpec:
-    num, objs = r.listing("objs")
+def _states(f: Fields, key: str = "state") -> dict[str, bool]:
+    """An object of state name: true/false (0 and 1 are read as false and true)."""
+    out = {}
+    for name, value in f.mapping(key, {}).items():
+        if not isinstance(value, bool) and value not in (0, 1):
+            raise f.fail(f"{key}.{name}", f"expected true or false, got {describe(value)}")
+        out[name] = bool(value)
+    return out
+
+
+def _pair(f: Fields, key: str, default: tuple[int, int]) -> tuple[int, int]:
+    value = f.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, list | tuple) or len(value) != 2 or not all(is_int(v) for v in value):
+        raise f.fail(key, f"expected [low, high] integers, got {describe(value)}")
+    return int(value[0]), int(value[1])
+
+
+def _type_name(f: Fields) -> str:
+    return f.str("type").replace("-", "_")
+
+
+def _preferences(f: Fields, key: str) -> dict[str, float]:
+    prefs = f.mapping(key, {})
+    for name, weight in prefs.items():
+        f.check_number(f"{key}.{name}", weight, low=0)
+    return prefs
+
+
+def _listing(f: Fields, key: str) -> tuple[int | None, list[Fields]]:
+    """A paper ``{"num": n, "initial": [...]}`` block (or a bare list): its count and its entries."""
+    if isinstance(f.get(key), list):
+        return None, f.entries(key, MAX_OBJECTS)
+    block = f.fields(key, None)
+    if block is None:
+        return None, []
+    block.allow(PAPER_KEYS["block"])
+    return block.int("num", None, 0, MAX_OBJECTS), block.entries("initial", MAX_OBJECTS)
+
+
+def _paper_object(f: Fields) -> ObjectSpec:
+    f.allow(PAPER_KEYS["object"])
+    return ObjectSpec(_type_name(f), _cell(f, "pos"), _states(f), f.str("name", None), f.where)
+
+
+def _paper_furniture(f: Fields) -> FurnitureSpec:
+    f.allow(PAPER_KEYS["furniture"])
+    num, objs = _listing(f, "objs")
     return FurnitureSpec(
-        _type_name(r), r.cell("pos"), r.states(), [_paper_object(o) for o in objs], num, r.get("name"), r.where
+        _type_name(f), _cell(f, "pos"), _states(f), [_paper_object(o) for o in objs], num, f.str("name", None), f.where
     )
 
 
-def _paper_room(r: _Reader) -> RoomSpec:
-    num_fur, furs = r.listing("furnitures")
-    num_floor, floor = r.listing("floor_objs")
+def _paper_room(f: Fields) -> RoomSpec:
+    f.allow(PAPER_KEYS["room"])
+    num_fur, furs = _listing(f, "furnitures")
+    num_floor, floor = _listing(f, "floor_objs")
     return RoomSpec(
-        type=_type_name(r),
-        top=r.cell("top"),
-        size=r.cell("size"),
-        furniture=[_paper_furniture(f) for f in furs],
+        type=_type_name(f),
+        top=_cell(f, "top"),
+        size=_cell(f, "size"),
+        furniture=[_paper_furniture(x) for x in furs],
         num_furniture=num_fur,
         floor_objects=[_paper_object(o) for o in floor],
         num_floor_objects=num_floor,
-        name=r.get("name"),
-        where=r.where,
+        name=f.str("name", None),
+        where=f.where,
     )
 
 
-def _paper_agent(r: _Reader) -> AgentSpec:
-    step = r.get("step_size", 1)
-    if step not in (None, 1):
-        raise ConfigError(r.path("step_size"), f"only step_size 1 is supported, got {step!r}")
-    _, carried = r.listing("carrying")
+def _paper_agent(f: Fields) -> AgentSpec:
+    f.allow(PAPER_KEYS["agent"])
+    if f.int("step_size", 1) != 1:
+        raise f.fail("step_size", f"only step_size 1 is supported, got {f.get('step_size')!r}")
+    _, carried = _listing(f, "carrying")
     if carried:
-        raise ConfigError(r.path("carrying"), "agents start empty-handed; initial carried objects are not supported")
-    prefs = r.get("mission_preference_initial") or r.get("mission_preferences") or {}
-    if not isinstance(prefs, dict):
-        raise ConfigError(r.path("mission_preference_initial"), f"expected an object of mission: weight, got {prefs!r}")
+        raise f.fail("carrying", "agents start empty-handed; initial carried objects are not supported")
+    key = "mission_preference_initial" if f.has("mission_preference_initial") else "mission_preferences"
     return AgentSpec(
-        name=str(r.get("name") or "A"),
-        pos=r.cell("pos"),
-        dir=r.int("dir"),
-        color=str(r.get("color") or "red"),
-        mission_preferences=dict(prefs),
-        where=r.where,
+        name=f.str("name", "A"),
+        pos=_cell(f, "pos"),
+        dir=f.int("dir", None),
+        color=f.str("color", "red"),
+        mission_preferences=_preferences(f, key),
+        where=f.where,
     )
 
 
-def _paper_door(r: _Reader) -> DoorSpec:
-    pos = r.cell("pos")
+def _paper_door(f: Fields) -> DoorSpec:
+    f.allow(PAPER_KEYS["door"])
+    pos = _cell(f, "pos")
     if pos is None:
-        raise ConfigError(r.path("pos"), "a door needs a position")
-    state = r.get("state", "open")
-    if state not in ("open", "closed", True, False, None):
-        raise ConfigError(r.path("state"), f"expected 'open' or 'closed', got {state!r}")
-    return DoorSpec(pos, state in ("open", True, None), r.where)
+        raise f.fail("pos", "a door needs a position")
+    state = f.get("state", "open")
+    if state not in ("open", "closed") and not isinstance(state, bool):
+        raise f.fail("state", f"expected 'open' or 'closed', got {describe(state)}")
+    return DoorSpec(pos, state in ("open", True), f.where)
 
 
-def _parse_paper(grid: Any) -> HouseConfig:
-    g = _Reader(grid, "Grid")
-    auto = _Reader(g.get("auto") or {}, g.path("auto"))
-    dirs = auto.get("room_split_dirs") or list(SPLIT_DIRS)
-    num_rooms, rooms = g.listing("rooms")
-    _, agents = g.listing("agents")
-    doors = g.get("doors")
+def _parse_paper(g: Fields) -> HouseConfig:
+    g.allow(PAPER_KEYS["grid"])
+    auto = g.fields("auto", None) or g.child({}, g.path("auto"))
+    auto.allow(PAPER_KEYS["auto"])
+    num_rooms, rooms = _listing(g, "rooms")
+    _, agents = _listing(g, "agents")
     return HouseConfig(
         width=g.int("width", 20),
         height=g.int("height", 20),
         num_rooms=num_rooms,
         max_num_rooms=auto.int("max_num_room", 4),
         min_room_dim=auto.int("min_room_dim", 5),
-        room_split_dirs=tuple(dirs),
+        room_split_dirs=_split_dirs(auto),
         rooms=[_paper_room(r) for r in rooms],
-        doors=None if doors is None else [_paper_door(d) for d in g.listing("doors")[1]],
-        agents=[_paper_agent(a) for a in agents] or [AgentSpec(where="Grid.agents")],
+        doors=None if g.get("doors") is None else [_paper_door(d) for d in _listing(g, "doors")[1]],
+        agents=[_paper_agent(a) for a in agents] or [AgentSpec(where=g.path("agents"))],
     )
 
 
-# ---- our plain format ---------------------------------------------------------------
+def _split_dirs(f: Fields) -> tuple[str, ...]:
+    dirs = f.list("room_split_dirs", []) or list(SPLIT_DIRS)
+    for i, d in enumerate(dirs):
+        if d not in SPLIT_DIRS:
+            raise f.fail(f"room_split_dirs[{i}]", f"unknown split direction {describe(d)}; use 'vert' or 'horz'")
+    return tuple(dirs)
 
 
-def _plain_object(r: _Reader) -> ObjectSpec:
-    return ObjectSpec(_type_name(r), r.cell("pos"), r.states(), r.get("name"), r.where)
+def _plain_object(f: Fields) -> ObjectSpec:
+    f.allow(_keys(ObjectSpec))
+    return ObjectSpec(_type_name(f), _cell(f, "pos"), _states(f), f.str("name", None), f.where)
 
 
-def _entries(r: _Reader, key: str) -> list[_Reader]:
-    value = r.get(key) or []
-    if not isinstance(value, list):
-        raise ConfigError(r.path(key), f"expected a list, got {type(value).__name__}")
-    return [_Reader(e, f"{r.path(key)}[{i}]") for i, e in enumerate(value)]
-
-
-def _parse_plain(data: dict) -> HouseConfig:
-    r = _Reader(data, "")
-    known = set(HouseConfig.__dataclass_fields__)
-    for key in data:
-        if key not in known:
-            raise ConfigError(key, f"unknown field{_suggest(key, known)}; expected one of {', '.join(sorted(known))}")
-    rooms = []
-    for rr in _entries(r, "rooms"):
-        furniture = []
-        for fr in _entries(rr, "furniture"):
-            furniture.append(
-                FurnitureSpec(
-                    _type_name(fr),
-                    fr.cell("pos"),
-                    fr.states(),
-                    [_plain_object(o) for o in _entries(fr, "objects")],
-                    fr.int("num_objects"),
-                    fr.get("name"),
-                    fr.where,
-                )
-            )
-        rooms.append(
-            RoomSpec(
-                _type_name(rr),
-                rr.cell("top"),
-                rr.cell("size"),
-                furniture,
-                rr.int("num_furniture"),
-                [_plain_object(o) for o in _entries(rr, "floor_objects")],
-                rr.int("num_floor_objects"),
-                rr.get("name"),
-                rr.where,
-            )
-        )
-    doors = (
-        None
-        if r.get("doors") is None
-        else [DoorSpec(d.cell("pos"), bool(d.get("open", True)), d.where) for d in _entries(r, "doors")]
+def _plain_furniture(f: Fields) -> FurnitureSpec:
+    f.allow(_keys(FurnitureSpec))
+    return FurnitureSpec(
+        _type_name(f),
+        _cell(f, "pos"),
+        _states(f),
+        [_plain_object(o) for o in f.entries("objects", MAX_OBJECTS)],
+        f.int("num_objects", None, 0, MAX_OBJECTS),
+        f.str("name", None),
+        f.where,
     )
-    agents = [
-        AgentSpec(
-            str(a.get("name") or "A"),
-            a.cell("pos"),
-            a.int("dir"),
-            str(a.get("color") or "red"),
-            dict(a.get("mission_preferences") or {}),
-            a.where,
-        )
-        for a in _entries(r, "agents")
-    ]
+
+
+def _plain_room(f: Fields) -> RoomSpec:
+    f.allow(_keys(RoomSpec))
+    return RoomSpec(
+        _type_name(f),
+        _cell(f, "top"),
+        _cell(f, "size"),
+        [_plain_furniture(x) for x in f.entries("furniture", MAX_OBJECTS)],
+        f.int("num_furniture", None, 0, MAX_OBJECTS),
+        [_plain_object(o) for o in f.entries("floor_objects", MAX_OBJECTS)],
+        f.int("num_floor_objects", None, 0, MAX_OBJECTS),
+        f.str("name", None),
+        f.where,
+    )
+
+
+def _plain_door(f: Fields) -> DoorSpec:
+    f.allow(_keys(DoorSpec))
+    pos = _cell(f, "pos")
+    if pos is None:
+        raise f.fail("pos", "a door needs a position")
+    return DoorSpec(pos, f.bool("open", True), f.where)
+
+
+def _plain_agent(f: Fields) -> AgentSpec:
+    f.allow(_keys(AgentSpec))
+    return AgentSpec(
+        f.str("name", "A"),
+        _cell(f, "pos"),
+        f.int("dir", None),
+        f.str("color", "red"),
+        _preferences(f, "mission_preferences"),
+        f.where,
+    )
+
+
+def _parse_plain(r: Fields) -> HouseConfig:
+    r.allow(_keys(HouseConfig))
     defaults = HouseConfig()
     return HouseConfig(
         width=r.int("width", defaults.width),
         height=r.int("height", defaults.height),
-        num_rooms=r.int("num_rooms"),
+        num_rooms=r.int("num_rooms", None),
         max_num_rooms=r.int("max_num_rooms", defaults.max_num_rooms),
         min_room_dim=r.int("min_room_dim", defaults.min_room_dim),
-        room_split_dirs=tuple(r.get("room_split_dirs") or SPLIT_DIRS),
-        rooms=rooms,
-        doors=doors,
-        agents=agents or [AgentSpec(where="agents")],
-        furniture_per_room=tuple(r.get("furniture_per_room") or defaults.furniture_per_room),
-        objects_per_furniture=tuple(r.get("objects_per_furniture") or defaults.objects_per_furniture),
+        room_split_dirs=_split_dirs(r),
+        rooms=[_plain_room(x) for x in r.entries("rooms", MAX_OBJECTS)],
+        doors=None if r.get("doors") is None else [_plain_door(d) for d in r.entries("doors")],
+        agents=[_plain_agent(a) for a in r.entries("agents", MAX_AGENTS)] or [AgentSpec(where=r.path("agents"))],
+        furniture_per_room=_pair(r, "furniture_per_room", defaults.furniture_per_room),
+        objects_per_furniture=_pair(r, "objects_per_furniture", defaults.objects_per_furniture),
     )
 
 

@@ -19,6 +19,7 @@ from functools import cache
 import numpy as np
 
 from marple_gym.generation.config import (
+    MAX_OBJECTS,
     AgentSpec,
     ConfigError,
     DoorSpec,
@@ -284,6 +285,12 @@ def _build(draft: Draft) -> World:
     objects = [o for f in furniture for o in f.objects] + [
         o for _, o in sorted(draft.floor_objects, key=lambda r: r[0])
     ]
+    if len(objects) > MAX_OBJECTS:  # ids would wrap in the uint8 object-id channel
+        raise ConfigError(
+            "objects_per_furniture",
+            f"the house would hold {len(objects)} objects, but at most {MAX_OBJECTS} fit the vision grid's "
+            "uint8 object-id channel; lower furniture_per_room or objects_per_furniture",
+        )
     n_doors = len(layout.doors)
     fur_names = _names([f.type for f in furniture], [f.spec.name if f.spec else None for f in furniture])
     door_names = tuple(f"door_{i + 1}" for i in range(n_doors))

@@ -25,11 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from marple_gym.study.trials import StudyError, Trial
+from marple_gym.validation import Fields, message_error
 
 log = logging.getLogger(__name__)
 
 MODALITIES = ("vision", "vision+language+audio")
 SESSION_KEYS = ("participant", "seed", "dataset", "scenario", "modality", "trials", "started")
+ANSWER_KEYS = (
+    *("participant", "episode_id", "scenario", "trial_index", "culprit_shown_as"),
+    *("evidence_point", "tau", "horizon", "slider", "time"),
+)
 
 
 def now() -> str:
@@ -101,30 +106,85 @@ class ResponseLog:
 
 def _read(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The session line and answers of an existing file; a half-written last line is cut off."""
-    raw = path.read_bytes()
-    if not raw.endswith(b"\n"):  # the app died while writing: drop the partial line so appends stay valid
-        keep = raw.rfind(b"\n") + 1
-        log.warning("%s: dropping a partial last line (%d bytes) left by a crash", path, len(raw) - keep)
-        with path.open("r+b") as f:
-            f.truncate(keep)
-            f.flush()
-            os.fsync(f.fileno())
-        raw = raw[:keep]
-    session, answers = None, []
-    for n, line in enumerate(raw.decode("utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            entry = json.loads(line)
-        except json.JSONDecodeError:
-            raise StudyError(f"{path}: line {n} is not valid JSON; not a responses file?") from None
-        if entry.get("type") == "session":
-            session = session or entry
-        elif entry.get("type") == "answer":
-            answers.append(entry)
-    if session is None:
+    entries = read_entries(path, repair=True)
+    sessions = [e for e in entries if e["type"] == "session"]
+    if not sessions:
         raise StudyError(f"{path}: no session line; not a responses file of `marple study`")
-    return session, answers
+    return sessions[0], [e for e in entries if e["type"] == "answer"]
+
+
+def read_entries(path: str | Path, repair: bool = False) -> list[dict[str, Any]]:
+    """Every line of a responses file, each checked (:func:`check_entry`).
+
+    A last line cut short by a crash is left out with a warning; with ``repair``
+    it is also cut from the file, so that appending goes on from a whole line.
+    """
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise StudyError(f"{path}: cannot read the responses file: {exc.strerror or exc}") from None
+    lines = raw.split(b"\n")
+    if lines[-1].strip() and not _parses(lines[-1]):  # the app died while writing this line
+        log.warning("%s: dropping a partial last line (%d bytes) left by a crash", path, len(lines[-1]))
+        if repair:
+            _truncate(path, len(raw) - len(lines[-1]))
+        lines = lines[:-1]
+    elif lines[-1].strip() and repair:  # a whole last line without its newline: add it before appending
+        with path.open("ab") as f:
+            f.write(b"\n")
+    entries = []
+    for n, line in enumerate(lines, 1):
+        if line.strip():
+            entries.append(check_entry(_parse_line(path, n, line), path, n))
+    return entries
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line)
+    except ValueError:
+        return False
+    return True
+
+
+def _parse_line(path: Path, n: int, line: bytes) -> Any:
+    try:
+        return json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise StudyError(f"{path}: line {n} is not UTF-8 text; not a responses file?") from None
+    except ValueError:
+        raise StudyError(f"{path}: line {n} is not valid JSON; not a responses file?") from None
+
+
+def _truncate(path: Path, keep: int) -> None:
+    with path.open("r+b") as f:
+        f.truncate(keep)
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def check_entry(entry: Any, path: str | Path, n: int) -> dict[str, Any]:
+    """One line of a responses file, a session or an answer, with every field typed and in range."""
+    f = Fields(entry, f"line {n}", message_error(StudyError), str(path))
+    if f.str("type", choices=("session", "answer")) == "session":
+        f.allow(("type", *SESSION_KEYS)).require("participant", "modality")
+        for key in ("participant", "dataset", "scenario", "started"):
+            f.str(key, None)
+        f.int("seed", None, low=0)
+        f.str("modality", choices=MODALITIES)
+        for i, trial in enumerate(f.list("trials", [])):
+            if not isinstance(trial, str):
+                raise f.fail(f"trials[{i}]", f"expected an episode id, got {trial!r}")
+        return entry
+    f.allow(("type", *ANSWER_KEYS)).require(*ANSWER_KEYS)
+    for key in ("participant", "episode_id", "scenario", "time"):
+        f.str(key)
+    for key in ("trial_index", "evidence_point", "tau", "horizon"):
+        f.int(key, low=0)
+    f.str("culprit_shown_as", choices=("A", "B"))
+    f.number("slider", low=0, high=100)
+    return entry
 
 
 def _check_same(path: Path, recorded: dict[str, Any], wanted: dict[str, Any]) -> None:

@@ -1,0 +1,76 @@
+"""Argument types for numeric command-line options: range-checked by the parser, with the option named.
+
+``parser.add_argument("--workers", type=positive_int)`` makes ``--workers 0``
+fail in argparse itself (``argument --workers: expected an integer >= 1, got
+'0'``, exit status 2) before the command runs, so nothing is written for an
+option out of range. Floats must be finite: ``nan`` and ``inf`` are refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+MAX_SEED = 2**63 - 1
+"""numpy seeds are non-negative; keep them in a signed 64-bit integer."""
+
+
+def int_in(low: int | None = None, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high] (either bound may be None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected an integer {_bounds(low, high)}, got {text!r}")
+        return value
+
+    parse.__name__ = "integer"  # argparse names the type in some messages
+    return parse
+
+
+def float_in(low: float | None = None, high: float | None = None, *, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse type: a finite number in [low, high] (or (low, high] with ``low_open``)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        too_low = low is not None and (value <= low if low_open else value < low)
+        if not math.isfinite(value) or too_low or (high is not None and value > high):
+            bounds = _bounds(low, high, low_open)
+            raise argparse.ArgumentTypeError(f"expected a finite number {bounds}, got {text!r}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _bounds(low: float | None, high: float | None, low_open: bool = False) -> str:
+    if low is not None and high is not None:
+        return f"in {'(' if low_open else '['}{low}, {high}]"
+    if low is not None:
+        return f"{'>' if low_open else '>='} {low}"
+    return f"<= {high}" if high is not None else ""
+
+
+def devices(text: str) -> int | str:
+    """``--devices``: "auto" or a positive number of devices."""
+    if text == "auto":
+        return text
+    try:
+        return positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or an integer >= 1, got {text!r}") from None
+
+
+positive_int = int_in(1)
+nonnegative_int = int_in(0)
+seed = int_in(0, MAX_SEED)
+positive_float = float_in(0.0, low_open=True)
+tile_size = int_in(8, 256)
+"""Pixels per cell of a drawn grid: below 8 nothing is legible, above 256 a frame takes gigabytes."""

@@ -1,0 +1,273 @@
+"""Strict reading of JSON documents: every file format we accept goes through here.
+
+A :class:`Fields` wraps one JSON object with its path in the document and the
+file it came from. Readers declare the keys an object may have and read each
+value with its type and range, so that:
+
+* an unknown or misspelled key is refused with its path and a "did you mean";
+* a value of the wrong type, out of range, NaN or infinite is refused with its path;
+* every message names the file (when there is one) and the field.
+
+The error raised is the caller's own :class:`~marple_gym.errors.MarpleError`
+subclass, built by ``error(file, field, reason)`` (:func:`message_error` makes
+such a factory for error classes that take one message), so each format keeps
+its error class.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import numbers
+import os
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from marple_gym.errors import MarpleError
+
+_REQUIRED: Any = object()
+"""Default for a value that must be present."""
+
+ErrorFactory = Callable[[str | None, str, str], MarpleError]
+"""(file, field path, reason) -> the exception to raise."""
+
+
+def join_message(file: str | None, field: str, reason: str) -> str:
+    """``file: field: reason``, leaving out the parts that are empty."""
+    return ": ".join(p for p in (file, field, reason) if p)
+
+
+def message_error(cls: Callable[[str], MarpleError]) -> ErrorFactory:
+    """An error factory for an error class that takes one message."""
+    return lambda file, field, reason: cls(join_message(file, field, reason))
+
+
+def read_json_file(path: str | os.PathLike, error: ErrorFactory, what: str = "file", allow_nan: bool = False) -> Any:
+    """The JSON document in ``path``; a missing, unreadable, binary or malformed file raises ``error``.
+
+    ``allow_nan`` accepts the NaN and Infinity that Python writes for such floats
+    (for parts of a file that are recomputed on reading).
+    """
+    name = str(path)
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise error(name, "", f"no such {what}") from None
+    except OSError as exc:
+        raise error(name, "", f"cannot read the {what}: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(name, "", f"not a text file (invalid UTF-8 at byte {exc.start})") from None
+    return parse_json(text, name, error, allow_nan)
+
+
+def parse_json(text: str, file: str | None, error: ErrorFactory, allow_nan: bool = False) -> Any:
+    """``json.loads`` with a named error; NaN and Infinity literals are refused unless ``allow_nan``."""
+    try:
+        return json.loads(text, parse_constant=None if allow_nan else _refuse_constant)
+    except json.JSONDecodeError as exc:
+        raise error(file, "", f"malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except (ValueError, RecursionError) as exc:
+        raise error(file, "", f"malformed JSON: {exc}") from None
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the closest known name, or nothing."""
+    close = difflib.get_close_matches(str(name), [str(k) for k in known], n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def describe(value: Any) -> str:
+    """A short description of a value for messages (large values are cut)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_int(value: Any) -> bool:
+    """An integer that is not a bool (JSON true/false); numpy integers count (configs built from arrays)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def is_number(value: Any) -> bool:
+    """A finite real number that is not a bool."""
+    return (is_int(value) or isinstance(value, numbers.Real)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class Fields:
+    """One JSON object, read strictly.
+
+    ``where`` is the object's path in the document (``Grid.rooms.initial[1]``),
+    ``file`` the file it came from (or None), ``error`` builds the exception to
+    raise from a message. With ``fold_case`` keys are compared in lower case (the
+    paper's config format is case-insensitive).
+    """
+
+    def __init__(
+        self,
+        data: Any,
+        where: str,
+        error: ErrorFactory,
+        file: str | None = None,
+        fold_case: bool = False,
+    ) -> None:
+        self.where = where
+        self.file = file
+        self.error = error
+        self.fold_case = fold_case
+        if not isinstance(data, Mapping):
+            raise self.fail("", f"expected a JSON object, got {type(data).__name__}")
+        self.raw = data
+        self.data = {(str(k).lower() if fold_case else k): v for k, v in data.items()}
+
+    # ---- errors ---------------------------------------------------------------------------------
+    def path(self, key: str = "") -> str:
+        """The path of ``key`` inside this object (or of the object itself)."""
+        if not key:
+            return self.where
+        return f"{self.where}.{key}" if self.where else key
+
+    def fail(self, key: str, reason: str) -> MarpleError:
+        """The error for ``key`` (a key, ``[i]`` index or empty for the object itself)."""
+        where = self.path(key) if not key.startswith("[") else f"{self.where}{key}"
+        return self.error(self.file, where, reason)
+
+    # ---- keys -----------------------------------------------------------------------------------
+    def allow(self, keys: Iterable[str]) -> Fields:
+        """Refuse any key not in ``keys`` (with a suggestion); returns self."""
+        known = [k.lower() if self.fold_case else k for k in keys]
+        for key in self.data:
+            if key not in known:
+                raise self.fail(str(key), f"unknown key{did_you_mean(key, known)}")
+        return self
+
+    def require(self, *keys: str) -> Fields:
+        """Refuse the object if any of ``keys`` is missing; returns self."""
+        for key in keys:
+            if self._key(key) not in self.data:
+                raise self.fail(key, "missing")
+        return self
+
+    def has(self, key: str) -> bool:
+        return self.data.get(self._key(key)) is not None
+
+    def _key(self, key: str) -> str:
+        return key.lower() if self.fold_case else key
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """The raw value at ``key``, unchecked (``default`` when absent or null)."""
+        return self._lookup(key, default)[1]
+
+    def _lookup(self, key: str, default: Any) -> tuple[bool, Any]:
+        """(present, value): a null value counts as absent; a required one must be there."""
+        value = self.data.get(self._key(key))
+        if value is None:
+            if default is _REQUIRED:
+                raise self.fail(key, "missing")
+            return False, default
+        return True, value
+
+    # ---- typed values ---------------------------------------------------------------------------
+    def int(self, key: str, default: Any = _REQUIRED, low: int | None = None, high: int | None = None) -> Any:
+        """An integer in [low, high] (the default when absent or null)."""
+        present, value = self._lookup(key, default)
+        if not present:
+            return value
+        self.check_int(key, value, low, high)
+        return value
+
+    def check_int(self, key: str, value: Any, low: int | None = None, high: int | None = None) -> None:
+        if not is_int(value):
+            raise self.fail(key, f"expected an integer, got {describe(value)}")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise self.fail(key, f"expected an integer {_range(low, high)}, got {value}")
+
+    def number(self, key: str, default: Any = _REQUIRED, low: float | None = None, high: float | None = None) -> Any:
+        """A finite number in [low, high] (the default when absent or null)."""
+        present, value = self._lookup(key, default)
+        if not present:
+            return value
+        self.check_number(key, value, low, high)
+        return value
+
+    def check_number(self, key: str, value: Any, low: float | None = None, high: float | None = None) -> None:
+        if not is_number(value):
+            raise self.fail(key, f"expected a finite number, got {describe(value)}")
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise self.fail(key, f"expected a number {_range(low, high)}, got {value}")
+
+    def bool(self, key: str, default: Any = _REQUIRED) -> Any:
+        """true or false (the default when absent or null)."""
+        present, value = self._lookup(key, default)
+        if present and not isinstance(value, bool):
+            raise self.fail(key, f"expected true or false, got {describe(value)}")
+        return value
+
+    def str(self, key: str, default: Any = _REQUIRED, choices: Iterable[str] | None = None) -> Any:
+        """A string, one of ``choices`` if given (the default when absent or null)."""
+        present, value = self._lookup(key, default)
+        if not present:
+            return value
+        if not isinstance(value, str):
+            raise self.fail(key, f"expected a string, got {describe(value)}")
+        if choices is not None and value not in choices:
+            choices = list(choices)
+            raise self.fail(key, f"expected one of {', '.join(map(repr, choices))}, got {value!r}")
+        return value
+
+    def list(self, key: str, default: Any = _REQUIRED, max_len: int | None = None) -> Any:
+        """A JSON list (the default when absent or null)."""
+        present, value = self._lookup(key, default)
+        if not present:
+            return value
+        if not isinstance(value, list):
+            raise self.fail(key, f"expected a list, got {type(value).__name__}")
+        if max_len is not None and len(value) > max_len:
+            raise self.fail(key, f"at most {max_len} entries are allowed, got {len(value)}")
+        return value
+
+    def mapping(self, key: str, default: Any = _REQUIRED) -> Any:
+        """A JSON object as a plain dict (the default when absent or null)."""
+        present, value = self._lookup(key, default)
+        if not present:
+            return value
+        if not isinstance(value, Mapping):
+            raise self.fail(key, f"expected a JSON object, got {type(value).__name__}")
+        return dict(value)
+
+    def fields(self, key: str, default: Any = _REQUIRED) -> Fields | None:
+        """The nested object at ``key`` as :class:`Fields` (None when absent and not required)."""
+        present, value = self._lookup(key, default)
+        if not present:
+            return None
+        return self.child(value, self.path(key))
+
+    def entries(self, key: str, max_len: int | None = None) -> list[Fields]:
+        """The objects of the list at ``key`` (empty when absent)."""
+        values = self.list(key, [], max_len)
+        return [self.child(v, f"{self.path(key)}[{i}]") for i, v in enumerate(values)]
+
+    def child(self, data: Any, where: str) -> Fields:
+        """Another object of the same document (same file, error and case rule)."""
+        return Fields(data, where, self.error, self.file, self.fold_case)
+
+    def folded(self) -> Fields:
+        """This object read with case-insensitive keys (and so are the objects read from it)."""
+        return Fields(self.raw, self.where, self.error, self.file, fold_case=True)
+
+
+def _range(low: float | None, high: float | None) -> str:
+    if low is not None and high is not None:
+        return f"in [{low}, {high}]"
+    return f">= {low}" if low is not None else f"<= {high}"
+
+
+def reader(data: Any, file: str | None, error: ErrorFactory, where: str = "") -> Fields:
+    """A :class:`Fields` for a whole document."""
+    return Fields(data, where, error, file)

@@ -1,0 +1,203 @@
+"""Every subcommand refuses bad arguments with the option named, no traceback, and nothing written."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from marple_eval.models.base import InferenceModel
+from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
+from marple_gym.cli.main import main
+from marple_gym.datasets import MarpleDataset
+from marple_gym.datasets.generate import DatasetSpec, Sizes, Unit, generate_dataset
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("cli-bad") / "D"
+    spec = DatasetSpec([Unit.scenario("laundry")], Sizes(1, 3, 1, 1), seed=2)
+    generate_dataset(spec, root, workers=1, progress=False)
+    return root
+
+
+def listing(root: Path) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
+
+
+def run_main(args: list[str], capsys) -> tuple[int, str]:
+    try:
+        code = main(args)
+    except SystemExit as exc:  # the parser refused an option (argparse exits)
+        code = exc.code
+    return code, capsys.readouterr().err
+
+
+BAD = [
+    (["envs", "--bogus"], "unrecognized arguments: --bogus"),
+    (["generate", "--scale", "inf"], "argument --scale: expected a finite number"),
+    (["generate", "--scale", "nan"], "argument --scale: expected a finite number"),
+    (["generate", "--workers", "0"], "argument --workers: expected an integer >= 1"),
+    (["generate", "--workers", "-2"], "argument --workers: expected an integer >= 1"),
+    (["generate", "--seed", "-1"], "argument --seed: expected an integer in [0,"),
+    (["generate", "--test-houses", "0"], "argument --test-houses: expected an integer in [1,"),
+    (["generate", "--shard-size", "x"], "argument --shard-size: expected an integer, got 'x'"),
+    (["generate", "--config", "nowhere.json"], "nowhere.json: no such file"),
+    (["generate", "--scenario", "laundry", "--config", '{"width": 5, "height": 5}'], "cannot"),
+    (["stats", "--episodes", "0"], "argument --episodes: expected an integer >= 1"),
+    (["stats", "--seed", "-3"], "argument --seed"),
+    (["stats", "--data", "nowhere"], "nowhere: no dataset here"),
+    (["play", "--tile-size", "0"], "argument --tile-size: expected an integer in [8, 256]"),
+    (["play", "--seed", "-5"], "argument --seed"),
+    (["replay", "--fps", "0"], "argument --fps: expected a finite number in (0.0, 120.0]"),
+    (["replay", "--index", "-1"], "argument --index: expected an integer >= 0"),
+    (["study", "--data", "{D}", "--participant", "p", "--out", "s.jsonl", "--limit", "0"], "argument --limit"),
+    (["study", "--data", "nowhere", "--participant", "p", "--out", "s.jsonl"], "nowhere: no dataset here"),
+    (["train", "--data", "{D}", "--devices", "0"], "argument --devices: expected 'auto' or an integer >= 1"),
+    (["train", "--data", "{D}", "--lr", "-1", "--out", "T"], "argument --lr: expected a finite number > 0.0"),
+    (["train", "--data", "{D}", "--max-minutes", "nan"], "argument --max-minutes"),
+    (["train", "--data", "{D}", "--batch-size", "0"], "argument --batch-size"),
+    (["train", "--data", "nowhere", "--out", "T"], "nowhere: no dataset here"),
+    (["evaluate", "--data", "{D}", "--limit", "0"], "argument --limit: expected an integer >= 1"),
+    (["evaluate", "--data", "{D}", "--limit", "-1"], "argument --limit: expected an integer >= 1"),
+    (["evaluate", "--data", "{D}", "--workers", "0"], "argument --workers"),
+    (
+        [
+            "evaluate",
+            "--data",
+            "{D}",
+            "--model",
+            "simulation",
+            "--agent",
+            "A=/nope.pt",
+            "--agent",
+            "B=planner",
+            "--out",
+            "r.json",
+        ],
+        "--agent A: no such policy checkpoint /nope.pt",
+    ),
+    (["evaluate", "--data", "nowhere", "--out", "r.json"], "nowhere: no dataset here"),
+    (["report", "nowhere.json"], "nowhere.json: no such results file"),
+    (["benchmark", "--trials", "0"], "argument --trials"),
+    (["benchmark", "--rollouts", "-1"], "argument --rollouts"),
+    (["benchmark", "--devices", "0"], "argument --devices"),
+]
+
+
+@pytest.mark.parametrize("args, message", BAD, ids=[" ".join(a[:3]) for a, _ in BAD])
+def test_bad_arguments_name_the_problem_and_write_nothing(args, message, data, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    args = [a.replace("{D}", str(data)) for a in args]
+    before, dataset_before = listing(tmp_path), listing(data)
+    code, err = run_main(args, capsys)
+    assert code == 2, err
+    assert message in err and "Traceback" not in err
+    assert listing(tmp_path) == before and listing(data) == dataset_before
+
+
+def test_a_config_that_cannot_be_built_leaves_no_output_folder(tmp_path, capsys):
+    out = tmp_path / "out"
+    code, err = run_main(
+        ["generate", "--scenario", "laundry", "--config", '{"width": 7, "height": 7}', "--out", str(out)], capsys
+    )
+    assert code == 2 and "error:" in err and not out.exists()
+
+
+def test_no_traceback_reaches_the_terminal_without_verbose(tmp_path):
+    for args in (["generate", "--scale", "inf"], ["report", str(tmp_path / "none.json")]):
+        result = subprocess.run(
+            [sys.executable, "-m", "marple_gym.cli.main", *args], capture_output=True, text=True, cwd=tmp_path
+        )
+        assert result.returncode == 2 and "Traceback" not in result.stderr and "error:" in result.stderr
+
+
+def test_evaluate_refuses_an_incomplete_dataset_and_records_the_escape(data, tmp_path, capsys):
+    import shutil
+
+    root = tmp_path / "D"
+    shutil.copytree(data, root)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["complete"] = False
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    out = tmp_path / "r.json"
+    code, err = run_main(["evaluate", "--data", str(root), "--out", str(out), "--no-progress"], capsys)
+    assert code == 2 and "incomplete" in err and "--allow-incomplete" in err and not out.exists()
+    args = ["evaluate", "--data", str(root), "--out", str(out), "--no-progress", "--allow-incomplete"]
+    assert main(args) == 0
+    assert json.loads(out.read_text())["settings"]["dataset_incomplete"] is True
+
+
+class Failing(InferenceModel):
+    """Gives ``good`` answers (11 per trial), then fails."""
+
+    name = "failing"
+    modalities = frozenset({"vision"})
+
+    def __init__(self, good: int) -> None:
+        self.good = good
+        self.calls = 0
+
+    def predict(self, trial):
+        self.calls += 1
+        if self.calls > self.good:
+            raise RuntimeError("the model broke")
+        return 0.5, 0.5
+
+
+def test_a_run_that_fails_before_its_first_trial_leaves_no_journal(data, tmp_path):
+    episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
+    out = tmp_path / "r.json"
+    with pytest.raises(RuntimeError):
+        evaluate(lambda: Failing(0), episodes, ProtocolSettings(), out=out, progress=False)
+    assert listing(tmp_path) == set()
+
+
+def test_a_run_that_fails_later_keeps_what_resume_needs_and_says_so(data, tmp_path, caplog):
+    episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
+    model = Failing(11)  # one trial of 11 evidence points, then a failure
+    out = tmp_path / "r.json"
+    with pytest.raises(RuntimeError):
+        evaluate(lambda: model, episodes, ProtocolSettings(), out=out, progress=False)
+    journal = Path(f"{out}.journal.jsonl")
+    assert listing(tmp_path) == {journal.name} and len(journal.read_text().splitlines()) == 2
+    assert "run the same command again to resume" in caplog.text
+    model.good = 10**6
+    run = evaluate(lambda: model, episodes, ProtocolSettings(), out=out, progress=False)
+    assert len(run.trials) == len(episodes) and listing(tmp_path) == {out.name}
+
+
+def test_generate_keeps_only_what_resume_needs_and_says_so(tmp_path, monkeypatch, caplog):
+    import marple_gym.datasets.generate as generate
+
+    spec = DatasetSpec([Unit.scenario("pillow")], Sizes(1, 1, 1, 1), seed=6)
+    real, calls = generate.run_task, []
+
+    def fail_at(n):
+        def run_task(*args):
+            calls.append(1)
+            if len(calls) > n:
+                raise RuntimeError("killed")
+            return real(*args)
+
+        return run_task
+
+    root = tmp_path / "D"
+    monkeypatch.setattr(generate, "run_task", fail_at(0))
+    with pytest.raises(RuntimeError):
+        generate_dataset(spec, root, workers=1, progress=False)
+    assert not root.exists()  # failed before its first shard: no folder
+
+    calls.clear()
+    monkeypatch.setattr(generate, "run_task", fail_at(2))
+    with pytest.raises(RuntimeError):
+        generate_dataset(spec, root, workers=1, progress=False)
+    assert "keeps the 2 shards written so far; run the same command again to resume" in caplog.text
+    assert not MarpleDataset(root).complete
+
+    monkeypatch.setattr(generate, "run_task", real)
+    report = generate_dataset(spec, root, workers=1, progress=False)
+    assert report.shards_skipped == 2 and MarpleDataset(root).complete
