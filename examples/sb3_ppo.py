@@ -1,27 +1,24 @@
-"""Train stable-baselines3 PPO on a MARPLE mission with the flat observation wrapper.
+"""Train stable-baselines3 PPO on a MARPLE level, then on a mission, in a few lines.
 
-    python examples/sb3_ppo.py --steps 20000
+    python examples/sb3_ppo.py --env Marple-GoTo-OneRoom-v0 --steps 200000
 
-Sparse household missions are hard for plain PPO; this shows the plumbing, not
-a solution. Use ``subgoal_reward`` to shape the reward per achieved subgoal.
+``make_ppo`` stacks the egocentric 7 x 7 view, the dense reward and
+``NumericObservation`` (no text keys) and gives PPO the ``CodeArrayExtractor``.
+The same by hand::
+
+    env = NumericObservation(DenseReward(gym.make(env_id, view_size=7)))
+    PPO("MultiInputPolicy", env, policy_kwargs={"features_extractor_class": CodeArrayExtractor})
 """
 
 import argparse
 
-import gymnasium as gym
-from stable_baselines3 import PPO
-from stable_baselines3.common.env_util import make_vec_env
-
-import marple_gym
+from marple_agents.rl import make_ppo
 
 parser = argparse.ArgumentParser()
+parser.add_argument("--env", default="Marple-GoTo-OneRoom-v0", help="a ladder level or mission id")
 parser.add_argument("--steps", type=int, default=20_000)
 args = parser.parse_args()
 
-env = make_vec_env(
-    lambda: marple_gym.FlatObservation(gym.make("Marple-GetSnack-v0", subgoal_reward=0.2, max_steps=200)),
-    n_envs=4,
-    seed=0,
-)
-model = PPO("MlpPolicy", env, verbose=1, seed=0)
+model = make_ppo(args.env, n_envs=8, seed=0, verbose=1)
 model.learn(total_timesteps=args.steps)
+model.save("ppo_marple")

@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from marple_agents.config import HOLDOUTS
+from marple_agents.loggers import LOGGERS
 from marple_gym.cli.options import devices, positive_float, positive_int, seed
 from marple_gym.errors import MarpleError
 
@@ -75,6 +76,13 @@ def add_train_parser(subparsers) -> None:
     run.add_argument("--accelerator", choices=ACCELERATORS, default="auto", help="cpu, gpu, auto (default: auto)")
     run.add_argument("--devices", type=devices, default="auto", help="number of devices or auto (default: auto)")
     run.add_argument("--strategy", default="auto", help="auto, ddp, ... (default: auto)")
+    run.add_argument(
+        "--logger",
+        choices=LOGGERS,
+        default="csv",
+        help="experiment logger: csv, tensorboard (logging extra) or wandb (wandb extra; WANDB_MODE=offline works) "
+        "(default: csv)",
+    )
     run.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     run.add_argument(
         "--allow-incomplete",
@@ -172,6 +180,7 @@ def _train(args: argparse.Namespace, unit: str, split: str, out: Path, overrides
         strategy=args.strategy,
         progress=not args.no_progress,
         record={"dataset_incomplete": True} if args.allow_incomplete and not _complete(args.data) else None,
+        logger=args.logger,
         **overrides,
     )
 

@@ -16,6 +16,7 @@ import torch
 from marple_agents import config as settings
 from marple_agents.checkpoints import save_checkpoint
 from marple_agents.config import CONDITIONINGS, ConfigError
+from marple_agents.loggers import make_logger
 from marple_agents.training.budget import TimeBudget
 from marple_agents.training.datamodule import PolicyDataModule
 from marple_agents.training.module import PolicyModule
@@ -88,11 +89,13 @@ def train_policy(
     progress: bool = True,
     samples: Samples | None = None,
     record: dict[str, Any] | None = None,
+    logger: str = "csv",
     **overrides: Any,
 ) -> TrainResult:
     """Train a vision-only or language-conditioned policy on one role's samples and write ``out_dir/policy.pt``.
 
-    ``samples`` replaces reading ``data_root`` (e.g. synthetic data in tests).
+    ``samples`` replaces reading ``data_root`` (e.g. synthetic data in tests). ``logger`` is
+    ``csv``, ``tensorboard`` or ``wandb`` (see :mod:`marple_agents.loggers`).
     The budget is work, not time: the preset's optimizer steps (``small``: 6,000) or
     epochs (``paper``: 20). ``max_epochs`` alone replaces the preset's step budget,
     ``max_steps`` sets one; with both, whichever ends first. ``max_minutes`` adds a
@@ -114,6 +117,7 @@ def train_policy(
     if max_minutes is not None:
         train_cfg = replace(train_cfg, max_minutes=max_minutes)
     out_dir = Path(out_dir)
+    experiment_logger = make_logger(logger, out_dir)  # before the data, so a missing package fails fast
     L.seed_everything(seed, workers=True, verbose=False)
 
     started = time.perf_counter()
@@ -141,7 +145,7 @@ def train_policy(
         accumulate_grad_batches=train_cfg.accumulate,
         gradient_clip_val=1.0,
         callbacks=callbacks,
-        logger=L.pytorch.loggers.CSVLogger(out_dir, name="logs"),
+        logger=experiment_logger,
         enable_progress_bar=progress,
         enable_model_summary=False,
         precision=_precision(train_cfg.precision, accelerator),
@@ -171,6 +175,8 @@ def train_policy(
             "budget": budget_label(train_cfg),
         },
     )
+    if logger == "wandb":  # close the run so its files are complete when train_policy returns
+        experiment_logger.experiment.finish()
     if trainer.is_global_zero:
         meta = {k: v for k, v in result.to_json().items() if k != "checkpoint"}
         save_checkpoint(result.checkpoint, module.net, model_cfg, meta=json.loads(json.dumps(meta)))

@@ -70,6 +70,14 @@ class Trajectory:
         """T: the number of actions."""
         return len(self.actions)
 
+    def __repr__(self) -> str:
+        """One line (the arrays' shapes, not their contents)."""
+        rows, cols = self.vision.shape[1:3]
+        return (
+            f"Trajectory(agent={self.agent!r}, missions={list(self.missions)}, house={self.house_id!r}, "
+            f"seed={self.seed}, steps={self.length}, grid={rows}x{cols}, subgoals={len(self.spans)})"
+        )
+
     @property
     def mission_objects(self) -> tuple[Mission, ...]:
         return tuple(get_mission(m) for m in self.missions)
@@ -174,6 +182,13 @@ class WhodunitEpisode:
     culprit: int = 0
     episode_id: str = ""
     """Stable id within its dataset, e.g. ``laundry/h03/017`` (scenario, test house, pair)."""
+
+    def __repr__(self) -> str:
+        a, b = self.trajectories
+        return (
+            f"WhodunitEpisode({self.episode_id or self.scenario!r}, question={self.question!r}, "
+            f"culprit={self.culprit}, A={a!r}, B={b!r})"
+        )
 
     @property
     def query(self) -> Subgoal:

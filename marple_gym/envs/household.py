@@ -9,12 +9,14 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from marple_gym.envs.text_space import TextSpace
 from marple_gym.evidence.audio import AUDIO, SILENCE, audio_token
+from marple_gym.evidence.egocentric import DIR_VEC, check_view_size, egocentric_view
 from marple_gym.evidence.language import MAX_TEXT_LENGTH, TEXT_CHARSET, intent
 from marple_gym.evidence.scene_graph import scene_graph
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
-from marple_gym.missions.mission import MISSIONS, Mission, get_mission
+from marple_gym.missions.mission import MISSIONS, SUBGOAL_NVEC, Mission, get_mission, subgoal_codes
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import NUM_ACTIONS, Outcome
 from marple_gym.world.assets import ASSETS
@@ -22,7 +24,8 @@ from marple_gym.world.rules import apply_action
 from marple_gym.world.state import HANDS, NUM_CHANNELS
 from marple_gym.world.world import World
 
-OBSERVATION_KEYS = ("image", "direction", "carrying", "mission", "intent", "audio")
+OBSERVATION_KEYS = ("image", "direction", "carrying", "mission", "intent", "audio", "subgoal")
+TEXT_KEYS = ("mission", "intent")
 _CHARSET = "".join(sorted(TEXT_CHARSET))
 
 
@@ -61,6 +64,14 @@ class MarpleEnv(gym.Env):
     - ``mission``: ``Text``, the mission's title.
     - ``intent``: ``Text``, the sentence for the subgoal the agent works on.
     - ``audio``: ``Discrete(270)``, the sound token of the last action.
+    - ``subgoal``: ``MultiDiscrete``, the (action, object, furniture, room) codes
+      of the current subgoal (``Subgoal.codes``; all 0 once the mission is done):
+      the intent as numbers, for networks and vector envs.
+
+    With ``view_size=v`` (odd) the ``image`` is the agent's egocentric
+    ``(v, v, 8)`` view instead (MiniGrid's ``agent_view_size``; see
+    :mod:`marple_gym.evidence.egocentric`), walls and closed doors hiding what
+    is behind them unless ``see_through_walls=True``.
 
     With ``scene_graph=True`` each ``info`` holds the scene graph (a
     ``networkx.DiGraph``) of the new state; it costs nothing when off.
@@ -82,7 +93,7 @@ class MarpleEnv(gym.Env):
 
     def __init__(
         self,
-        mission: str | None = None,
+        mission: str | Mission | None = None,
         mission_preferences: dict[str, float] | None = None,
         config: HouseConfig | dict | str | os.PathLike | None = None,
         max_steps: int = 500,
@@ -91,10 +102,15 @@ class MarpleEnv(gym.Env):
         scene_graph: bool = False,
         render_mode: str | None = None,
         tile_size: int = 32,
+        view_size: int | None = None,
+        see_through_walls: bool = False,
     ) -> None:
         self.config = HouseConfig.load(config)
+        # a Mission object (a training level's) joins the table of names this env knows
+        self._own_missions = {mission.name: mission} if isinstance(mission, Mission) else {}
+        mission = mission.name if isinstance(mission, Mission) else mission
         self.preferences = self._preferences(mission, mission_preferences)
-        self.missions: list[Mission] = [get_mission(m) for m in self.preferences]
+        self.missions: list[Mission] = [self._lookup(m) for m in self.preferences]
         unknown = [k for k in observation_keys if k not in OBSERVATION_KEYS]
         if unknown:
             raise ValueError(f"unknown observation keys {unknown}; choose from {OBSERVATION_KEYS}")
@@ -106,6 +122,8 @@ class MarpleEnv(gym.Env):
         self.with_scene_graph = bool(scene_graph)
         self.render_mode = render_mode
         self.tile_size = int(tile_size)
+        self.agent_view_size = None if view_size is None else check_view_size(view_size)
+        self.see_through_walls = bool(see_through_walls)
         self.window = None  # the pygame window of render_mode="human", opened on the first frame
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self.observation_space = spaces.Dict({k: self._space(k) for k in self.observation_keys})
@@ -122,7 +140,7 @@ class MarpleEnv(gym.Env):
         if mission is not None and preferences:
             raise ValueError("give either mission or mission_preferences, not both")
         if mission is not None:
-            get_mission(mission)
+            self._lookup(mission)
             return {mission: 1.0}
         prefs = preferences or self.config.agents[0].mission_preferences
         if not prefs:
@@ -132,7 +150,7 @@ class MarpleEnv(gym.Env):
                 + ") or mission_preferences={...}"
             )
         for name, weight in prefs.items():
-            get_mission(name)
+            self._lookup(name)
             if weight < 0:
                 raise ValueError(f"mission preference for {name!r} must be >= 0, got {weight}")
         total = float(sum(prefs.values()))
@@ -140,16 +158,27 @@ class MarpleEnv(gym.Env):
             raise ValueError("mission preferences must not all be zero")
         return {name: w / total for name, w in prefs.items() if w > 0}
 
+    def _lookup(self, name: str) -> Mission:
+        return self._own_missions.get(name) or get_mission(name)
+
+    def _house_missions(self) -> list[Mission]:
+        """The missions each new house must make feasible: every one the env may sample."""
+        return self.missions
+
     def _space(self, key: str) -> spaces.Space:
         if key == "image":
-            shape = (self.config.height, self.config.width, NUM_CHANNELS)
-            return spaces.Box(0, 255, shape, dtype=np.uint8)
+            rows, cols = (
+                (self.config.height, self.config.width) if self.agent_view_size is None else (self.agent_view_size,) * 2
+            )
+            return spaces.Box(0, 255, (rows, cols, NUM_CHANNELS), dtype=np.uint8)
         if key == "direction":
             return spaces.Discrete(4)
         if key == "carrying":
             return spaces.MultiDiscrete([len(ASSETS.object_names)] * HANDS)
-        if key in ("mission", "intent"):
-            return spaces.Text(max_length=MAX_TEXT_LENGTH, min_length=1, charset=_CHARSET)
+        if key in TEXT_KEYS:
+            return TextSpace(max_length=MAX_TEXT_LENGTH, min_length=1, charset=_CHARSET)
+        if key == "subgoal":
+            return spaces.MultiDiscrete(SUBGOAL_NVEC)
         return spaces.Discrete(len(AUDIO))
 
     # ---- the Gymnasium API ---------------------------------------------------------------------
@@ -160,8 +189,8 @@ class MarpleEnv(gym.Env):
         if name is None:
             names = list(self.preferences)
             name = names[int(self.np_random.choice(len(names), p=list(self.preferences.values())))]
-        self.mission = get_mission(name)
-        self.world = generate_world(self.config, self.np_random, self.missions)
+        self.mission = self._lookup(name)
+        self.world = generate_world(self.config, self.np_random, self._house_missions())
         if self.world.house.width != self.config.width or self.world.house.height != self.config.height:
             raise ConfigError("config", "generated house does not match the observation space")
         self.progress = MissionProgress(self.mission, agent=0)
@@ -224,7 +253,9 @@ class MarpleEnv(gym.Env):
         state = self.world.state
         obs: dict[str, Any] = {}
         for key in self.observation_keys:
-            if key == "image":
+            if key == "image" and self.agent_view_size is not None:
+                obs[key] = egocentric_view(state, 0, self.agent_view_size, self.see_through_walls)
+            elif key == "image":
                 obs[key] = state.grid.copy()
             elif key == "direction":
                 obs[key] = int(state.agent_dir[0])
@@ -235,6 +266,8 @@ class MarpleEnv(gym.Env):
                 obs[key] = self.mission.title
             elif key == "intent":
                 obs[key] = self.current_intent()
+            elif key == "subgoal":
+                obs[key] = subgoal_codes(self.progress.current)
             else:
                 obs[key] = audio
         return obs
@@ -249,6 +282,32 @@ class MarpleEnv(gym.Env):
         if self.with_scene_graph:
             info["scene_graph"] = scene_graph(self.world.house, self.world.state)
         return info
+
+    # ---- the attributes MiniGrid's wrappers and tools read ------------------------------------------
+    @property
+    def agent_pos(self) -> tuple[int, int]:
+        """The agent's (x, y) cell."""
+        x, y = self.world.state.agent_pos[0].tolist()
+        return x, y
+
+    @property
+    def agent_dir(self) -> int:
+        """The agent's direction: 0 east, 1 south, 2 west, 3 north."""
+        return int(self.world.state.agent_dir[0])
+
+    @property
+    def width(self) -> int:
+        return self.config.width
+
+    @property
+    def height(self) -> int:
+        return self.config.height
+
+    @property
+    def front_pos(self) -> tuple[int, int]:
+        """The (x, y) cell the agent faces."""
+        (x, y), (dx, dy) = self.agent_pos, DIR_VEC[self.agent_dir].tolist()
+        return x + dx, y + dy
 
     def scene_graph(self):
         """The scene graph of the current state (a ``networkx.DiGraph``)."""

@@ -14,7 +14,7 @@ from marple_gym.envs.household import OBSERVATION_KEYS, MarpleEnv
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.evidence.language import DONE_INTENT, MAX_TEXT_LENGTH, intent, word
 from marple_gym.generation.config import HouseConfig
-from marple_gym.missions.mission import MISSIONS, Mission
+from marple_gym.missions.mission import MISSIONS, SUBGOAL_NVEC, Mission
 from marple_gym.missions.requirements import Requirement, mission_requirements
 from marple_gym.world.actions import NAVIGATION, NUM_ACTIONS, Action
 from marple_gym.world.assets import ASSETS
@@ -102,6 +102,10 @@ def _doc(mission: Mission) -> str:
       from "{intent(mission.subgoals[0])}"
       to "{DONE_INTENT}" once the mission is complete.
     - ``audio``: ``Discrete({len(AUDIO)})``, the sound token of the last action (silence after reset).
+    - ``subgoal``: ``MultiDiscrete({list(SUBGOAL_NVEC)})``, the current subgoal's (action, object,
+      furniture, room) codes, {list(mission.subgoals[0].codes)} at the start and all 0 once done.
+
+    ``view_size=v`` turns ``image`` into the agent's egocentric (v, v, {NUM_CHANNELS}) view.
 
     With ``scene_graph=True`` each ``info`` also holds the scene graph (a
     ``networkx.DiGraph``) of the new state; it costs nothing when off.

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from importlib import resources
 
+import numpy as np
+
 from marple_gym.errors import MarpleError
 from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.assets import ASSETS
@@ -124,6 +126,20 @@ def _load() -> dict[str, Mission]:
         name: Mission(name, spec["title"], tuple(_subgoal(s) for s in spec["subgoals"]), spec["query"])
         for name, spec in data.items()
     }
+
+
+SUBGOAL_NVEC: tuple[int, int, int, int] = (
+    len(Action),
+    len(ASSETS.object_names),
+    len(ASSETS.furniture_names),
+    len(ASSETS.room_types) + 1,
+)
+"""How many values each of a subgoal's (action, object, furniture, room) codes can take."""
+
+
+def subgoal_codes(subgoal: Subgoal | None) -> np.ndarray:
+    """A subgoal's (action, object, furniture, room) codes as an int64 array; all 0 for none (mission done)."""
+    return np.array(subgoal.codes if subgoal is not None else (0, 0, 0, 0), dtype=np.int64)
 
 
 MISSIONS: dict[str, Mission] = _load()

@@ -1,0 +1,246 @@
+"""Datasets in the formats offline-RL and analysis tools read: Minari and Parquet.
+
+Both read a dataset's trajectories (one unit and split, optionally one role)
+and decode them step by step. Observations use the env's numeric keys, with the
+env's conventions (:class:`~marple_gym.envs.household.MarpleEnv`): ``image``
+(the full (H, W, 8) code array), ``direction``, ``carrying``, ``audio`` and
+``subgoal`` (codes, all 0 once the mission is done). The recorded agent gets
+reward 1 on the action that completes its last mission; an episode that ends
+otherwise is truncated.
+
+* :func:`export_minari` writes a Minari dataset (``pip install "marple-gym[export]"``)
+  whose observation and action spaces are declared, loadable with
+  ``minari.load_dataset(dataset_id)``.
+* :func:`export_parquet` writes one Parquet row per observation: episode,
+  house, agent, mission, step, the action taken from it (null after the last),
+  its name, the subgoal codes and name, the intent sentence, the audio token and
+  its name, position, direction, carrying, and the decoded vision array (a
+  fixed-shape tensor column).
+
+Both write to a temporary name and move it into place, so a failed export
+leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.generate import DatasetError
+from marple_gym.datasets.records import Trajectory
+from marple_gym.evidence.audio import AUDIO
+from marple_gym.missions.mission import SUBGOAL_NVEC, subgoal_codes
+from marple_gym.world.actions import NUM_ACTIONS, Action
+from marple_gym.world.assets import ASSETS
+from marple_gym.world.state import HANDS, NUM_CHANNELS
+
+FORMATS = ("minari", "parquet")
+
+
+class ExportError(DatasetError):
+    """An export that cannot be made (missing extra, nothing to export, target exists)."""
+
+
+def observation_space(height: int, width: int) -> spaces.Dict:
+    """The exported observations' space (the env's numeric keys)."""
+    return spaces.Dict(
+        {
+            "image": spaces.Box(0, 255, (height, width, NUM_CHANNELS), np.uint8),
+            "direction": spaces.Discrete(4),
+            "carrying": spaces.MultiDiscrete([len(ASSETS.object_names)] * HANDS),
+            "audio": spaces.Discrete(len(AUDIO)),
+            "subgoal": spaces.MultiDiscrete(SUBGOAL_NVEC),
+        }
+    )
+
+
+def step_arrays(tr: Trajectory) -> dict[str, np.ndarray]:
+    """A trajectory's observations (T + 1 rows each) under the exported keys."""
+    return {
+        "image": tr.vision,
+        "direction": tr.direction.astype(np.int64),
+        "carrying": tr.carrying.astype(np.int64),
+        "audio": tr.audio.astype(np.int64),
+        "subgoal": np.stack([subgoal_codes(tr.subgoal_at(t)) for t in range(tr.length + 1)]),
+    }
+
+
+def completed(tr: Trajectory) -> bool:
+    """Did the agent finish its last mission on its last action?"""
+    return tr.length > 0 and int(tr.mission_index[-1]) < 0
+
+
+def _trajectories(data: MarpleDataset, unit: str, split: str, role: str | None) -> Iterator[Trajectory]:
+    found = False
+    for tr in data.trajectories(unit, split, role):
+        found = True
+        yield tr
+    if not found:
+        raise ExportError(
+            f"{data.root}: no {split} trajectories for unit {unit!r}" + (f" role {role!r}" if role else "")
+        )
+
+
+def _rewards(tr: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rewards = np.zeros(tr.length)
+    terminations = np.zeros(tr.length, dtype=bool)
+    truncations = np.zeros(tr.length, dtype=bool)
+    if tr.length:
+        done = completed(tr)
+        rewards[-1] = float(done)
+        terminations[-1] = done
+        truncations[-1] = not done
+    return rewards, terminations, truncations
+
+
+# ---- Minari -----------------------------------------------------------------------------------------
+
+
+def export_minari(
+    data: MarpleDataset, unit: str, split: str, dataset_id: str, role: str | None = None, root: str | Path | None = None
+):
+    """Write one unit's split as the Minari dataset ``dataset_id``; returns the ``MinariDataset``.
+
+    ``root`` is Minari's datasets folder (default: ``$MINARI_DATASETS_PATH`` or ``~/.minari/datasets``);
+    to load from another root, set ``MINARI_DATASETS_PATH`` to it first.
+    """
+    try:
+        import minari  # noqa: F401
+    except ImportError as exc:
+        raise ExportError('Minari export needs the export extra: pip install "marple-gym[export]"') from exc
+    with _minari_root(root):
+        return _write_minari(data, unit, split, dataset_id, role)
+
+
+@contextmanager
+def _minari_root(root: str | Path | None) -> Iterator[None]:
+    """Point Minari at ``root`` for the duration (it reads the folder from the environment)."""
+    before = os.environ.get("MINARI_DATASETS_PATH")
+    if root is not None:
+        os.environ["MINARI_DATASETS_PATH"] = str(Path(root).resolve())
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MINARI_DATASETS_PATH", None)
+        else:
+            os.environ["MINARI_DATASETS_PATH"] = before
+
+
+def _write_minari(data: MarpleDataset, unit: str, split: str, dataset_id: str, role: str | None):
+    import minari
+    from minari.data_collector import EpisodeBuffer
+
+    if dataset_id in minari.list_local_datasets():
+        raise ExportError(f"Minari dataset {dataset_id!r} exists already; delete it with `minari delete {dataset_id}`")
+    buffers, shape = [], None
+    for i, tr in enumerate(_trajectories(data, unit, split, role)):
+        shape = shape or tr.vision.shape[1:3]
+        if tr.vision.shape[1:3] != shape:
+            raise ExportError(f"episode {i} has a {tr.vision.shape[1:3]} grid, others {shape}: Minari needs one shape")
+        rewards, terminations, truncations = _rewards(tr)
+        buffers.append(
+            EpisodeBuffer(
+                id=i,
+                seed=int(tr.seed),
+                observations=step_arrays(tr),
+                actions=tr.actions.astype(np.int64),
+                rewards=rewards.tolist(),
+                terminations=terminations.tolist(),
+                truncations=truncations.tolist(),
+                infos={},
+            )
+        )
+    try:
+        return minari.create_dataset_from_buffers(
+            dataset_id,
+            buffers,
+            observation_space=observation_space(*shape),
+            action_space=spaces.Discrete(NUM_ACTIONS),
+            algorithm_name="MARPLE hierarchical planner",
+            author="MARPLE-Gym",
+            description=f"MARPLE-Gym {data.root.name}: unit {unit}, split {split}" + (f", role {role}" if role else ""),
+            data_format="arrow",
+        )
+    except Exception:
+        _remove_minari(minari, dataset_id)
+        raise
+
+
+def _remove_minari(minari: Any, dataset_id: str) -> None:
+    if dataset_id in minari.list_local_datasets():
+        minari.delete_dataset(dataset_id)
+
+
+# ---- Parquet ---------------------------------------------------------------------------------------------
+
+
+def _rows(trajectories: Iterable[Trajectory]) -> Iterator[dict[str, Any]]:
+    """Column arrays of one trajectory at a time (one row per observation)."""
+    for episode, tr in enumerate(trajectories):
+        n = tr.length + 1
+        codes = step_arrays(tr)["subgoal"]
+        subgoals = [tr.subgoal_at(t) for t in range(n)]
+        missions = [tr.missions[m] if m >= 0 else None for m in tr.mission_index.tolist()]
+        actions = tr.actions.tolist() + [None]
+        yield {
+            "episode": np.full(n, episode),
+            "house": [tr.house_id] * n,
+            "agent": [tr.agent] * n,
+            "mission": missions,
+            "step": np.arange(n),
+            "action": actions,
+            "action_name": [None if a is None else Action(a).name for a in actions],
+            "subgoal": codes.tolist(),
+            "subgoal_name": [None if sg is None else sg.name for sg in subgoals],
+            "intent": tr.intents,
+            "audio": tr.audio.astype(np.int64),
+            "audio_token": [AUDIO.tokens[a] for a in tr.audio.tolist()],
+            "x": tr.position[:, 0].astype(np.int64),
+            "y": tr.position[:, 1].astype(np.int64),
+            "direction": tr.direction.astype(np.int64),
+            "carrying": tr.carrying.astype(np.int64).tolist(),
+            "vision": tr.vision,
+        }
+
+
+def export_parquet(data: MarpleDataset, unit: str, split: str, path: str | Path, role: str | None = None) -> Path:
+    """Write one unit's split to ``path`` as Parquet, one row per observation (see module docs)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise ExportError('Parquet export needs the export extra: pip install "marple-gym[export]"') from exc
+    path = Path(path)
+    if path.exists():
+        raise ExportError(f"{path} exists already; choose another path or delete it")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".partial")
+    writer = None
+    try:
+        for columns in _rows(_trajectories(data, unit, split, role)):
+            vision = columns.pop("vision")
+            table = pa.table(columns)
+            tensor = pa.FixedShapeTensorArray.from_numpy_ndarray(np.ascontiguousarray(vision))
+            table = table.append_column("vision", tensor)
+            if writer is None:
+                writer = pq.ParquetWriter(partial, table.schema)
+            elif table.schema != writer.schema:
+                raise ExportError("episodes differ in grid size; export them to separate files")
+            writer.write_table(table)
+        writer.close()
+        writer = None
+        shutil.move(partial, path)
+    finally:
+        if writer is not None:
+            writer.close()
+        partial.unlink(missing_ok=True)
+    return path

@@ -1,0 +1,105 @@
+"""Wrappers for RL code: MiniGrid's usual views, and one that stable-baselines3 accepts as is.
+
+MiniGrid's wrapper (left) and ours (right); MARPLE envs are fully observable by
+default, so the partial view is the wrapper here:
+
+==========================  ==========================================================
+MiniGrid                    MARPLE-Gym
+==========================  ==========================================================
+(default partial view)      :class:`EgocentricView` or ``gym.make(id, view_size=7)``
+``ViewSizeWrapper``         :class:`EgocentricView` ``(view_size=v)``
+``FullyObsWrapper``         the default ``image`` (the whole house's code array)
+``RGBImgObsWrapper``        :class:`RGBImageObservation`
+``RGBImgPartialObsWrapper`` not provided (an RGB image of a code view loses nothing
+                            the codes carry)
+``ImgObsWrapper``           :class:`~marple_gym.envs.wrappers.ImageObservation`
+``FlatObsWrapper``          :class:`~marple_gym.envs.wrappers.FlatObservation`
+``OneHotPartialObsWrapper`` the SB3 features extractor embeds each code channel
+                            (``marple_agents.rl.CodeArrayExtractor``)
+(stable-baselines3)         :class:`NumericObservation`
+==========================  ==========================================================
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from marple_gym.envs.household import TEXT_KEYS
+from marple_gym.evidence.egocentric import check_view_size, egocentric_view
+
+
+class EgocentricView(gym.ObservationWrapper):
+    """Replace ``image`` with the agent's ``(view_size, view_size, 8)`` egocentric view.
+
+    The same view as ``gym.make(id, view_size=v)`` (MiniGrid's convention: the
+    agent in the middle of the bottom row, facing up; see
+    :mod:`marple_gym.evidence.egocentric`). Walls and closed doors hide what is
+    behind them unless ``see_through_walls`` is True.
+    """
+
+    def __init__(self, env: gym.Env, view_size: int = 7, see_through_walls: bool = False) -> None:
+        super().__init__(env)
+        if "image" not in env.observation_space.spaces:
+            raise ValueError("EgocentricView needs the 'image' observation key")
+        self.view_size = check_view_size(view_size)
+        self.see_through_walls = bool(see_through_walls)
+        view = spaces.Box(0, 255, (self.view_size, self.view_size, env.observation_space["image"].shape[2]), np.uint8)
+        self.observation_space = spaces.Dict({**env.observation_space.spaces, "image": view})
+
+    def observation(self, observation: dict) -> dict:
+        state = self.env.unwrapped.world.state
+        return {**observation, "image": egocentric_view(state, 0, self.view_size, self.see_through_walls)}
+
+
+class RGBImageObservation(gym.ObservationWrapper):
+    """Replace ``image`` with the rendered house, ``(H * tile_size, W * tile_size, 3)`` RGB."""
+
+    def __init__(self, env: gym.Env, tile_size: int = 8) -> None:
+        super().__init__(env)
+        base = env.unwrapped
+        self.tile_size = int(tile_size)
+        shape = (base.height * self.tile_size, base.width * self.tile_size, 3)
+        self.observation_space = spaces.Dict(
+            {**env.observation_space.spaces, "image": spaces.Box(0, 255, shape, np.uint8)}
+        )
+
+    def observation(self, observation: dict) -> dict:
+        from marple_gym.rendering.frames import render_frame
+
+        return {**observation, "image": render_frame(self.env.unwrapped.world, tile_size=self.tile_size)}
+
+
+class NumericObservation(gym.ObservationWrapper):
+    """What stable-baselines3 takes as it is: the Dict without text, the code array as integers.
+
+    * ``mission`` and ``intent`` (text, which SB3 cannot batch) are dropped; the
+      ``subgoal`` codes carry the same instruction as numbers.
+    * ``image`` is re-declared ``int16``: it holds codes, not pixels, so SB3 must
+      neither rescale it by 1/255 nor transpose it as a picture. Pair it with
+      ``marple_agents.rl.CodeArrayExtractor`` (per-channel embeddings and a small CNN).
+    * With ``keys=("image",)`` the observation is the bare array, for ``CnnPolicy``.
+    """
+
+    def __init__(self, env: gym.Env, keys: tuple[str, ...] | None = None) -> None:
+        super().__init__(env)
+        available = [k for k in env.observation_space.spaces if k not in TEXT_KEYS]
+        self.keys = tuple(available if keys is None else keys)
+        missing = [k for k in self.keys if k not in available]
+        if missing or not self.keys:
+            raise ValueError(
+                f"NumericObservation keys {missing or list(self.keys)} not among the numeric keys {available}"
+            )
+        declared = {
+            k: self._space(env.observation_space[k]) if k == "image" else env.observation_space[k] for k in self.keys
+        }
+        self.observation_space = declared["image"] if self.keys == ("image",) else spaces.Dict(declared)
+
+    @staticmethod
+    def _space(image: spaces.Box) -> spaces.Box:
+        return spaces.Box(0, 255, image.shape, np.int16)
+
+    def observation(self, observation: dict):
+        out = {k: observation[k].astype(np.int16) if k == "image" else observation[k] for k in self.keys}
+        return out["image"] if self.keys == ("image",) else out

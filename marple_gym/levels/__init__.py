@@ -1,0 +1,16 @@
+"""The level ladder for RL (single skills to the ten missions) and its dense reward."""
+
+from marple_gym.levels.ladder import LEVEL_ENVS, LEVELS, SKILLS, Level, LevelEnv, level_ids, register_levels
+from marple_gym.levels.shaping import DenseReward, steps_to_subgoal
+
+__all__ = [
+    "DenseReward",
+    "LEVELS",
+    "LEVEL_ENVS",
+    "Level",
+    "LevelEnv",
+    "SKILLS",
+    "level_ids",
+    "register_levels",
+    "steps_to_subgoal",
+]

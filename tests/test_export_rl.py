@@ -1,0 +1,110 @@
+"""``marple export``: Minari and Parquet round trips, and short reprs for records."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from marple_gym.cli.main import main
+from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
+from marple_gym.datasets.export import ExportError, export_minari, export_parquet, step_arrays
+
+pytest.importorskip("minari")
+pq = pytest.importorskip("pyarrow.parquet")
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory) -> MarpleDataset:
+    root = tmp_path_factory.mktemp("export") / "data"
+    sizes = Sizes(test_houses=1, test_per_house=1, train_per_house=2, train_ood=1)
+    generate_dataset(DatasetSpec([Unit.mission("get_snack")], sizes=sizes, seed=5, shard_size=2), root, progress=False)
+    return MarpleDataset(root)
+
+
+def test_minari_round_trip_keeps_every_step(data, tmp_path, monkeypatch):
+    import minari
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    with pytest.warns(UserWarning):  # Minari asks for a code permalink and an eval env, which we do not have
+        export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
+    loaded = minari.load_dataset("marple/get_snack/train-in-v0")
+    originals = list(data.trajectories("get_snack", "train-in"))
+    assert loaded.total_episodes == len(originals)
+    assert loaded.observation_space["image"].shape == originals[0].vision.shape[1:]
+    assert loaded.action_space.n == 10
+    for episode, tr in zip(loaded.iterate_episodes(), originals):
+        expected = step_arrays(tr)
+        for key, value in expected.items():
+            assert np.array_equal(episode.observations[key], value), key
+        assert np.array_equal(episode.actions, tr.actions)
+        assert episode.rewards.sum() == 1.0 and episode.terminations[-1]
+    with pytest.raises(ExportError, match="exists already"):
+        export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
+
+
+def test_parquet_has_one_row_per_observation_and_the_decoded_vision(data, tmp_path):
+    path = export_parquet(data, "get_snack", "train-in", tmp_path / "steps.parquet")
+    table = pq.read_table(path)
+    originals = list(data.trajectories("get_snack", "train-in"))
+    assert table.num_rows == sum(tr.length + 1 for tr in originals)
+    first = originals[0]
+    rows = table.slice(0, first.length + 1).to_pydict()
+    assert rows["action"][:-1] == first.actions.tolist() and rows["action"][-1] is None
+    assert rows["intent"] == first.intents and rows["audio"] == first.audio.tolist()
+    vision = table.column("vision").combine_chunks().to_numpy_ndarray()
+    assert np.array_equal(vision[: first.length + 1], first.vision)
+    assert not list(tmp_path.glob("*.partial"))
+    with pytest.raises(ExportError, match="exists already"):
+        export_parquet(data, "get_snack", "train-in", path)
+
+
+def test_cli_export_writes_parquet_and_rejects_unknown_units(data, tmp_path, capsys):
+    out = tmp_path / "cli.parquet"
+    assert main(["export", str(data.root), "--unit", "get_snack", "--format", "parquet", "--out", str(out)]) == 0
+    assert out.is_file()
+    assert (
+        main(["export", str(data.root), "--unit", "laundry", "--format", "parquet", "--out", str(tmp_path / "x")]) == 2
+    )
+    assert "laundry" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_trajectory_repr_is_one_short_line(data):
+    tr = next(data.trajectories("get_snack", "train-in"))
+    text = repr(tr)
+    assert "\n" not in text and len(text) < 200 and f"steps={tr.length}" in text
+
+
+# ---- experiment loggers ---------------------------------------------------------------------------------
+
+
+def _tiny_training(tmp_path, logger: str):
+    from test_agents import train_tiny
+
+    return train_tiny(tmp_path, epochs=2, logger=logger)
+
+
+def test_csv_and_tensorboard_loggers_record_the_same_metrics(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    _tiny_training(tmp_path / "csv", "csv")
+    header = next((tmp_path / "csv").glob("logs/version_*/metrics.csv")).read_text().splitlines()[0].split(",")
+    _tiny_training(tmp_path / "tb", "tensorboard")
+    events = EventAccumulator(str(next((tmp_path / "tb").glob("logs/version_*")))).Reload()
+    metrics = {"train/loss", "train/acc", "val/loss", "val/acc"}
+    assert metrics <= set(header) and metrics <= set(events.Tags()["scalars"])
+
+
+def test_wandb_logger_runs_offline(tmp_path, monkeypatch):
+    pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    result = _tiny_training(tmp_path, "wandb")
+    assert result.checkpoint.is_file()
+    assert list((tmp_path / "wandb").glob("offline-run-*"))
+
+
+def test_unknown_logger_is_refused(tmp_path):
+    from marple_agents.loggers import LoggerError, make_logger
+
+    with pytest.raises(LoggerError, match="unknown logger"):
+        make_logger("mlflow", tmp_path)

@@ -1,0 +1,224 @@
+"""The RL on-ramp: egocentric views, numeric subgoals, SB3, async text, the level ladder and its reward."""
+
+from __future__ import annotations
+
+import warnings
+from types import SimpleNamespace
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from conftest import make_world
+from gymnasium.utils.env_checker import check_env
+
+import marple_gym
+from marple_gym import EgocentricView, NumericObservation
+from marple_gym.envs.registration import HOUSEHOLD_ID
+from marple_gym.evidence.egocentric import egocentric_view
+from marple_gym.levels import LEVELS, DenseReward, level_ids, steps_to_subgoal
+from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.world.assets import DOOR, OPEN_BIT, WALL
+from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_ROOM
+
+LEVEL_IDS = level_ids(include_missions=False)
+EVERY_ID = marple_gym.env_ids() + LEVEL_IDS
+
+
+# ---- the egocentric view against hand-built houses ----------------------------------------------------
+
+
+def test_egocentric_view_rotates_with_the_agent():
+    # a 9 x 7 kitchen, walls all round; a light (one cell) two cells east of the agent
+    world = make_world([{"type": "light", "pos": [4, 3]}], agent=(2, 3, 0))
+    state = world.state
+    light = state.grid[3, 4, CH_FUR]
+    # (row, col) of the light: two cells ahead facing east, two to the left facing south (the agent's
+    # right hand points west then), two to the right facing north, behind (out of view) facing west
+    expected = {0: (2, 2), 1: (4, 0), 3: (4, 4), 2: None}
+    for direction, cell in expected.items():
+        state.agent_dir[0] = direction
+        view = egocentric_view(state, view_size=5)
+        assert (view[..., CH_FUR] == light).sum() == (0 if cell is None else 1), direction
+        if cell is not None:
+            assert view[cell[0], cell[1], CH_FUR] == light, direction
+        assert view[4, 2, CH_FUR] == 0 and view[4, 2, CH_ROOM] > 0  # the agent's own floor cell
+
+
+def test_egocentric_view_pads_outside_the_house_with_walls():
+    world = make_world(agent=(1, 1, 3))  # top-left floor corner, facing north
+    view = egocentric_view(world.state, view_size=7, see_through_walls=True)
+    assert (view[:5, :, CH_FUR] == WALL).all()  # row 5 is the house's top wall, rows above lie outside it
+    assert (view[5, :, CH_FUR] == WALL).all()
+    assert (view[6, :2, CH_FUR] == WALL).all() and view[6, 3, CH_FUR] == 0  # x = -2, -1, 0 to the left
+
+
+def _corridor(door_open: bool | None) -> SimpleNamespace:
+    """A 5 x 5 floor with a wall across row 1 (a door at its middle, or a plain wall); the agent at (2, 4) facing north."""
+    grid = np.zeros((5, 5, 8), dtype=np.uint8)
+    grid[..., CH_ROOM] = 1
+    grid[1, :, CH_ROOM] = 0
+    grid[1, :, CH_FUR] = WALL
+    if door_open is not None:
+        grid[1, 2, CH_FUR] = DOOR
+        grid[1, 2, CH_FUR_STATE] = 1 + (OPEN_BIT if door_open else 0)
+    return SimpleNamespace(grid=grid, agent_pos=np.array([[2, 4]]), agent_dir=np.array([3]))
+
+
+@pytest.mark.parametrize("door_open", [None, False, True])
+def test_walls_and_closed_doors_hide_what_is_behind_them(door_open):
+    state = _corridor(door_open)
+    view = egocentric_view(state, view_size=5)  # rows 0..4 are 4..0 cells ahead: row 1 is grid row 1 (the wall)
+    assert (view[1, :, CH_FUR] > 0).all()  # the wall itself is seen
+    behind = view[0, 1:4]
+    if door_open:
+        assert (behind[:, CH_ROOM] == 1).all()  # seen through the open door
+    else:
+        assert not behind.any()  # hidden: unseen cells are all zeros
+    transparent = egocentric_view(state, view_size=5, see_through_walls=True)
+    assert (transparent[0, :, CH_ROOM] == 1).all()
+
+
+def test_view_size_option_and_wrapper_agree():
+    env = gym.make("Marple-GetSnack-v0", view_size=5)
+    wrapped = EgocentricView(gym.make("Marple-GetSnack-v0"), view_size=5)
+    a, _ = env.reset(seed=3)
+    b, _ = wrapped.reset(seed=3)
+    assert a["image"].shape == (5, 5, 8) and np.array_equal(a["image"], b["image"])
+    assert env.observation_space["image"] == wrapped.observation_space["image"]
+    with pytest.raises(ValueError, match="odd"):
+        gym.make("Marple-GetSnack-v0", view_size=6)
+
+
+# ---- observations and attributes RL code reads ---------------------------------------------------------
+
+
+def test_subgoal_codes_follow_the_mission_and_minigrid_attributes_exist():
+    env = gym.make("Marple-GetSnack-v0")
+    obs, _ = env.reset(seed=0)
+    base = env.unwrapped
+    assert tuple(obs["subgoal"]) == base.mission.subgoals[0].codes
+    assert base.agent_pos == tuple(base.world.state.agent_pos[0].tolist())
+    assert (base.width, base.height) == obs["image"].shape[1::-1]
+    assert env.spec.max_episode_steps == base.max_steps
+
+
+def test_async_shared_memory_vector_env_returns_the_same_text_as_sync():
+    actions = np.random.default_rng(0).integers(0, 10, size=(12, 2))
+    runs = {}
+    for mode in ("sync", "async"):
+        envs = gym.make_vec("Marple-GetSnack-v0", num_envs=2, vectorization_mode=mode)
+        obs, _ = envs.reset(seed=5)
+        texts = [(tuple(obs["mission"]), tuple(obs["intent"]))]
+        for a in actions:
+            obs, *_ = envs.step(a)
+            texts.append((tuple(obs["mission"]), tuple(obs["intent"])))
+        envs.close()
+        runs[mode] = texts
+    assert runs["async"] == runs["sync"]
+    assert runs["async"][0][0] == ("get a snack",) * 2
+
+
+# ---- checkers on every id ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", LEVEL_IDS)
+def test_every_level_passes_gymnasiums_checker(env_id):
+    env = gym.make(env_id).unwrapped
+    check_env(env, skip_render_check=True)
+    assert env_id in type(env).__doc__
+
+
+@pytest.mark.parametrize("env_id", EVERY_ID)
+def test_every_id_passes_stable_baselines3_checker_through_numeric_observation(env_id):
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SB3 notes that an int16 3-D array is not an image; it is not meant to be
+        kwargs = {"mission": "do_laundry"} if env_id == HOUSEHOLD_ID else {}
+        sb3_check_env(NumericObservation(gym.make(env_id, **kwargs)))
+
+
+# ---- the ladder and its reward ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("env_id", LEVEL_IDS)
+def test_the_planner_solves_every_level(env_id):
+    env = gym.make(env_id)
+    for seed in range(2):
+        env.reset(seed=seed)
+        base = env.unwrapped
+        planner = HierarchicalPlanner(base.world, mission=base.mission, rng=np.random.default_rng(seed))
+        terminated = truncated = False
+        while not (terminated or truncated):
+            _, reward, terminated, truncated, _ = env.step(planner.next_action())
+            planner.observe(base.last_outcome)
+        assert terminated and reward == 1.0
+
+
+def test_distance_shaping_is_potential_based():
+    gamma = 0.9
+    env = DenseReward(gym.make("Marple-GoTo-TwoRooms-v0"), subgoal_bonus=0.0, gamma=gamma)
+    env.reset(seed=1)
+    base = env.unwrapped
+    phi0 = env.potential()
+    assert phi0 <= 0
+    assert phi0 == pytest.approx(-0.5 * steps_to_subgoal(base.world, 0, base.progress.current) / 20)
+    rewards, sparse = [], []
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        snapshot = base.get_state()
+        phi = env.potential()
+        _, reward, terminated, truncated, _ = env.step(int(rng.integers(0, 3)))
+        sparse_reward = 1.0 if terminated else 0.0
+        assert reward - sparse_reward == pytest.approx(gamma * (0.0 if terminated else env.potential()) - phi)
+        rewards.append(reward)
+        sparse.append(sparse_reward)
+        assert snapshot is not None
+        if terminated or truncated:
+            break
+    # the discounted shaped return differs from the sparse one by -phi(s_0) plus the discounted last potential
+    discount = gamma ** np.arange(len(rewards))
+    last = 0.0 if terminated else env.potential()
+    assert discount @ np.array(rewards) == pytest.approx(
+        discount @ np.array(sparse) - phi0 + gamma ** len(rewards) * last
+    )
+
+
+def test_ladder_ids_run_from_skills_to_the_ten_missions():
+    ids = level_ids()
+    assert ids[0] == "Marple-GoTo-OneRoom-v0" and ids[-1] == "Marple-CleanLivingRoomTable-v0"
+    assert len(LEVELS) == 20 and all(i in gym.registry for i in ids)
+
+
+def test_ppo_smoke_run_with_the_code_array_extractor():
+    from stable_baselines3 import PPO
+
+    from marple_agents.rl import CodeArrayExtractor
+
+    env = NumericObservation(DenseReward(gym.make("Marple-GoTo-OneRoom-v0", view_size=5)))
+    model = PPO(
+        "MultiInputPolicy",
+        env,
+        n_steps=64,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"features_extractor_class": CodeArrayExtractor},
+    )
+    model.learn(total_timesteps=128)
+    obs, _ = env.reset(seed=0)
+    action, _ = model.predict(obs, deterministic=True)
+    assert env.action_space.contains(int(action))
+    image_only = NumericObservation(gym.make("Marple-GoTo-OneRoom-v0"), keys=("image",))
+    cnn = PPO(
+        "CnnPolicy",
+        image_only,
+        n_steps=32,
+        batch_size=32,
+        n_epochs=1,
+        seed=0,
+        device="cpu",
+        policy_kwargs={"features_extractor_class": CodeArrayExtractor},
+    )
+    cnn.learn(total_timesteps=32)
