@@ -14,7 +14,6 @@ from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
 
-
 def _diverse_start(world, n: int, rng: np.random.Generator) -> list[WorldState]:
     """``n`` states of one house reached by random walks of different lengths (interactions included)."""
     states = []
