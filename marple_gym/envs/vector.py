@@ -169,7 +169,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
                 obs[key] = batch.agent_dir[:, 0].astype(np.int64)
             elif key == "carrying":
                 held = batch.carrying[:, 0].astype(np.int64)
-                obs[key] = np.where(held >= 0, self.house.obj_type[np.maximum(held, 0)], 0).astype(np.int64)
+                obs[key] = self.house.obj_codes[held]
             elif key == "mission":
                 obs[key] = tuple(self._titles[m] for m in progress.mission.tolist())
             elif key == "intent":

@@ -24,7 +24,7 @@ import numpy as np
 
 from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
 from marple_gym.world.assets import ASSETS, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
-from marple_gym.world.batch import BatchedState, BatchOutcome
+from marple_gym.world.batch import BatchedState, BatchOutcome, state_at
 from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
 
@@ -156,12 +156,12 @@ def audio_tokens(outcomes: BatchOutcome, house: House, batch: BatchedState) -> n
     """:func:`audio_token` of every episode of a batch at once (``batch`` is the state after the actions)."""
     objects, furniture, idle = _token_tables()
     action, fur, obj = outcomes.action, outcomes.fur, outcomes.obj
-    fur_code = house.fur_type[np.maximum(fur, 0)]
+    fur_code = house.fur_codes[fur]
     slot = np.where((action == Action.toggle) & (outcomes.value == 0), _TOGGLE_OFF, action)
     on_object = (action == Action.pickup) | (action == Action.drop) | (obj >= 0)
-    thing = np.where(on_object, objects[slot, house.obj_type[np.maximum(obj, 0)]], furniture[slot, fur_code])
+    thing = np.where(on_object, objects[slot, house.obj_codes[obj]], furniture[slot, fur_code])
     rows = np.arange(len(action))
-    humming = (fur >= 0) & ((batch.fur_state[rows, np.maximum(fur, 0)] & TOGGLE_BIT) > 0)
+    humming = (fur >= 0) & ((state_at(batch.fur_state, rows, fur) & TOGGLE_BIT) > 0)
     return np.select(
         [action <= Action.forward, ~outcomes.success, action == Action.idle],
         [FOOTSTEP, SILENCE, np.where(humming, idle[fur_code], SILENCE)],

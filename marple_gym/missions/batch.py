@@ -16,10 +16,26 @@ from collections.abc import Sequence
 import numpy as np
 
 from marple_gym.missions.feasibility import is_feasible
-from marple_gym.missions.mission import Mission
+from marple_gym.missions.mission import Mission, Subgoal
 from marple_gym.world.batch import FORWARD, BatchedState, BatchOutcome
 from marple_gym.world.house import House
 from marple_gym.world.world import World
+
+
+def outcomes_match(codes: np.ndarray, house: House, out: BatchOutcome, rows: np.ndarray) -> np.ndarray:
+    """:meth:`Subgoal.matches` for outcome rows ``rows``: ``codes`` is (len(rows), 5) or (5,), as ``Subgoal._codes``."""
+    action, fur_code, room_code, obj_code, value = np.moveaxis(np.asarray(codes), -1, 0)
+    fur, obj = out.fur[rows], out.obj[rows]
+    ok = out.success[rows] & (out.action[rows] == action) & (fur >= 0)
+    ok &= house.fur_codes[fur] == fur_code
+    ok &= house.room_type_map[out.y[rows], out.x[rows]] == room_code
+    ok &= (obj_code == 0) | ((obj >= 0) & (house.obj_codes[obj] == obj_code))
+    return ok & ((value < 0) | (out.value[rows] == value))
+
+
+def subgoal_reached(subgoal: Subgoal, house: House, out: BatchOutcome) -> np.ndarray:
+    """(N,) bool: which outcomes of a batch achieve ``subgoal`` (a whodunit query, say)."""
+    return outcomes_match(np.array(subgoal._codes), house, out, np.arange(len(out.action)))
 
 
 class MissionTable:
@@ -57,15 +73,6 @@ class BatchProgress:
         self.mission[rows] = mission
         self.index[rows] = 0
 
-    def _matches(self, house: House, out: BatchOutcome, rows: np.ndarray, at: np.ndarray) -> np.ndarray:
-        action, fur_code, room_code, obj_code, value = np.moveaxis(self.table.codes[self.mission[rows], at], -1, 0)
-        fur, obj = out.fur[rows], out.obj[rows]
-        ok = (out.action[rows] == action) & (fur >= 0)
-        ok &= house.fur_type[np.maximum(fur, 0)] == fur_code
-        ok &= house.room_type_map[out.y[rows], out.x[rows]] == room_code
-        ok &= (obj_code == 0) | ((obj >= 0) & (house.obj_type[np.maximum(obj, 0)] == obj_code))
-        return ok & ((value < 0) | (out.value[rows] == value))
-
     def update(self, house: House, batch: BatchedState, agent: int, out: BatchOutcome) -> np.ndarray:
         """Record one outcome per episode; return the index of the subgoal each achieved (-1: none)."""
         achieved = np.full(len(self.index), -1, dtype=np.int64)
@@ -74,7 +81,7 @@ class BatchProgress:
         searching, offset = rows, 0
         while searching.size:
             at = np.minimum(self.index[searching] + offset, self.table.codes.shape[1] - 1)
-            hit = self._matches(house, out, searching, at)
+            hit = outcomes_match(self.table.codes[self.mission[searching], at], house, out, searching)
             achieved[searching[hit]] = at[hit]
             # Look further only past skippable subgoals, as far as the mission goes.
             go_on = ~hit & self.table.skippable[self.mission[searching], at]

@@ -90,6 +90,13 @@ class BatchedState:
             getattr(self, f.name)[rows] = getattr(state, f.name)
 
 
+def state_at(table: np.ndarray, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """``table[rows, index]`` as int64, 0 where ``index`` is -1 (none) or the table has no columns."""
+    if table.shape[1] == 0:
+        return np.zeros(len(rows), dtype=np.int64)
+    return np.where(index >= 0, table[rows, np.maximum(index, 0)], 0).astype(np.int64)
+
+
 class BatchOutcome(NamedTuple):
     """What one action per episode did: the fields of :class:`Outcome` as (N,) arrays."""
 
@@ -135,10 +142,8 @@ class _Step:
 
     def closed(self, rows: np.ndarray, fur: np.ndarray) -> np.ndarray:
         """Is furniture ``fur`` (-1: none) a closed container in episodes ``rows``?"""
-        safe = np.maximum(fur, 0)
-        gated = _FUR_GATED[self.house.fur_type[safe]]
-        shut = (self.batch.fur_state[rows, safe] & OPEN_BIT) == 0
-        return (fur >= 0) & gated & shut
+        shut = (state_at(self.batch.fur_state, rows, fur) & OPEN_BIT) == 0
+        return (fur >= 0) & _FUR_GATED[self.house.fur_codes[fur]] & shut
 
     def object_in_front(self, rows: np.ndarray) -> np.ndarray:
         """The reachable object on each faced cell of ``rows``, -1 where none."""
@@ -152,11 +157,10 @@ class _Step:
         batch, a = self.batch, self.agent
         x, y = batch.agent_pos[rows, a, 0], batch.agent_pos[rows, a, 1]
         held = batch.carrying[rows, a, 0].astype(np.int64)
-        safe = np.maximum(held, 0)
         some = held >= 0
-        batch.grid[rows, y, x, CH_OBJ] = np.where(some, self.house.obj_type[safe], 0)
-        batch.grid[rows, y, x, CH_OBJ_STATE] = np.where(some, batch.obj_state[rows, safe] + 1, 0)
-        batch.grid[rows, y, x, CH_OBJ_ID] = np.where(some, held + 1, 0)
+        batch.grid[rows, y, x, CH_OBJ] = self.house.obj_codes[held]
+        batch.grid[rows, y, x, CH_OBJ_STATE] = np.where(some, state_at(batch.obj_state, rows, held) + 1, 0)
+        batch.grid[rows, y, x, CH_OBJ_ID] = held + 1
 
     def set_fur_bits(self, rows: np.ndarray, fur: np.ndarray, bits: np.ndarray) -> None:
         self.batch.fur_state[rows, fur] = bits
@@ -234,7 +238,7 @@ def _drop(s: _Step, rows: np.ndarray) -> None:
     ok = (obj >= 0) & (cell[:, CH_OBJ] == 0) & (cell[:, CH_AGENT] == 0) & ((code == 0) | holds)
     done, obj, fur = rows[ok], obj[ok], fur[ok]
     fx, fy = s.fx[done], s.fy[done]
-    s.batch.grid[done, fy, fx, CH_OBJ] = s.house.obj_type[obj]
+    s.batch.grid[done, fy, fx, CH_OBJ] = s.house.obj_codes[obj]
     s.batch.grid[done, fy, fx, CH_OBJ_STATE] = s.batch.obj_state[done, obj] + 1
     s.batch.grid[done, fy, fx, CH_OBJ_ID] = obj + 1
     s.batch.obj_pos[done, obj, 0] = fx
@@ -258,34 +262,32 @@ def _change_bits(s: _Step, rows: np.ndarray) -> None:
     """toggle / open / close: the furniture in front if it has the ability and changes, else the object in front."""
     actions, fur = s.actions[rows], s.fur_at[rows]
     bit = np.where(actions == TOGGLE, TOGGLE_BIT, OPEN_BIT)
-    safe = np.maximum(fur, 0)
-    bits = s.batch.fur_state[rows, safe].astype(np.int64)
+    bits = state_at(s.batch.fur_state, rows, fur)
     new = _wanted(bits, bit, actions)
-    on_fur = (fur >= 0) & ((_FUR_MASK[s.house.fur_type[safe]] & bit) > 0) & (new != bits)
+    on_fur = (fur >= 0) & ((_FUR_MASK[s.house.fur_codes[fur]] & bit) > 0) & (new != bits)
     s.set_fur_bits(rows[on_fur], fur[on_fur], new[on_fur])
     s.succeed(rows[on_fur], fur[on_fur], -1, (new[on_fur] & bit[on_fur]) > 0)
     rest, bit, actions = rows[~on_fur], bit[~on_fur], actions[~on_fur]
     obj = s.object_in_front(rest)
-    safe = np.maximum(obj, 0)
-    bits = s.batch.obj_state[rest, safe].astype(np.int64)
+    bits = state_at(s.batch.obj_state, rest, obj)
     new = _wanted(bits, bit, actions)
-    on_obj = (obj >= 0) & ((_OBJ_MASK[s.house.obj_type[safe]] & bit) > 0) & (new != bits)
+    on_obj = (obj >= 0) & ((_OBJ_MASK[s.house.obj_codes[obj]] & bit) > 0) & (new != bits)
     s.set_obj_bits(rest[on_obj], obj[on_obj], new[on_obj])
     s.succeed(rest[on_obj], s.fur_at[rest[on_obj]], obj[on_obj], (new[on_obj] & bit[on_obj]) > 0)
 
 
 def _clean(s: _Step, rows: np.ndarray) -> None:
     held = s.batch.carrying[rows, s.agent].astype(np.int64)
-    tool = ((held >= 0) & _CLEANING_TOOL[s.house.obj_type[np.maximum(held, 0)]]).any(axis=1)
+    tool = ((held >= 0) & _CLEANING_TOOL[s.house.obj_codes[held]]).any(axis=1)
     rows = rows[tool]
     fur = s.fur_at[rows]
-    bits = s.batch.fur_state[rows, np.maximum(fur, 0)].astype(np.int64)
+    bits = state_at(s.batch.fur_state, rows, fur)
     on_fur = (fur >= 0) & ((bits & _DIRT) > 0)
     s.set_fur_bits(rows[on_fur], fur[on_fur], bits[on_fur] & ~_DIRT)
     s.succeed(rows[on_fur], fur[on_fur], -1, 0)
     rest = rows[~on_fur]
     obj = s.object_in_front(rest)
-    bits = s.batch.obj_state[rest, np.maximum(obj, 0)].astype(np.int64)
+    bits = state_at(s.batch.obj_state, rest, obj)
     on_obj = (obj >= 0) & ((bits & _DIRT) > 0)
     s.set_obj_bits(rest[on_obj], obj[on_obj], bits[on_obj] & ~_DIRT)
     s.succeed(rest[on_obj], s.fur_at[rest[on_obj]], obj[on_obj], 0)

@@ -144,6 +144,16 @@ class House:
         return _read_only(np.flatnonzero(self.fur_type == DOOR))
 
     @cached_property
+    def fur_codes(self) -> np.ndarray:
+        """``fur_type`` with a 0 appended, so that index -1 (no furniture) reads as code 0."""
+        return _read_only(np.append(self.fur_type, 0).astype(np.int64))
+
+    @cached_property
+    def obj_codes(self) -> np.ndarray:
+        """``obj_type`` with a 0 appended, so that index -1 (no object) reads as code 0."""
+        return _read_only(np.append(self.obj_type, 0).astype(np.int64))
+
+    @cached_property
     def fur_type_list(self) -> list[int]:
         return self.fur_type.tolist()
 
