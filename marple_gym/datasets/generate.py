@@ -28,7 +28,6 @@ from typing import Any
 
 import numpy as np
 
-from marple_gym import __version__
 from marple_gym.datasets.recorder import record_trajectory
 from marple_gym.datasets.records import Trajectory
 from marple_gym.datasets.shards import write_shard
@@ -38,6 +37,7 @@ from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import get_mission
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.version import __version__
 
 MANIFEST = "manifest.json"
 DATASET_FORMAT = "marple-dataset"
