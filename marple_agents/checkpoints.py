@@ -20,6 +20,7 @@ import torch
 from marple_agents.config import ConfigError, ModelConfig
 from marple_agents.models import PolicyNet, build_model
 from marple_gym.errors import MarpleError
+from marple_gym.missions.tables import check_tables, table_fingerprints
 
 FORMAT = "marple-policy"
 VERSION = 1
@@ -38,6 +39,7 @@ def save_checkpoint(path: str | Path, net: PolicyNet, config: ModelConfig, meta:
         "version": VERSION,
         "config": config.to_dict(),
         "meta": dict(meta or {}),
+        "tables": table_fingerprints(),
         "state_dict": {k: v.detach().cpu().contiguous() for k, v in net.state_dict().items()},
     }
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
@@ -70,6 +72,7 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
         )
     if not isinstance(payload.get("config"), dict) or not isinstance(payload.get("state_dict"), dict):
         raise CheckpointError(f"{path}: checkpoint lacks its config or weights")
+    check_tables(payload.get("tables"), str(path))
     return payload
 
 

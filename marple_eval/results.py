@@ -39,6 +39,7 @@ from marple_eval.metrics import (
 )
 from marple_gym import __version__
 from marple_gym.errors import MarpleError
+from marple_gym.missions.tables import check_tables, table_fingerprints
 
 RESULTS_FORMAT = "marple-results"
 RESULTS_VERSION = 1
@@ -105,6 +106,7 @@ class RunResults:
             "settings": self.settings,
             "created": self.created,
             "generator": self.generator,
+            "tables": table_fingerprints(),
             "trials": [asdict(t) for t in self.trials],
             "summary": self.summary(),
         }
@@ -131,6 +133,7 @@ class RunResults:
             raise ResultsError(f"{path}: not a MARPLE results file")
         if data.get("version") != RESULTS_VERSION:
             raise ResultsError(f"{path}: results version {data.get('version')} is not supported")
+        check_tables(data.get("tables"), str(path))
         try:
             trials = [TrialResult(**t) for t in data["trials"]]
         except (KeyError, TypeError) as exc:

@@ -101,3 +101,23 @@ def test_house_arrays_are_read_only_and_the_fingerprint_names_the_layout():
     assert again.house.fingerprint == house.fingerprint
     other = generate_world(None, np.random.default_rng(4), ["do_laundry"])
     assert other.house.fingerprint != house.fingerprint
+
+
+def test_files_record_the_tables_they_were_made_with_and_name_the_one_that_changed(dataset, tmp_path):
+    import json
+    import shutil
+
+    from marple_gym.datasets import MarpleDataset as Dataset
+    from marple_gym.missions.tables import TableMismatchError, table_fingerprints
+
+    manifest = json.loads((dataset.root / "manifest.json").read_text())
+    assert manifest["tables"] == table_fingerprints()
+    copy = tmp_path / "data"
+    shutil.copytree(dataset.root, copy)
+    manifest["tables"]["assets"] = "0" * 16
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(TableMismatchError, match=r"different assets table \(assets \(data/assets.json\): 0{16} then"):
+        Dataset(copy)
+    del manifest["tables"]  # a dataset written before fingerprints were recorded loads unchanged
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    assert Dataset(copy).complete

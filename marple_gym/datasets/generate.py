@@ -36,6 +36,7 @@ from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import get_mission
 from marple_gym.missions.scenarios import get_scenario
+from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.planner.planner import HierarchicalPlanner
 from marple_gym.version import __version__
 
@@ -294,6 +295,7 @@ def load_manifest(root: Path) -> dict[str, Any] | None:
         raise DatasetError(f"{path}: the manifest is not valid JSON ({exc.msg}); it may be damaged") from None
     if manifest.get("format") != DATASET_FORMAT:
         raise DatasetError(f"{path}: not a MARPLE dataset manifest")
+    check_tables(manifest.get("tables"), str(path))
     return manifest
 
 
@@ -318,6 +320,7 @@ def generate_dataset(
             "format": DATASET_FORMAT,
             "version": DATASET_VERSION,
             "generator": f"marple-gym {__version__}",
+            "tables": table_fingerprints(),
             "spec": spec.to_json(),
             "shards": {},
             "complete": False,
