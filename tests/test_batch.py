@@ -56,3 +56,25 @@ def test_views_share_memory_and_rows_reset():
         apply_actions(world.house, batch, 0, np.zeros(3, dtype=int))
     with pytest.raises(ValueError, match="unknown action"):
         apply_actions(world.house, batch, 0, np.array([0, 1, 2, 10]))
+
+
+def test_joint_actions_of_two_agents_equal_the_episode_transition():
+    from marple_gym.episode import EpisodeState, advance
+    from marple_gym.generation import HouseConfig
+    from marple_gym.generation.config import AgentSpec
+    from marple_gym.world.batch import apply_joint_actions
+
+    rng = np.random.default_rng(7)
+    world = generate_world(HouseConfig(agents=[AgentSpec(), AgentSpec()]), rng, ["do_laundry"])
+    house = world.house
+    episodes = [EpisodeState.start(house, world.state.copy(), (None, None)) for _ in range(16)]
+    batch = BatchedState.repeat(world.state, 16)
+    for _ in range(300):
+        actions = rng.integers(0, 10, size=(16, 2))
+        outcomes = apply_joint_actions(house, batch, actions)
+        for i, episode in enumerate(episodes):
+            steps = advance(house, episode, actions[i].tolist())
+            assert tuple(o.row(i) for o in outcomes) == tuple(s.outcome for s in steps)
+            assert batch.view(i).same_as(episode.world)
+    for i in range(16):
+        assert_grid_consistent(World(house, batch.view(i)))

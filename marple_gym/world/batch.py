@@ -301,3 +301,16 @@ _RULES = (
     ((TOGGLE, OPEN, CLOSE), _change_bits),
     (CLEAN, _clean),
 )
+
+
+def apply_joint_actions(house: House, batch: BatchedState, actions: np.ndarray) -> tuple[BatchOutcome, ...]:
+    """One action of every agent in every episode: ``actions`` is (N, n_agents).
+
+    Agents act in index order, as in :func:`marple_gym.episode.transition.advance`: agent 1's action
+    sees what agent 0's did (two agents cannot enter one cell or take one object).
+    """
+    actions = np.asarray(actions, dtype=np.int64)
+    agents = batch.agent_pos.shape[1]
+    if actions.shape != (len(batch), agents):
+        raise ValueError(f"expected actions of shape ({len(batch)}, {agents}), one per episode and agent")
+    return tuple(apply_actions(house, batch, agent, actions[:, agent]) for agent in range(agents))
