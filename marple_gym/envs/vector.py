@@ -98,6 +98,8 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self.step_count = np.zeros(self.num_envs, dtype=np.int64)
         self._audio = np.full(self.num_envs, SILENCE, dtype=np.int64)
         self._restart = np.zeros(self.num_envs, dtype=bool)
+        self._mission_text: list[str] = []
+        self._intent_text: list[str] = []
 
     # ---- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -113,6 +115,8 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self._audio[:] = SILENCE
         self._restart[:] = False
         n = self.num_envs
+        self._mission_text, self._intent_text = [""] * n, [""] * n
+        self._retitle(np.arange(n))
         return self._observation(), self._info(np.full(n, -1), np.ones(n, dtype=bool))
 
     def step(self, actions):
@@ -122,6 +126,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         if actions.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {actions.shape}")
         restart = np.flatnonzero(self._restart)
+        before = self.progress.index.copy()
         out = apply_actions(self.house, self.batch, 0, actions)
         achieved = self.progress.update(self.house, self.batch, 0, out)
         self.step_count += 1
@@ -138,6 +143,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
             reward[restart] = 0.0
             achieved[restart] = -1
         self._restart = terminated | truncated
+        self._retitle(np.union1d(np.flatnonzero(self.progress.index != before), restart))
         return self._observation(), reward, terminated, truncated, self._info(achieved, out.success)
 
     def render(self) -> tuple[np.ndarray, ...] | None:
@@ -159,8 +165,16 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
             return np.array([self.np_random.choice(len(self._weights), p=self._weights)])
         return self.np_random.choice(len(self._weights), size=n, p=self._weights)
 
+    def _retitle(self, rows: np.ndarray) -> None:
+        """Refresh the mission title and intent sentence of the sub-envs ``rows`` (those whose subgoal changed)."""
+        missions, index = self.progress.mission, self.progress.index
+        for i in rows.tolist():
+            m = int(missions[i])
+            self._mission_text[i] = self._titles[m]
+            self._intent_text[i] = self._intents[m][int(index[i])]
+
     def _observation(self) -> dict[str, Any]:
-        batch, progress = self.batch, self.progress
+        batch = self.batch
         obs: dict[str, Any] = {}
         for key in self.observation_keys:
             if key == "image":
@@ -171,10 +185,9 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
                 held = batch.carrying[:, 0].astype(np.int64)
                 obs[key] = self.house.obj_codes[held]
             elif key == "mission":
-                obs[key] = tuple(self._titles[m] for m in progress.mission.tolist())
+                obs[key] = tuple(self._mission_text)
             elif key == "intent":
-                intents = self._intents
-                obs[key] = tuple(intents[m][j] for m, j in zip(progress.mission.tolist(), progress.index.tolist()))
+                obs[key] = tuple(self._intent_text)
             else:
                 obs[key] = self._audio.copy()
         return obs
