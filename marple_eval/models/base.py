@@ -6,7 +6,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
-from marple_eval.evidence import MODALITIES, TrialEvidence
+import numpy as np
+
+from marple_eval.evidence import MODALITIES, AgentEvidence, QueryRules, TrialEvidence
 
 
 class InferenceModel(ABC):
@@ -50,3 +52,35 @@ def normalise(p_a: float, p_b: float, model: str = "model") -> tuple[float, floa
     if not (a >= 0 and b >= 0) or a + b <= 0 or a + b == float("inf"):
         raise ValueError(f"{model} returned invalid probabilities ({a}, {b}): need finite, non-negative, not both zero")
     return a / (a + b), b / (a + b)
+
+
+def combine_query_probabilities(p_a: float, p_b: float, rules: QueryRules) -> tuple[float, float]:
+    """(P(A), P(B)) from each agent's P(query | agent), by the protocol's rule.
+
+    ``softmax``: softmax(eta * p_A, eta * p_B), the paper's text. ``ratio``:
+    p_A / (p_A + p_B), the original code. Both give 0.5 each when neither agent
+    is expected to reach the query state.
+    """
+    if rules.combine == "ratio":
+        total = p_a + p_b
+        return (0.5, 0.5) if total <= 0 else (p_a / total, p_b / total)
+    p = np.array([p_a, p_b], dtype=float)
+    e = np.exp(rules.eta * (p - p.max()))
+    return float(e[0] / e.sum()), float(e[1] / e.sum())
+
+
+class QueryModel(InferenceModel):
+    """A method that estimates, for each agent, the probability that it reaches the query state within the
+    protocol's horizon (``trial.steps_left`` steps after tau), and answers by the protocol's combination rule.
+
+    Simulation inference, inverse planning and the Bayes-optimal observer share this shape, so they obey the
+    same protocol settings (margin, eta, combination) by construction.
+    """
+
+    @abstractmethod
+    def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
+        """P(query | agent, evidence to tau): reaching the query state within ``trial.steps_left`` steps."""
+
+    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
+        a, b = (self.query_probability(agent, trial) for agent in trial.agents)
+        return combine_query_probabilities(a, b, trial.rules)
