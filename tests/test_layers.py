@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("marple_gym", "marple_eval", "marple_agents")
+PACKAGES = ("marple_gym", "marple_eval", "marple_agents", "marple_benchmark")
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.version", "marple_gym.errors", "marple_gym.world"),  # the world core: numpy only
@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.rendering.replays", "marple_gym.rendering.play", "marple_gym.study", "marple_gym.cli", "marple_gym"),
     ("marple_eval",),
     ("marple_agents",),
-    ("marple_agents.benchmark", "marple_agents.cli", "marple_benchmark"),  # the benchmark application
+    ("marple_agents.cli", "marple_benchmark"),  # the command lines and the benchmark application
 )
 """Low to high. A module belongs to the layer of its longest matching prefix."""
 
