@@ -58,7 +58,7 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
     parser.add_argument(
-        "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 1000)"
+        "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 500)"
     )
     parser.add_argument(
         "--train-minutes",
@@ -66,6 +66,14 @@ def add_parser(subparsers) -> None:
         default=None,
         help="also cap each agent model's training at this wall-clock time (off by default; the figures then "
         "depend on the machine's load, and the results and summary say so)",
+    )
+    parser.add_argument(
+        "--uncut",
+        default=None,
+        metavar="RUNS",
+        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, "
+        "vision, audio, language, all (small: uniform,distance,perfect-agent-models,all; each variant costs "
+        "about four times its cut scoring)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
@@ -90,7 +98,7 @@ def add_parser(subparsers) -> None:
 def run_command(args: argparse.Namespace) -> int:
     from marple_agents.training.train import quiet_lightning
     from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark
-    from marple_gym.missions.scenarios import get_scenario
+    from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
     preset = PRESETS[args.preset]
     if args.trials is not None:
@@ -104,11 +112,17 @@ def run_command(args: argparse.Namespace) -> int:
         if not splits or set(splits) - {"in", "ood"}:
             raise ValueError(f"--splits: choose from in, ood (comma-separated), got {args.splits!r}")
         preset = replace(preset, splits=splits)
+    if args.uncut is not None:
+        uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
+        known = ("uniform", "distance", "perfect-agent-models", *VARIANTS)
+        if set(uncut) - set(known):
+            raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
+        preset = replace(preset, uncut=uncut)
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     bad = [v for v in variants if v not in VARIANTS]
     if bad or not variants:
         raise ValueError(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
-    scenarios = tuple(get_scenario(s).name for s in args.scenario) or preset_scenarios()
+    scenarios = tuple(get_scenario(s).name for s in args.scenario) or tuple(SCENARIOS)
     cfg = BenchmarkConfig(
         preset=preset,
         out=Path(args.out or f"runs/benchmark-{preset.name}"),
@@ -129,9 +143,3 @@ def run_command(args: argparse.Namespace) -> int:
     print(f"marple benchmark ({preset.name} preset, expected: {preset.estimate}) -> {cfg.out}")
     print(run_benchmark(cfg))
     return 0
-
-
-def preset_scenarios() -> tuple[str, ...]:
-    from marple_gym.missions.scenarios import SCENARIOS
-
-    return tuple(SCENARIOS)

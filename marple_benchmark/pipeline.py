@@ -7,9 +7,11 @@
    of optimizer steps;
 3. **inference**: simulation inference for each variant, split and model seed,
    the perfect-agent-model row (the planner with the scenario's preferences)
-   and the two reference models, all scored without a cutoff so that the
-   summary can show every run with and without it, exactly
-   (:meth:`marple_eval.results.RunResults.with_cutoff`);
+   and the two reference models. Runs the preset names in ``uncut`` are
+   scored without the cutoff, and the summary shows them with it exactly
+   (:meth:`marple_eval.results.RunResults.with_cutoff`) and without it; the
+   others under the protocol's cutoff only (scoring without it costs about
+   four times as much);
 4. **report**: :mod:`marple_benchmark.summary`.
 """
 
@@ -61,10 +63,11 @@ class BenchmarkConfig:
     def model_seeds(self) -> list[int]:
         return list(range(self.seed, self.seed + self.seeds))
 
-    @property
-    def scoring(self) -> ProtocolSettings:
-        """The settings runs are scored under: the protocol's, without a cutoff (the summary applies it)."""
-        return replace(self.protocol, seed=self.seed, cutoff=None)
+    def scoring(self, run_key: str) -> ProtocolSettings:
+        """The settings a run is scored under: the protocol's, without the cutoff for the preset's ``uncut``
+        runs (the summary then shows them both ways)."""
+        cutoff = None if run_key in self.preset.uncut else self.protocol.cutoff
+        return replace(self.protocol, seed=self.seed, cutoff=cutoff)
 
     def checkpoint(self, scenario: str, split: str, role: str, kind: str, model_seed: int) -> Path:
         return self.out / "models" / f"seed-{model_seed}" / scenario / split / f"{role}-{kind}" / "policy.pt"
@@ -194,6 +197,7 @@ class InferenceRun(NamedTuple):
     """One results file of the benchmark."""
 
     name: str  # file stem
+    key: str  # what the preset's ``uncut`` names: the reference model, "perfect-agent-models" or the variant
     model: str  # registered model name
     kwargs: dict
     agents: dict[str, str] | None  # role -> checkpoint template or "planner"
@@ -206,9 +210,10 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
     """Every run of the inference stage, in report order."""
     sim = {"rollouts": cfg.preset.rollouts, "seed": cfg.seed}
     runs = [
-        InferenceRun("uniform", "uniform", {}, None),
-        InferenceRun("distance", "distance", {}, None),
+        InferenceRun("uniform", "uniform", "uniform", {}, None),
+        InferenceRun("distance", "distance", "distance", {}, None),
         InferenceRun(
+            "perfect-agent-models",
             "perfect-agent-models",
             "simulation",
             {"variant": "vision", **sim},
@@ -224,6 +229,7 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                 runs.append(
                     InferenceRun(
                         f"simulation-{variant}-{split}-seed{model_seed}",
+                        variant,
                         "simulation",
                         {"variant": variant, **sim},
                         {"A": template, "B": template},
@@ -252,7 +258,7 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
         evaluate(
             model_factory(run.model, **run.kwargs),
             episodes,
-            cfg.scoring,
+            cfg.scoring(run.key),
             method=run.method,
             run_settings=extra,
             resources=AgentResources(run.agents) if run.agents else None,

@@ -67,7 +67,14 @@ def test_train_writes_a_loadable_policy(pillow_data, tmp_path, capsys):
 
 
 TINY = BenchmarkPreset(
-    "tiny", Sizes(2, 2, 3, 1), trials=2, model="small", rollouts=3, splits=("in",), train={"max_steps": 4}
+    "tiny",
+    Sizes(2, 2, 3, 1),
+    trials=2,
+    model="small",
+    rollouts=3,
+    splits=("in",),
+    train={"max_steps": 4},
+    uncut=("uniform", "vision"),
 )
 
 
@@ -78,7 +85,7 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     summary = run_benchmark(cfg)
     assert "simulation-vision" in summary and "simulation: perfect agent models" in summary
     assert "## cutoff 40" in summary and "## no cutoff" in summary and "Across model seeds" in summary
-    assert "fewer than 20" in summary  # two trials: the summary warns
+    assert "fewer than 20 trials, too uncertain to compare: all scenarios pooled (2)" in summary
     assert "0.48" in summary  # the paper's human row for reference
     assert (cfg.out / "figure4.png").stat().st_size > 0
     results = sorted(p.name for p in (cfg.out / "results").glob("*.json"))
@@ -89,7 +96,10 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert stamps == {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
     record = json.loads((cfg.out / "benchmark.json").read_text())
     assert record["protocol"]["cutoff"] == 40 and record["training_budget"] == "steps 4"
-    assert set(record["views"]) == {"cutoff 40", "no cutoff"}
+    cut = {row["method"] for row in record["views"]["cutoff 40"]}
+    uncut = [row["method"] for row in record["views"]["no cutoff"]]
+    assert len(record["views"]["cutoff 40"]) == 5 and "distance" in cut
+    assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
 
 
 def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
