@@ -28,13 +28,14 @@ import torch
 from marple_agents.config import CONDITIONINGS, POSITIONS, ConfigError, ModelConfig
 from marple_agents.models import PolicyNet, build_model
 from marple_gym.errors import MarpleError
+from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.validation import Fields, message_error
 
 log = logging.getLogger(__name__)
 
 FORMAT = "marple-policy"
 VERSION = 2  # 2: a SHA-256 of the weights; version 1 files (without it) are still read
-PAYLOAD_KEYS = ("format", "version", "config", "meta", "state_dict", "weights_sha256")
+PAYLOAD_KEYS = ("format", "version", "config", "meta", "tables", "state_dict", "weights_sha256")
 MAX_PARAMETERS = 2_000_000_000
 """Largest network a checkpoint may describe (8 GB of float32; the paper's ViT has about 0.2 billion)."""
 CONFIG_LIMITS = {  # (low, high) of each integer setting, checked before the network is built
@@ -66,6 +67,7 @@ def save_checkpoint(path: str | Path, net: PolicyNet, config: ModelConfig, meta:
         "version": VERSION,
         "config": config.to_dict(),
         "meta": dict(meta or {}),
+        "tables": table_fingerprints(),
         "state_dict": state_dict,
         "weights_sha256": weights_sha256(state_dict),
     }
@@ -106,6 +108,7 @@ def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
     top.mapping("config")
     top.mapping("meta", {})
     _check_weights(top)
+    check_tables(payload.get("tables"), str(path))
     return payload
 
 

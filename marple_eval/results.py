@@ -45,6 +45,7 @@ from marple_eval.metrics import (
 from marple_gym import __version__
 from marple_gym.datasets.selection import trial_set_id
 from marple_gym.errors import MarpleError
+from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.validation import Fields, message_error, read_json_file
 
 RESULTS_FORMAT = "marple-results"
@@ -166,6 +167,7 @@ class RunResults:
             "created": self.created,
             "generator": self.generator,
             "trial_set": {"id": self.trial_set, "trials": len({t.episode_id for t in self.trials})},
+            "tables": table_fingerprints(),
             "trials": [asdict(t) for t in self.trials],
             "summary": self.summary(),
         }
@@ -190,7 +192,8 @@ class RunResults:
             raise top.fail("format", f"not a MARPLE results file (expected {RESULTS_FORMAT!r})")
         if top.get("version") != RESULTS_VERSION:
             raise top.fail("version", f"results version {top.get('version')!r} is not supported")
-        top.allow(("format", "version", "summary", "trial_set", *(f.name for f in fields(cls))))
+        top.allow(("format", "version", "summary", "trial_set", "tables", *(f.name for f in fields(cls))))
+        check_tables(top.get("tables"), str(path))
         top.require("method", "settings", "trials")
         trials = [_read_trial(t) for t in top.entries("trials")]
         return cls(top.str("method"), top.mapping("settings"), trials, top.str("created", ""), top.str("generator", ""))

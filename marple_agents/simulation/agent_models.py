@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
-from marple_agents.inputs import SUBGOAL_FIELDS, distinct_inputs
+from marple_agents.inputs import SUBGOAL_FIELDS, input_rows, row_keys
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions import MISSIONS
 from marple_gym.planner.planner import HierarchicalPlanner, follow_history
@@ -25,6 +25,8 @@ from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.world import World
 
 IDLE = int(Action.idle)
+KNOWN_INPUTS = 200_000
+"""How many distinct inputs' action distributions a policy agent keeps (about 40 MB)."""
 
 
 class RolloutAgent(ABC):
@@ -102,6 +104,7 @@ class PolicyAgent(RolloutAgent):
         self.subgoals: np.ndarray | None = None
         self.first_step = True
         self.heard = 0
+        self._known: dict[bytes, np.ndarray] = {}
 
     def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.worlds = worlds
@@ -114,11 +117,11 @@ class PolicyAgent(RolloutAgent):
                 self.subgoals[:] = self._decoded(list(range(len(worlds))))
 
     def _decoded(self, rows: list[int], achieved: np.ndarray | None = None) -> np.ndarray:
-        vision = np.stack([self.worlds[i].state.grid for i in rows])
+        vision = self._grids(rows)
         return most_likely_subgoals(self.policy.subgoal_probs(vision), exclude=achieved)
 
     def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
-        vision = np.stack([self.worlds[i].state.grid for i in active])
+        vision = self._grids(active)
         subgoal = self.subgoals[active] if self.use_language else None
         probs = self._action_probs(vision, subgoal)
         if self.use_audio and self.first_step:
@@ -126,12 +129,32 @@ class PolicyAgent(RolloutAgent):
         self.first_step = False
         return sample_rows(probs, rng).tolist()
 
+    def _grids(self, rows: list[int]) -> np.ndarray:
+        """(len(rows), H, W, 8): the rollouts' vision grids, read from their batch when they share one."""
+        batch = getattr(self.worlds, "batch", None)
+        if batch is not None:
+            return batch.grid[rows]
+        return np.stack([self.worlds[i].state.grid for i in rows])
+
     def _action_probs(self, vision: np.ndarray, subgoal: np.ndarray | None) -> np.ndarray:
-        """The policy's distributions, asked once per distinct input: rollouts from one state share their
-        states until their sampled actions part them, so a batch often holds far fewer distinct inputs."""
-        first, inverse = distinct_inputs(vision, subgoal)
-        probs = self.policy.action_probs(vision[first], None if subgoal is None else subgoal[first])
-        return np.asarray(probs, dtype=np.float64)[inverse]
+        """The policy's distributions, asked once per distinct input it has not seen yet.
+
+        Rollouts from one state share their states until their sampled actions
+        part them, and the rollouts of the next evidence point (and of the other
+        trials in the same house) walk through many of the same states again, so
+        the answers are kept, keyed by a hash of the input.
+        """
+        keys = row_keys(input_rows(vision, subgoal))
+        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        names = unique.tolist()
+        new = [k for k, name in enumerate(names) if name not in self._known]
+        if new:
+            rows = first[new]
+            probs = self.policy.action_probs(vision[rows], None if subgoal is None else subgoal[rows])
+            if len(self._known) + len(new) > KNOWN_INPUTS:
+                self._known.clear()
+            self._known.update(zip((names[k] for k in new), np.asarray(probs, dtype=np.float64)))
+        return np.stack([self._known[name] for name in names])[inverse.ravel()]
 
     def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
         if not self.use_language:

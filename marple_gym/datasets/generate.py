@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from marple_gym import __version__
 from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS, DatasetError, check_manifest
 from marple_gym.datasets.recorder import record_trajectory
 from marple_gym.datasets.records import Trajectory
@@ -39,8 +38,10 @@ from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import get_mission
 from marple_gym.missions.scenarios import get_scenario
+from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.planner.planner import HierarchicalPlanner
 from marple_gym.validation import message_error, read_json_file
+from marple_gym.version import __version__
 
 MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)
@@ -292,6 +293,7 @@ def load_manifest(root: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     manifest = check_manifest(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
+    check_tables(manifest.get("tables"), str(path))
     tasks = {t.path for t in DatasetSpec.from_json(manifest["spec"]).tasks()}
     for shard in manifest["shards"]:
         if shard not in tasks:
@@ -327,6 +329,7 @@ def generate_dataset(
             "format": DATASET_FORMAT,
             "version": DATASET_VERSION,
             "generator": f"marple-gym {__version__}",
+            "tables": table_fingerprints(),
             "spec": spec.to_json(),
             "shards": {},
             "complete": False,

@@ -55,7 +55,7 @@ def shard_count(units: list[dict[str, Any]], sizes: dict[str, int], splits: list
 def check_manifest(data: Any, file: str) -> dict[str, Any]:
     """``data`` if it is a valid manifest; else a :class:`DatasetError` naming ``file`` and the field."""
     top = Fields(data, "", message_error(DatasetError), file)
-    top.allow(("format", "version", "generator", "spec", "shards", "complete")).require("spec", "shards")
+    top.allow(("format", "version", "generator", "tables", "spec", "shards", "complete")).require("spec", "shards")
     if top.get("format") != DATASET_FORMAT:
         raise top.fail("format", f"not a MARPLE dataset manifest (expected {DATASET_FORMAT!r})")
     if top.get("version") != DATASET_VERSION:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from marple_gym.datasets.records import SubgoalSpan, Trajectory
-from marple_gym.evidence.audio import SILENCE, audio_token
+from marple_gym.episode.observe import RECORD_KEYS, observe
+from marple_gym.episode.state import EpisodeState
+from marple_gym.episode.transition import advance
 from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.mission import MISSIONS
 from marple_gym.planner.planner import HierarchicalPlanner
@@ -28,31 +30,27 @@ def record_trajectory(
 
     ``house`` is the house's explicit config (the agent's start is taken from the world).
     """
-    state, obj_type = world.state, world.house.obj_type_list
-    vision, position, direction, carrying, mission_index, subgoal, audio = [], [], [], [], [], [], []
-    actions, outcomes = [], []
+    layout = world.house
+    episode = EpisodeState.start(layout, world.state, (None,), agents=(planner.agent,))
+    columns: dict[str, list] = {key: [] for key in RECORD_KEYS}
+    mission_index, actions, outcomes = [], [], []
     query_steps: dict[str, int] = {}
     achieved: set[tuple[int, int]] = set()
 
-    def observe(token: int) -> None:
-        vision.append(state.grid.copy())
-        position.append(state.agent_pos[0].tolist())
-        direction.append(int(state.agent_dir[0]))
-        hands = state.carrying[0].tolist()
-        carrying.append((obj_type[hands[0]] if hands[0] >= 0 else 0, obj_type[hands[1]] if hands[1] >= 0 else 0))
-        progress = planner.progress
-        done = progress is None or progress.complete
-        mission_index.append(-1 if done else len(planner.missions) - 1)
-        subgoal.append(-1 if done else progress.index)
-        audio.append(token)
+    def record() -> None:
+        # The planner tracks its own mission (and may move on to another): its progress is the one recorded.
+        obs = observe(layout, episode, 0, RECORD_KEYS, progress=planner.progress)
+        for key, value in obs.items():
+            columns[key].append(value)
+        mission_index.append(-1 if obs["subgoal_index"] < 0 else len(planner.missions) - 1)
 
-    observe(SILENCE)
+    record()
     while not planner.done and len(actions) < max_steps:
         action = planner.next_action()
         if action is None:
             break
         mission = len(planner.missions) - 1
-        outcome = world.step(planner.agent, action)
+        ((outcome, _),) = advance(layout, episode, (action,))
         j = planner.observe(outcome)
         if j is not None:
             achieved.add((mission, j))
@@ -60,22 +58,23 @@ def record_trajectory(
         outcomes.append((int(outcome.success), outcome.fur, outcome.obj, outcome.value))
         if outcome.success and outcome.action > 2:
             for name, query in _QUERIES:
-                if name not in query_steps and query.matches(outcome, world.house):
+                if name not in query_steps and query.matches(outcome, layout):
                     query_steps[name] = len(actions)
-        observe(audio_token(outcome, world.house, state))
+        record()
+    subgoal = columns["subgoal_index"]
     return Trajectory(
         house=house,
         house_id=house_id,
         seed=seed,
         agent=world.house.agent_names[0],
         missions=tuple(m.name for m in planner.missions),
-        vision=np.stack(vision),
-        position=np.array(position, dtype=np.int16),
-        direction=np.array(direction, dtype=np.int8),
-        carrying=np.array(carrying, dtype=np.int16),
+        vision=np.stack(columns["image"]),
+        position=np.array(columns["position"], dtype=np.int16),
+        direction=np.array(columns["direction"], dtype=np.int8),
+        carrying=np.array(columns["carrying"], dtype=np.int16),
         mission_index=np.array(mission_index, dtype=np.int8),
         subgoal=np.array(subgoal, dtype=np.int16),
-        audio=np.array(audio, dtype=np.int16),
+        audio=np.array(columns["audio"], dtype=np.int16),
         actions=np.array(actions, dtype=np.int8),
         outcomes=np.array(outcomes, dtype=np.int16).reshape(-1, 4),
         spans=spans_from(mission_index, subgoal, achieved),

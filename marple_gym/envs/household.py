@@ -6,27 +6,19 @@ import os
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
-from gymnasium import spaces
 
-from marple_gym.envs.text_space import TextSpace
-from marple_gym.evidence.audio import AUDIO, SILENCE, audio_token
-from marple_gym.evidence.egocentric import DIR_VEC, check_view_size, egocentric_view
-from marple_gym.evidence.language import MAX_TEXT_LENGTH, TEXT_CHARSET, intent
+from marple_gym.envs.spaces import action_space, fill_observation_space, observation_space
+from marple_gym.episode.observe import OBSERVATION_KEYS, observe
+from marple_gym.episode.state import EpisodeState
+from marple_gym.episode.transition import advance
+from marple_gym.evidence.egocentric import DIR_VEC, check_view_size
 from marple_gym.evidence.scene_graph import scene_graph
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
-from marple_gym.missions.mission import MISSIONS, SUBGOAL_NVEC, Mission, get_mission, subgoal_codes
+from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
-from marple_gym.world.actions import NUM_ACTIONS, Outcome
-from marple_gym.world.assets import ASSETS
-from marple_gym.world.rules import apply_action
-from marple_gym.world.state import HANDS, NUM_CHANNELS
+from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
-
-OBSERVATION_KEYS = ("image", "direction", "carrying", "mission", "intent", "audio", "subgoal")
-TEXT_KEYS = ("mission", "intent")
-_CHARSET = "".join(sorted(TEXT_CHARSET))
 
 
 class MarpleEnv(gym.Env):
@@ -53,21 +45,9 @@ class MarpleEnv(gym.Env):
 
     ## Observation Space
     A ``Dict`` with (by default) every key below; ``observation_keys`` selects a
-    subset.
+    subset. The shapes shown are those of the default house size.
 
-    - ``image``: ``Box(0, 255, (height, width, 8), uint8)``, the paper's symbolic
-      vision array (room, furniture type and state, object type, state and id,
-      agent id and direction per cell).
-    - ``direction``: ``Discrete(4)``, 0 east, 1 south, 2 west, 3 north.
-    - ``carrying``: ``MultiDiscrete([83, 83])``, object type codes in the two hands
-      (0 = empty), the object ``drop`` puts down next first.
-    - ``mission``: ``Text``, the mission's title.
-    - ``intent``: ``Text``, the sentence for the subgoal the agent works on.
-    - ``audio``: ``Discrete(270)``, the sound token of the last action.
-    - ``subgoal``: ``MultiDiscrete``, the (action, object, furniture, room) codes
-      of the current subgoal (``Subgoal.codes``; all 0 once the mission is done):
-      the intent as numbers, for networks and vector envs.
-
+    <observation space>
     With ``view_size=v`` (odd) the ``image`` is the agent's egocentric
     ``(v, v, 8)`` view instead (MiniGrid's ``agent_view_size``; see
     :mod:`marple_gym.evidence.egocentric`), walls and closed doors hiding what
@@ -125,15 +105,13 @@ class MarpleEnv(gym.Env):
         self.agent_view_size = None if view_size is None else check_view_size(view_size)
         self.see_through_walls = bool(see_through_walls)
         self.window = None  # the pygame window of render_mode="human", opened on the first frame
-        self.action_space = spaces.Discrete(NUM_ACTIONS)
-        self.observation_space = spaces.Dict({k: self._space(k) for k in self.observation_keys})
+        self.action_space = action_space()
+        self.observation_space = observation_space(
+            self.observation_keys, self.config.height, self.config.width, self.agent_view_size
+        )
         self.world: World | None = None
-        self.mission: Mission | None = None
-        self.progress: MissionProgress | None = None
-        self.step_count = 0
-        self.last_outcome: Outcome | None = None
-        self._intent_index = -1
-        self._intent = ""
+        self.episode: EpisodeState | None = None
+        self._pending_mission: Mission | None = None
 
     # ---- setup -------------------------------------------------------------------------------
     def _preferences(self, mission: str | None, preferences: dict[str, float] | None) -> dict[str, float]:
@@ -165,22 +143,6 @@ class MarpleEnv(gym.Env):
         """The missions each new house must make feasible: every one the env may sample."""
         return self.missions
 
-    def _space(self, key: str) -> spaces.Space:
-        if key == "image":
-            rows, cols = (
-                (self.config.height, self.config.width) if self.agent_view_size is None else (self.agent_view_size,) * 2
-            )
-            return spaces.Box(0, 255, (rows, cols, NUM_CHANNELS), dtype=np.uint8)
-        if key == "direction":
-            return spaces.Discrete(4)
-        if key == "carrying":
-            return spaces.MultiDiscrete([len(ASSETS.object_names)] * HANDS)
-        if key in TEXT_KEYS:
-            return TextSpace(max_length=MAX_TEXT_LENGTH, min_length=1, charset=_CHARSET)
-        if key == "subgoal":
-            return spaces.MultiDiscrete(SUBGOAL_NVEC)
-        return spaces.Discrete(len(AUDIO))
-
     # ---- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
@@ -189,29 +151,25 @@ class MarpleEnv(gym.Env):
         if name is None:
             names = list(self.preferences)
             name = names[int(self.np_random.choice(len(names), p=list(self.preferences.values())))]
-        self.mission = self._lookup(name)
-        self.world = generate_world(self.config, self.np_random, self._house_missions())
-        if self.world.house.width != self.config.width or self.world.house.height != self.config.height:
+        mission = self._lookup(name)
+        self.episode, self._pending_mission = None, mission  # levels build the house for this mission
+        world = generate_world(self.config, self.np_random, self._house_missions())
+        if world.house.width != self.config.width or world.house.height != self.config.height:
             raise ConfigError("config", "generated house does not match the observation space")
-        self.progress = MissionProgress(self.mission, agent=0)
-        self.step_count = 0
-        self.last_outcome = None
-        self._intent_index = -1
+        self.world = world
+        self.episode = EpisodeState.start(world.house, world.state, (mission,))
         if self.render_mode == "human":
             self.render()
-        return self._observation(SILENCE), self._info(None)
+        return self._observation(), self._info(None)
 
     def step(self, action):
         if self.world is None:
             raise RuntimeError("call reset() before step()")
-        outcome = apply_action(self.world.house, self.world.state, 0, int(action))
-        self.last_outcome = outcome
-        self.step_count += 1
-        achieved = self.progress.update(outcome, self.world)
+        ((outcome, achieved),) = advance(self.world.house, self.episode, (int(action),))
         terminated = self.progress.complete
         reward = (1.0 if terminated else 0.0) + (self.subgoal_reward if achieved is not None else 0.0)
         truncated = not terminated and self.step_count >= self.max_steps
-        obs = self._observation(audio_token(outcome, self.world.house, self.world.state))
+        obs = self._observation()
         if self.render_mode == "human":
             self.render()
         return obs, reward, terminated, truncated, self._info(outcome, achieved)
@@ -226,12 +184,12 @@ class MarpleEnv(gym.Env):
         frame = render_frame(self.world, tile_size=self.tile_size)
         if self.render_mode == "rgb_array":
             return frame
-        from marple_gym.rendering.captions import env_caption
+        from marple_gym.rendering.captions import episode_caption
         from marple_gym.rendering.window import Window
 
         if self.window is None:
             self.window = Window(f"MARPLE-Gym: {self.mission.title}")
-        self.window.show(frame, env_caption(self))
+        self.window.show(frame, episode_caption(self.world.house, self.episode))
         self.window.pump()  # keep the window responsive without taking the caller's events
         self.window.tick(self.metadata["render_fps"])
         return None
@@ -241,36 +199,39 @@ class MarpleEnv(gym.Env):
             self.window.close()
             self.window = None
 
-    # ---- observation ---------------------------------------------------------------------------
-    def current_intent(self) -> str:
-        """The intent sentence for the subgoal the agent is on (cached per subgoal)."""
-        if self._intent_index != self.progress.index:
-            self._intent_index = self.progress.index
-            self._intent = intent(self.progress.current)
-        return self._intent
+    # ---- the episode ---------------------------------------------------------------------------
+    @property
+    def progress(self) -> MissionProgress | None:
+        """The agent's mission progress in the current episode."""
+        return None if self.episode is None else self.episode.progress[0]
 
-    def _observation(self, audio: int) -> dict[str, Any]:
-        state = self.world.state
-        obs: dict[str, Any] = {}
-        for key in self.observation_keys:
-            if key == "image" and self.agent_view_size is not None:
-                obs[key] = egocentric_view(state, 0, self.agent_view_size, self.see_through_walls)
-            elif key == "image":
-                obs[key] = state.grid.copy()
-            elif key == "direction":
-                obs[key] = int(state.agent_dir[0])
-            elif key == "carrying":
-                hands = state.carrying[0].tolist()
-                obs[key] = np.array([self.world.house.obj_type_list[o] if o >= 0 else 0 for o in hands], dtype=np.int64)
-            elif key == "mission":
-                obs[key] = self.mission.title
-            elif key == "intent":
-                obs[key] = self.current_intent()
-            elif key == "subgoal":
-                obs[key] = subgoal_codes(self.progress.current)
-            else:
-                obs[key] = audio
-        return obs
+    @property
+    def mission(self) -> Mission | None:
+        """The current episode's mission (while a reset builds the house: the mission it will have)."""
+        return self._pending_mission if self.episode is None else self.episode.progress[0].mission
+
+    @property
+    def step_count(self) -> int:
+        return 0 if self.episode is None else self.episode.step_count
+
+    @property
+    def last_outcome(self) -> Outcome | None:
+        """What the agent's last action did (None before the first step)."""
+        return None if self.episode is None else self.episode.last_outcomes[0]
+
+    def current_intent(self) -> str:
+        """The intent sentence for the subgoal the agent is on."""
+        return observe(self.world.house, self.episode, 0, ("intent",))["intent"]
+
+    def _observation(self) -> dict[str, Any]:
+        return observe(
+            self.world.house,
+            self.episode,
+            0,
+            self.observation_keys,
+            view=self.agent_view_size,
+            see_through_walls=self.see_through_walls,
+        )
 
     def _info(self, outcome: Outcome | None, achieved: int | None = None) -> dict[str, Any]:
         info: dict[str, Any] = {
@@ -314,20 +275,26 @@ class MarpleEnv(gym.Env):
         return scene_graph(self.world.house, self.world.state)
 
     # ---- state for simulation --------------------------------------------------------------------
-    def get_state(self) -> dict[str, Any]:
-        """A snapshot of everything that changes during an episode (restore with :meth:`set_state`)."""
-        return {
-            "world": self.world.get_state(),
-            "progress": self.progress.copy(),
-            "step_count": self.step_count,
-            "last_outcome": self.last_outcome,
-        }
+    def get_state(self) -> EpisodeState:
+        """A snapshot of everything that changes during the episode (restore with :meth:`set_state`)."""
+        if self.episode is None:
+            raise RuntimeError("call reset() before get_state()")
+        return self.episode.copy()
 
-    def set_state(self, snapshot: dict[str, Any]) -> None:
-        """Restore a snapshot from :meth:`get_state` of this episode's house."""
-        self.world.set_state(snapshot["world"])
-        self.progress = snapshot["progress"].copy()
-        self.mission = self.progress.mission
-        self.step_count = snapshot["step_count"]
-        self.last_outcome = snapshot["last_outcome"]
-        self._intent_index = -1
+    def set_state(self, snapshot: EpisodeState) -> None:
+        """Restore a snapshot from :meth:`get_state` of this episode's house (the snapshot stays valid).
+
+        Raises :class:`~marple_gym.episode.SnapshotMismatchError` for a snapshot of another house.
+        """
+        if self.world is None:
+            raise RuntimeError("call reset() before set_state()")
+        if not isinstance(snapshot, EpisodeState):
+            raise TypeError(f"set_state expects an EpisodeState from get_state(), got {type(snapshot).__name__}")
+        snapshot.check_house(self.world.house)
+        restored = snapshot.copy()
+        self.world.state.copy_from(restored.world)
+        restored.world = self.world.state
+        self.episode = restored
+
+
+MarpleEnv.__doc__ = fill_observation_space(MarpleEnv.__doc__, HouseConfig().height, HouseConfig().width)

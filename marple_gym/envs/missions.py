@@ -11,14 +11,12 @@ from __future__ import annotations
 import inspect
 
 from marple_gym.envs.household import OBSERVATION_KEYS, MarpleEnv
-from marple_gym.evidence.audio import AUDIO
-from marple_gym.evidence.language import DONE_INTENT, MAX_TEXT_LENGTH, intent, word
+from marple_gym.envs.spaces import describe_observation_space
+from marple_gym.evidence.language import DONE_INTENT, intent, word
 from marple_gym.generation.config import HouseConfig
-from marple_gym.missions.mission import MISSIONS, SUBGOAL_NVEC, Mission
+from marple_gym.missions.mission import MISSIONS, Mission
 from marple_gym.missions.requirements import Requirement, mission_requirements
 from marple_gym.world.actions import NAVIGATION, NUM_ACTIONS, Action
-from marple_gym.world.assets import ASSETS
-from marple_gym.world.state import HANDS, NUM_CHANNELS
 
 _DEFAULTS = {k: p.default for k, p in inspect.signature(MarpleEnv.__init__).parameters.items()}
 _STATE_WORDS = {("openable", False): "closed", ("toggleable", False): "off", ("dustyable", True): "dusty"}
@@ -51,7 +49,6 @@ def _doc(mission: Mission) -> str:
     used = sorted({sg.action for sg in mission.subgoals}, key=int)
     last_required = max(mission.required_indices)
     config = HouseConfig()
-    hands = [len(ASSETS.object_names)] * HANDS
     navigation = ", ".join(a.name for a in sorted(NAVIGATION))
     ending = f"The last subgoal is {n} ({_task(mission, n - 1)})"
     if last_required < n - 1:
@@ -91,21 +88,13 @@ def _doc(mission: Mission) -> str:
     A ``Dict`` with (by default) the keys {", ".join(OBSERVATION_KEYS)};
     ``observation_keys`` selects a subset.
 
-    - ``image``: ``Box(0, 255, (height, width, {NUM_CHANNELS}), uint8)``, ({config.height}, {config.width}, {NUM_CHANNELS}) with the
-      default grid: the symbolic vision array (room type, furniture type and state,
-      object type, state and id, agent id and direction per cell).
-    - ``direction``: ``Discrete(4)``, 0 east, 1 south, 2 west, 3 north.
-    - ``carrying``: ``MultiDiscrete({hands})``, object type codes in the {HANDS} hands
-      (0 = empty); the first is the object ``drop`` puts down next.
-    - ``mission``: ``Text(max_length={MAX_TEXT_LENGTH})``, always "{mission.title}".
-    - ``intent``: ``Text(max_length={MAX_TEXT_LENGTH})``, the sentence for the current subgoal,
-      from "{intent(mission.subgoals[0])}"
-      to "{DONE_INTENT}" once the mission is complete.
-    - ``audio``: ``Discrete({len(AUDIO)})``, the sound token of the last action (silence after reset).
-    - ``subgoal``: ``MultiDiscrete({list(SUBGOAL_NVEC)})``, the current subgoal's (action, object,
-      furniture, room) codes, {list(mission.subgoals[0].codes)} at the start and all 0 once done.
+{describe_observation_space(config.height, config.width, "    ")}
 
-    ``view_size=v`` turns ``image`` into the agent's egocentric (v, v, {NUM_CHANNELS}) view.
+    Here ``mission`` is always "{mission.title}" and ``intent`` runs
+    from "{intent(mission.subgoals[0])}"
+    to "{DONE_INTENT}" once the mission is complete.
+    Its ``subgoal`` codes are {list(mission.subgoals[0].codes)} at the start and all 0 once done.
+    ``view_size=v`` turns ``image`` into the agent's egocentric (v, v, 8) view.
 
     With ``scene_graph=True`` each ``info`` also holds the scene graph (a
     ``networkx.DiGraph``) of the new state; it costs nothing when off.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gymnasium as gym
 
+from marple_gym.errors import MarpleError
 from marple_gym.missions.mission import MISSIONS
 
 HOUSEHOLD_ID = "Marple-Household-v0"
@@ -11,6 +12,10 @@ MAX_EPISODE_STEPS = 500
 """``spec.max_episode_steps`` of every id: the env's own ``max_steps`` default, so the
 ``TimeLimit`` wrapper and the env truncate on the same step. For longer episodes pass
 both, e.g. ``gym.make(id, max_steps=1000, max_episode_steps=1000)``."""
+
+
+class RegistrationError(MarpleError):
+    """An id is already registered with Gymnasium for a different environment."""
 
 
 def mission_env_id(mission_name: str) -> str:
@@ -23,17 +28,40 @@ def env_ids() -> list[str]:
     return [mission_env_id(name) for name in MISSIONS] + [HOUSEHOLD_ID]
 
 
+def _entry_points() -> dict[str, tuple[str, str]]:
+    """(entry point, vector entry point) of every id."""
+    out = {
+        mission_env_id(name): (
+            f"marple_gym.envs.missions:{mission.env_name}Env",
+            f"marple_gym.envs.vector:{mission.env_name}VectorEnv",
+        )
+        for name, mission in MISSIONS.items()
+    }
+    out[HOUSEHOLD_ID] = ("marple_gym.envs.household:MarpleEnv", "marple_gym.envs.vector:MarpleVectorEnv")
+    return out
+
+
+def register(env_id: str, entry_point: str, vector_entry_point: str) -> None:
+    """Register one id; registering it again with the same entry points does nothing.
+
+    Raises :class:`RegistrationError` if ``env_id`` is taken by another environment.
+    """
+    spec = gym.registry.get(env_id)
+    if spec is None:
+        gym.register(
+            env_id,
+            entry_point=entry_point,
+            vector_entry_point=vector_entry_point,
+            max_episode_steps=MAX_EPISODE_STEPS,
+        )
+    elif (spec.entry_point, spec.vector_entry_point) != (entry_point, vector_entry_point):
+        raise RegistrationError(
+            f"{env_id} is already registered with entry point {spec.entry_point!r}, not {entry_point!r}: "
+            "another package uses this id"
+        )
+
+
 def register_envs() -> None:
     """Register all MARPLE envs with Gymnasium (safe to call twice)."""
-    for name, mission in MISSIONS.items():
-        env_id = mission_env_id(name)
-        if env_id not in gym.registry:
-            gym.register(
-                env_id,
-                entry_point=f"marple_gym.envs.missions:{mission.env_name}Env",
-                max_episode_steps=MAX_EPISODE_STEPS,
-            )
-    if HOUSEHOLD_ID not in gym.registry:
-        gym.register(
-            HOUSEHOLD_ID, entry_point="marple_gym.envs.household:MarpleEnv", max_episode_steps=MAX_EPISODE_STEPS
-        )
+    for env_id, (entry_point, vector_entry_point) in _entry_points().items():
+        register(env_id, entry_point, vector_entry_point)

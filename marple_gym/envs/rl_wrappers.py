@@ -26,7 +26,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from marple_gym.envs.household import TEXT_KEYS
+from marple_gym.episode.observe import TEXT_KEYS
 from marple_gym.evidence.egocentric import check_view_size, egocentric_view
 
 

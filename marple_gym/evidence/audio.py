@@ -18,12 +18,13 @@ Token ids are stable: they follow the asset library's order.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
 from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
 from marple_gym.world.assets import ASSETS, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
+from marple_gym.world.batch import BatchedState, BatchOutcome, state_at
 from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
 
@@ -123,3 +124,46 @@ def audio_token(outcome: Outcome | None, house: House, state: WorldState) -> int
     if action == Action.toggle:
         verb = "toggle_on" if outcome.value else "toggle_off"
     return AUDIO.index[f"{verb}_{thing}"]
+
+
+_TOGGLE_OFF = NUM_ACTIONS
+"""The verb slot of ``toggle_off`` in the token tables (the other slots are the actions)."""
+
+
+@lru_cache(maxsize=1)
+def _token_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Token of (verb slot, object code), of (verb slot, furniture code), and idle token per furniture code."""
+    verbs = [Action(a).name for a in range(NUM_ACTIONS)] + ["toggle_off"]
+    verbs[Action.toggle] = "toggle_on"
+    objects = np.full((len(verbs), len(ASSETS.object_names)), -1, dtype=np.int64)
+    furniture = np.full((len(verbs), len(ASSETS.furniture_names)), -1, dtype=np.int64)
+    for slot, verb in enumerate(verbs):
+        for code, name in enumerate(ASSETS.object_names):
+            objects[slot, code] = AUDIO.index.get(f"{verb}_{name}", -1)
+        for code, name in enumerate(ASSETS.furniture_names):
+            furniture[slot, code] = AUDIO.index.get(f"{verb}_{name}", -1)
+    idle = np.array(
+        [
+            AUDIO.index[f"idle_{name}"] if ASSETS.fur_idle_sound[code] else SILENCE
+            for code, name in enumerate(ASSETS.furniture_names)
+        ],
+        dtype=np.int64,
+    )
+    return objects, furniture, idle
+
+
+def audio_tokens(outcomes: BatchOutcome, house: House, batch: BatchedState) -> np.ndarray:
+    """:func:`audio_token` of every episode of a batch at once (``batch`` is the state after the actions)."""
+    objects, furniture, idle = _token_tables()
+    action, fur, obj = outcomes.action, outcomes.fur, outcomes.obj
+    fur_code = house.fur_codes[fur]
+    slot = np.where((action == Action.toggle) & (outcomes.value == 0), _TOGGLE_OFF, action)
+    on_object = (action == Action.pickup) | (action == Action.drop) | (obj >= 0)
+    thing = np.where(on_object, objects[slot, house.obj_codes[obj]], furniture[slot, fur_code])
+    rows = np.arange(len(action))
+    humming = (fur >= 0) & ((state_at(batch.fur_state, rows, fur) & TOGGLE_BIT) > 0)
+    return np.select(
+        [action <= Action.forward, ~outcomes.success, action == Action.idle],
+        [FOOTSTEP, SILENCE, np.where(humming, idle[fur_code], SILENCE)],
+        thing,
+    )

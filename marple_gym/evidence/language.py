@@ -9,6 +9,7 @@ picked up."). Both are built from the action, object, furniture and room.
 from __future__ import annotations
 
 from marple_gym.missions.mission import Subgoal
+from marple_gym.missions.words import relation, word
 from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.house import House
@@ -21,17 +22,6 @@ DONE_INTENT = "I am done."
 NO_TESTIMONY = "Nothing has changed."
 
 _PLURAL = frozenset({"clothes"})
-_ROOM_WORDS = {"LivingRoom": "Living Room"}
-
-
-def word(name: str) -> str:
-    """Display words for an asset or room type name (``electric_refrigerator`` -> ``electric refrigerator``)."""
-    return _ROOM_WORDS.get(name, name.replace("_", " "))
-
-
-def relation(fur: str) -> str:
-    """ "in" for containers, "on" for everything else."""
-    return "in" if ASSETS.furniture_type(fur).holds == "inside" else "on"
 
 
 def intent(subgoal: Subgoal | None) -> str:

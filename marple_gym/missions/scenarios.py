@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from importlib import resources
 
 from marple_gym.errors import MarpleError
-from marple_gym.evidence.language import relation, word
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
+from marple_gym.missions.words import relation, word
 from marple_gym.world.actions import Action
 
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from marple_gym.evidence.audio import AUDIO, audio_token
+from marple_gym.episode.observe import observe
+from marple_gym.episode.state import EpisodeState
+from marple_gym.evidence.audio import AUDIO
 from marple_gym.evidence.language import word
 from marple_gym.world.assets import ASSETS
-
-if TYPE_CHECKING:
-    from marple_gym.envs.household import MarpleEnv
+from marple_gym.world.house import House
 
 
 def describe_sound(token: int) -> str:
@@ -22,13 +20,12 @@ def describe_sound(token: int) -> str:
     return name.replace("electric_refrigerator", "fridge").replace("_", " ")
 
 
-def env_caption(env: MarpleEnv) -> list[str]:
-    """What a person watching an env wants to read: mission, intent, last sound, step and hands."""
-    world = env.world
-    sound = audio_token(env.last_outcome, world.house, world.state)
-    held = [word(ASSETS.object_names[world.house.obj_type[o]]) for o in world.state.carrying[0].tolist() if o >= 0]
+def episode_caption(house: House, episode: EpisodeState, agent: int = 0) -> list[str]:
+    """What a person watching an episode wants to read: mission, intent, last sound, step and hands."""
+    obs = observe(house, episode, agent, ("mission", "intent", "audio", "carrying"))
+    held = [word(ASSETS.object_names[code]) for code in obs["carrying"].tolist() if code > 0]
     return [
-        f"Mission: {env.mission.title}",
-        f"Intent: {env.current_intent()}",
-        f"Step {env.step_count}    Sound: {describe_sound(sound)}    Holding: {', '.join(held) or 'nothing'}",
+        f"Mission: {obs['mission']}",
+        f"Intent: {obs['intent']}",
+        f"Step {episode.step_count}    Sound: {describe_sound(obs['audio'])}    Holding: {', '.join(held) or 'nothing'}",
     ]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from marple_gym.rendering.captions import env_caption
+from marple_gym.rendering.captions import episode_caption
 from marple_gym.rendering.window import Window
 from marple_gym.world.actions import Action
 
@@ -136,7 +136,9 @@ class ManualControl:
         frame = self.env.render()
         if self.record is not None:
             self.frames.append(frame)
-        lines = env_caption(self.env.unwrapped) + ([self.message] if self.message else [])
+        lines = episode_caption(self.env.unwrapped.world.house, self.env.unwrapped.episode) + (
+            [self.message] if self.message else []
+        )
         self.window.show(frame, lines, HELP)
 
     def _save_recording(self) -> None:

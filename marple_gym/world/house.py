@@ -6,7 +6,8 @@ Nothing here changes while agents act, so copies of a world share one
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, fields
 from functools import cached_property
 from typing import Any
 
@@ -17,6 +18,11 @@ from marple_gym.world.assets import ASSETS, DOOR
 # Directions follow MiniGrid: 0 = east (+x), 1 = south (+y), 2 = west, 3 = north.
 DIR_VEC: tuple[tuple[int, int], ...] = ((1, 0), (0, 1), (-1, 0), (0, -1))
 DIR_NAMES: tuple[str, ...] = ("east", "south", "west", "north")
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
 
 
 @dataclass(frozen=True)
@@ -59,6 +65,31 @@ class House:
     source: dict[str, Any] = field(default_factory=dict)
     """How the house was made (resolved config, seed): enough to rebuild it exactly."""
 
+    def __post_init__(self) -> None:
+        # Every world cloned from this house shares its arrays: freeze them so none can change the others'.
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.ndarray):
+                _read_only(value)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of the layout, furniture and objects: equal for houses the rules cannot tell apart."""
+        digest = hashlib.sha256(f"{self.width}x{self.height}".encode())
+        for array in (
+            self.room_map,
+            self.wall,
+            self.fur_type,
+            self.fur_room,
+            self.fur_pos,
+            self.fur_size,
+            self.obj_type,
+        ):
+            digest.update(str(array.dtype).encode() + str(array.shape).encode())
+            digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update("|".join(r.type for r in self.rooms).encode())
+        return digest.hexdigest()
+
     @property
     def num_furniture(self) -> int:
         return len(self.fur_type)
@@ -77,7 +108,7 @@ class House:
         out = np.full((self.height, self.width), -1, dtype=np.int16)
         for i, ((x, y), (w, h)) in enumerate(zip(self.fur_pos.tolist(), self.fur_size.tolist())):
             out[y : y + h, x : x + w] = i
-        return out
+        return _read_only(out)
 
     @cached_property
     def fur_at(self) -> list[list[int]]:
@@ -95,13 +126,13 @@ class House:
     @cached_property
     def open_floor(self) -> np.ndarray:
         """(H, W) bool: room floor without furniture, and door cells (open or not)."""
-        return ((self.room_map >= 0) & (self.fur_map < 0)) | np.isin(self.fur_map, self.doors)
+        return _read_only(((self.room_map >= 0) & (self.fur_map < 0)) | np.isin(self.fur_map, self.doors))
 
     @cached_property
     def room_type_map(self) -> np.ndarray:
         """(H, W) uint8 room-type code per cell (0 for walls and doors)."""
         codes = np.array([0] + [ASSETS.room_code[r.type] for r in self.rooms], dtype=np.uint8)
-        return codes[self.room_map.astype(np.int64) + 1]
+        return _read_only(codes[self.room_map.astype(np.int64) + 1])
 
     @cached_property
     def room_type_at(self) -> list[list[int]]:
@@ -110,7 +141,17 @@ class House:
     @cached_property
     def doors(self) -> np.ndarray:
         """Indices of the furniture instances that are doors."""
-        return np.flatnonzero(self.fur_type == DOOR)
+        return _read_only(np.flatnonzero(self.fur_type == DOOR))
+
+    @cached_property
+    def fur_codes(self) -> np.ndarray:
+        """``fur_type`` with a 0 appended, so that index -1 (no furniture) reads as code 0."""
+        return _read_only(np.append(self.fur_type, 0).astype(np.int64))
+
+    @cached_property
+    def obj_codes(self) -> np.ndarray:
+        """``obj_type`` with a 0 appended, so that index -1 (no object) reads as code 0."""
+        return _read_only(np.append(self.obj_type, 0).astype(np.int64))
 
     @cached_property
     def fur_type_list(self) -> list[int]:

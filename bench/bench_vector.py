@@ -1,0 +1,104 @@
+"""Batched world speed: world steps per second of N episodes stepped together, beside MiniGrid in the same run.
+
+    python bench/bench_vector.py                    # N = 1024, about 3 s per figure
+    python bench/bench_vector.py --num-envs 4096 --seconds 5
+
+Every figure is measured in this process with uniformly random actions:
+
+* ``batched rules``: :func:`marple_gym.world.batch.apply_actions` on N episodes
+  of one house (the world transition alone);
+* ``vector env``: ``gymnasium.make_vec("Marple-DoLaundry-v0", num_envs=N)``, the
+  native ``VectorEnv`` (rules, mission progress, sounds, every observation key,
+  autoreset);
+* ``single env loop``: one ``Marple-DoLaundry-v0`` stepped N times per round;
+* ``MiniGrid SyncVectorEnv``: ``MiniGrid-DoorKey-16x16-v0`` with the same N.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import gymnasium as gym
+import minigrid  # noqa: F401  (registers MiniGrid envs)
+import numpy as np
+
+import marple_gym  # noqa: F401
+from marple_gym.generation import generate_world
+from marple_gym.world.batch import BatchedState, apply_actions
+
+ENV_ID = "Marple-DoLaundry-v0"
+
+
+def timed(step: Callable[[np.ndarray], object], n: int, n_actions: int, seconds: float) -> tuple[float, float]:
+    """Steps per wall-clock second and per CPU second of ``step`` (one call = ``n`` steps), run for about ``seconds``.
+
+    On a shared machine the wall-clock rate depends on the other load; the rate per CPU second
+    of this process much less.
+    """
+    rng = np.random.default_rng(0)
+    rounds, spent, cpu = 0, 0.0, 0.0
+    while spent < seconds:
+        actions = rng.integers(0, n_actions, size=n)
+        start, start_cpu = time.perf_counter(), time.process_time()
+        step(actions)
+        spent += time.perf_counter() - start
+        cpu += time.process_time() - start_cpu
+        rounds += 1
+    return rounds * n / spent, rounds * n / max(cpu, 1e-9)
+
+
+def batched_rules(n: int, seconds: float) -> tuple[float, float]:
+    world = generate_world(None, np.random.default_rng(0), ["do_laundry"])
+    batch = BatchedState.repeat(world.state, n)
+    return timed(lambda a: apply_actions(world.house, batch, 0, a), n, 10, seconds)
+
+
+def vector_env(env_id: str, n: int, seconds: float, mode: str) -> tuple[float, float]:
+    env = gym.make_vec(env_id, num_envs=n, vectorization_mode=mode)
+    env.reset(seed=0)
+    n_actions = int(env.single_action_space.n)
+    rate = timed(env.step, n, n_actions, seconds)
+    env.close()
+    return rate
+
+
+def single_env(n: int, seconds: float) -> tuple[float, float]:
+    env = gym.make(ENV_ID)
+    env.reset(seed=0)
+
+    def loop(actions: np.ndarray) -> None:
+        for a in actions.tolist():
+            _, _, terminated, truncated, _ = env.step(a)
+            if terminated or truncated:
+                env.reset()
+
+    return timed(loop, n, 10, seconds)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--num-envs", type=int, default=1024, help="episodes stepped together (N)")
+    parser.add_argument("--seconds", type=float, default=3.0, help="time spent on each figure")
+    args = parser.parse_args()
+    if args.num_envs < 1 or args.seconds <= 0:
+        parser.error("--num-envs must be >= 1 and --seconds > 0")
+    n, s = args.num_envs, args.seconds
+    rows = [
+        ("batched rules (world transition)", batched_rules(n, s)),
+        (f"vector env, make_vec {ENV_ID}", vector_env(ENV_ID, n, s, "vector_entry_point")),
+        (f"single env loop, {ENV_ID}", single_env(n, s)),
+        ("MiniGrid SyncVectorEnv, DoorKey-16x16", vector_env("MiniGrid-DoorKey-16x16-v0", n, s, "sync")),
+    ]
+    print(f"N = {n} episodes, uniformly random actions, {s:g} s per figure")
+    print(f"  {'':<48} {'steps/s':>12} {'per CPU s':>12}")
+    for name, (rate, cpu_rate) in rows:
+        print(f"  {name:<48} {rate:>12,.0f} {cpu_rate:>12,.0f}")
+    vector, single, minigrid_rate = rows[1][1][0], rows[2][1][0], rows[-1][1][0]
+    print(f"vector env / MiniGrid SyncVectorEnv: {vector / minigrid_rate:.1f}x")
+    print(f"vector env / single env loop:        {vector / single:.1f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""Mission progress of many episodes at once: :class:`MissionProgress`'s rules over arrays.
+
+The subgoals of the missions in play are encoded as integer tables, so matching
+a batch of outcomes against each episode's current subgoal is a handful of
+numpy operations. Passing over infeasible skippable subgoals needs a
+reachability check per episode; it runs through the scalar
+:func:`~marple_gym.missions.feasibility.is_feasible` on a view of that episode,
+and only for the few episodes whose current subgoal is skippable after an
+interaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from marple_gym.missions.feasibility import is_feasible
+from marple_gym.missions.mission import Mission, Subgoal
+from marple_gym.world.batch import FORWARD, BatchedState, BatchOutcome
+from marple_gym.world.house import House
+from marple_gym.world.world import World
+
+
+def outcomes_match(codes: np.ndarray, house: House, out: BatchOutcome, rows: np.ndarray) -> np.ndarray:
+    """:meth:`Subgoal.matches` for outcome rows ``rows``: ``codes`` is (len(rows), 5) or (5,), as ``Subgoal._codes``."""
+    action, fur_code, room_code, obj_code, value = np.moveaxis(np.asarray(codes), -1, 0)
+    fur, obj = out.fur[rows], out.obj[rows]
+    ok = out.success[rows] & (out.action[rows] == action) & (fur >= 0)
+    ok &= house.fur_codes[fur] == fur_code
+    ok &= house.room_type_map[out.y[rows], out.x[rows]] == room_code
+    ok &= (obj_code == 0) | ((obj >= 0) & (house.obj_codes[obj] == obj_code))
+    return ok & ((value < 0) | (out.value[rows] == value))
+
+
+def subgoal_reached(subgoal: Subgoal, house: House, out: BatchOutcome) -> np.ndarray:
+    """(N,) bool: which outcomes of a batch achieve ``subgoal`` (a whodunit query, say)."""
+    return outcomes_match(np.array(subgoal._codes), house, out, np.arange(len(out.action)))
+
+
+class MissionTable:
+    """The subgoals of a list of missions as padded integer arrays (mission id = index in ``missions``)."""
+
+    def __init__(self, missions: Sequence[Mission]) -> None:
+        self.missions = tuple(missions)
+        if not self.missions:
+            raise ValueError("a mission table needs at least one mission")
+        width = max(len(m.subgoals) for m in self.missions)
+        self.length = np.array([len(m.subgoals) for m in self.missions], dtype=np.int64)
+        # Columns of codes: action, furniture, room, object (0: none), value (-1: any); padding never matches.
+        self.codes = np.full((len(self.missions), width + 1, 5), -2, dtype=np.int64)
+        self.skippable = np.zeros((len(self.missions), width + 1), dtype=bool)
+        for m, mission in enumerate(self.missions):
+            for j, sg in enumerate(mission.subgoals):
+                self.codes[m, j] = sg._codes
+                self.skippable[m, j] = sg.skippable
+
+
+class BatchProgress:
+    """The current subgoal of each of ``N`` episodes, each with its own mission from a :class:`MissionTable`."""
+
+    def __init__(self, table: MissionTable, mission: np.ndarray) -> None:
+        self.table = table
+        self.mission = np.asarray(mission, dtype=np.int64).copy()
+        self.index = np.zeros(len(self.mission), dtype=np.int64)
+
+    @property
+    def complete(self) -> np.ndarray:
+        return self.index >= self.table.length[self.mission]
+
+    def restart(self, rows: np.ndarray, mission: np.ndarray) -> None:
+        """Start episodes ``rows`` over on missions ``mission``."""
+        self.mission[rows] = mission
+        self.index[rows] = 0
+
+    def update(self, house: House, batch: BatchedState, agent: int, out: BatchOutcome) -> np.ndarray:
+        """Record one outcome per episode; return the index of the subgoal each achieved (-1: none)."""
+        achieved = np.full(len(self.index), -1, dtype=np.int64)
+        # Subgoals are never navigation, so only successful interactions can achieve or unblock one.
+        rows = np.flatnonzero(out.success & (out.action > FORWARD) & ~self.complete)
+        searching, offset = rows, 0
+        while searching.size:
+            at = np.minimum(self.index[searching] + offset, self.table.codes.shape[1] - 1)
+            hit = outcomes_match(self.table.codes[self.mission[searching], at], house, out, searching)
+            achieved[searching[hit]] = at[hit]
+            # Look further only past skippable subgoals, as far as the mission goes.
+            go_on = ~hit & self.table.skippable[self.mission[searching], at]
+            searching, offset = searching[go_on], offset + 1
+        won = achieved >= 0
+        self.index[won] = achieved[won] + 1
+        self._skip_infeasible(house, batch, agent, rows)
+        return achieved
+
+    def _skip_infeasible(self, house: House, batch: BatchedState, agent: int, rows: np.ndarray) -> None:
+        done = self.complete[rows]
+        rows = rows[~done]
+        rows = rows[self.table.skippable[self.mission[rows], self.index[rows]]]
+        for i in rows.tolist():
+            world = World(house, batch.view(i))
+            mission = self.table.missions[self.mission[i]]
+            while self.index[i] < len(mission.subgoals):
+                subgoal = mission.subgoals[self.index[i]]
+                if not subgoal.skippable or is_feasible(world, agent, subgoal):
+                    break
+                self.index[i] += 1

@@ -1,0 +1,123 @@
+"""The episode layer: one typed state, one transition, one observe, snapshots bound to their house."""
+
+from __future__ import annotations
+
+import pickle
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import marple_gym  # noqa: F401
+from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
+from marple_gym.episode import ALL_KEYS, EpisodeState, SnapshotMismatchError, advance, observe, step
+from marple_gym.generation import generate_world
+from marple_gym.missions import get_mission
+
+SPLITS = ("test", "train-in", "train-ood")
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    root = tmp_path_factory.mktemp("episode") / "data"
+    sizes = Sizes(test_houses=1, test_per_house=2, train_per_house=2, train_ood=2)
+    generate_dataset(DatasetSpec([Unit.scenario("laundry")], sizes=sizes, seed=5), root, workers=1, progress=False)
+    return MarpleDataset(root)
+
+
+def test_every_recorded_trajectory_replays_through_env_step_modality_by_modality(dataset):
+    trajectories = [t for split in SPLITS for t in dataset.trajectories("laundry", split)]
+    assert len(trajectories) >= 8
+    for tr in trajectories:
+        env = gym.make("Marple-Household-v0", config=tr.episode_config(), mission=tr.missions[0])
+        obs, _ = env.reset(seed=0)
+        episode = env.unwrapped.episode
+        for t in range(tr.length + 1):
+            if t:
+                obs, *_ = env.step(int(tr.actions[t - 1]))
+            where = f"{tr.house_id} step {t}"
+            assert np.array_equal(obs["image"], tr.vision[t]), where
+            assert obs["direction"] == tr.direction[t], where
+            assert obs["carrying"].tolist() == tr.carrying[t].tolist(), where
+            assert obs["audio"] == tr.audio[t], where
+            if len(tr.missions) == 1:  # the env scores one mission; a recorded planner may move on to a second
+                assert obs["intent"] == tr.intent(t), where
+            position = observe(env.unwrapped.world.house, episode, 0, ("position",))["position"]
+            assert position == tuple(tr.position[t].tolist()), where
+        env.close()
+
+
+def test_step_is_pure_and_advance_applies_the_same_rule():
+    world = generate_world(None, np.random.default_rng(1), ["do_laundry"])
+    house = world.house
+    start = EpisodeState.start(house, world.state, (get_mission("do_laundry"),))
+    rng = np.random.default_rng(2)
+    pure, owned = start, start.copy()
+    for action in rng.integers(0, 10, size=300).tolist():
+        before = pure.copy()
+        pure, (result,) = step(house, pure, [action])
+        assert before.world.same_as(before.world)
+        (same,) = advance(house, owned, [action])
+        assert result == same
+        assert pure.world.same_as(owned.world) and pure.step_count == owned.step_count
+        assert pure.progress[0].index == owned.progress[0].index
+    assert start.step_count == 0 and start.last_outcomes == (None,)
+    assert observe(house, pure, 0, ALL_KEYS).keys() == set(ALL_KEYS)
+    with pytest.raises(KeyError, match="unknown observation key 'smell'"):
+        observe(house, pure, 0, ("smell",))
+    with pytest.raises(ValueError, match="expected 1 actions"):
+        step(house, pure, [0, 1])
+
+
+def test_snapshot_is_typed_pickles_and_refuses_another_house():
+    env = gym.make("Marple-DoLaundry-v0").unwrapped
+    env.reset(seed=0)
+    for a in (2, 2, 1, 2):
+        env.step(a)
+    snapshot = env.get_state()
+    assert isinstance(snapshot, EpisodeState) and snapshot.step_count == 4
+    restored = pickle.loads(pickle.dumps(snapshot))
+    obs_before = env._observation()
+    env.step(0)
+    env.set_state(restored)
+    assert env.step_count == 4 and np.array_equal(env._observation()["image"], obs_before["image"])
+    other = gym.make("Marple-DoLaundry-v0").unwrapped
+    other.reset(seed=1)
+    with pytest.raises(SnapshotMismatchError, match="belongs to house"):
+        other.set_state(snapshot)
+    with pytest.raises(TypeError, match="EpisodeState"):
+        env.set_state({"world": snapshot.world})
+
+
+def test_house_arrays_are_read_only_and_the_fingerprint_names_the_layout():
+    world = generate_world(None, np.random.default_rng(3), ["do_laundry"])
+    house = world.house
+    for array in (house.room_map, house.wall, house.fur_type, house.obj_type, house.fur_map, house.doors):
+        with pytest.raises(ValueError, match="read-only"):
+            array[...] = 0
+    clone = world.clone()
+    assert clone.house is house and clone.state.grid is not world.state.grid
+    again = generate_world(house.source["config"], np.random.default_rng(0))
+    assert again.house.fingerprint == house.fingerprint
+    other = generate_world(None, np.random.default_rng(4), ["do_laundry"])
+    assert other.house.fingerprint != house.fingerprint
+
+
+def test_files_record_the_tables_they_were_made_with_and_name_the_one_that_changed(dataset, tmp_path):
+    import json
+    import shutil
+
+    from marple_gym.datasets import MarpleDataset as Dataset
+    from marple_gym.missions.tables import TableMismatchError, table_fingerprints
+
+    manifest = json.loads((dataset.root / "manifest.json").read_text())
+    assert manifest["tables"] == table_fingerprints()
+    copy = tmp_path / "data"
+    shutil.copytree(dataset.root, copy)
+    manifest["tables"]["assets"] = "0" * 16
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(TableMismatchError, match=r"different assets table \(assets \(data/assets.json\): 0{16} then"):
+        Dataset(copy)
+    del manifest["tables"]  # a dataset written before fingerprints were recorded loads unchanged
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    assert Dataset(copy).complete
