@@ -125,6 +125,11 @@ def run_evaluate(args: argparse.Namespace) -> int:
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
         if args.agent:
             extra["agents"] = parse_agents(args.agent)
+        elif args.model == "ideal":  # the Bayes-optimal observer knows each agent by its training split's missions
+            from marple_eval.inverse import TrainingPriors
+
+            resources = TrainingPriors(str(args.data), args.train_split or "in")
+            extra["mission_priors"] = resources.describe(scenarios)
         out = Path(args.out or f"results/{args.model}.json")
         run = evaluate(
             factory,

@@ -30,7 +30,7 @@ import numpy as np
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.rollouts import query_probability
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
-from marple_eval.models.base import InferenceModel
+from marple_eval.models.base import InferenceModel, rollout_steps, softmax_answer
 
 VARIANTS: dict[str, frozenset[str]] = {
     "vision": frozenset({VISION}),
@@ -102,14 +102,14 @@ class SimulationModel(InferenceModel):
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent): 1 if the evidence shows the agent reaching it, else the fraction of rollouts that do."""
-        if self.max_remaining is not None and trial.horizon - trial.tau > self.max_remaining:
+        steps = rollout_steps(trial, self.margin, self.max_remaining)
+        if steps is None:
             return 0.0
         if agent.identity not in self.agents:
             raise ValueError(f"no agent model was set up for {agent.identity}; the run must provide one per agent")
         world, outcomes = agent.replay()
         if any(trial.query.matches(o, world.house) for o in outcomes):
             return 1.0
-        steps = trial.horizon + self.margin - trial.tau
         last = agent.vision[-1]
         rng = np.random.default_rng(
             [self.seed, zlib.crc32(agent.identity.encode()), trial.tau, zlib.crc32(last.tobytes())]
@@ -117,6 +117,4 @@ class SimulationModel(InferenceModel):
         return query_probability(world, self.agents[agent.identity], agent, trial.query, steps, self.rollouts, rng)
 
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        p = np.array([self.query_probability(agent, trial) for agent in trial.agents])
-        e = np.exp(self.eta * (p - p.max()))
-        return float(e[0] / e.sum()), float(e[1] / e.sum())
+        return softmax_answer(*(self.query_probability(agent, trial) for agent in trial.agents), self.eta)

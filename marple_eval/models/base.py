@@ -6,6 +6,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from marple_eval.evidence import MODALITIES, TrialEvidence
 
 
@@ -50,3 +52,22 @@ def normalise(p_a: float, p_b: float, model: str = "model") -> tuple[float, floa
     if not (a >= 0 and b >= 0) or a + b <= 0 or a + b == float("inf"):
         raise ValueError(f"{model} returned invalid probabilities ({a}, {b}): need finite, non-negative, not both zero")
     return a / (a + b), b / (a + b)
+
+
+def rollout_steps(trial: TrialEvidence, margin: int, max_remaining: int | None) -> int | None:
+    """How many steps from tau a forward model may take to reach the query state (the paper's rule).
+
+    Until step T + ``margin``; None (the query probability is then 0, whatever
+    the evidence shows) when more than ``max_remaining`` steps remain until T.
+    ``max_remaining`` None never cuts.
+    """
+    if max_remaining is not None and trial.horizon - trial.tau > max_remaining:
+        return None
+    return trial.horizon + margin - trial.tau
+
+
+def softmax_answer(p_a: float, p_b: float, eta: float) -> tuple[float, float]:
+    """P(A), P(B) = softmax(eta * P(query | A), eta * P(query | B)) (paper section 5, eta = 5)."""
+    p = np.array([p_a, p_b], dtype=float)
+    e = np.exp(eta * (p - p.max()))
+    return float(e[0] / e.sum()), float(e[1] / e.sum())
