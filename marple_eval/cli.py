@@ -125,11 +125,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
         if args.agent:
             extra["agents"] = parse_agents(args.agent)
-        elif args.model == "ideal":  # the Bayes-optimal observer knows each agent by its training split's missions
+        if args.model in ("ideal", "bip"):  # inverse planning knows each agent's missions from its training split
             from marple_eval.inverse import TrainingPriors
 
-            resources = TrainingPriors(str(args.data), args.train_split or "in")
-            extra["mission_priors"] = resources.describe(scenarios)
+            priors = TrainingPriors(str(args.data), args.train_split or "in")
+            extra["mission_priors"] = priors.describe(scenarios)
+            resources = priors
+            if args.model == "bip":
+                from marple_agents.inverse import BipResources
+
+                resources = BipResources(parse_agents(args.agent), str(args.data), priors.split)
         out = Path(args.out or f"results/{args.model}.json")
         run = evaluate(
             factory,
