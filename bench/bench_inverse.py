@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 from pathlib import Path
 
@@ -39,23 +40,30 @@ def prepare(args: argparse.Namespace) -> MarpleDataset:
     return MarpleDataset(root)
 
 
-def per_trial(data: MarpleDataset, factory, resources, args: argparse.Namespace) -> dict[str, float]:
-    """Mean wall seconds per trial (11 evidence points) per scenario, in this process."""
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children: what the work costs on a machine shared with others."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def per_trial(data: MarpleDataset, factory, resources, args: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """Mean wall and CPU seconds per trial (11 evidence points) per scenario, in this process."""
     model = factory()
     out = {}
     for scenario in SCENARIOS:
         episodes = dataset_episodes(data, [scenario], args.sample_trials)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         model.setup({identity(0, scenario, role): resources(scenario, role) for role in "AB"})
         for episode in episodes:
             score_trial(model, episode, ProtocolSettings(seed=0))
-        out[scenario] = (time.perf_counter() - start) / len(episodes)
+        n = len(episodes)
+        out[scenario] = {"wall": (time.perf_counter() - start) / n, "cpu": (cpu_seconds() - cpu) / n}
     return out
 
 
 def full_evaluation(data: MarpleDataset, args: argparse.Namespace) -> dict:
     episodes = dataset_episodes(data, list(SCENARIOS), args.trials)
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), cpu_seconds()
     run = evaluate(
         model_factory("ideal", rollouts=args.rollouts),
         episodes,
@@ -64,12 +72,14 @@ def full_evaluation(data: MarpleDataset, args: argparse.Namespace) -> dict:
         workers=args.workers,
         progress=not args.no_progress,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     accuracy = run.matrix().mean(axis=0)
     return {
         "trials": len(run.trials),
         "workers": args.workers,
         "seconds": seconds,
+        "cpu_seconds": cpu,
+        "load_average": os.getloadavg()[0],
         "seconds_per_trial": seconds / len(run.trials),
         "accuracy_per_tau": np.round(accuracy, 3).tolist(),
         "evidence_needed_for_0.8": evidence_needed(accuracy),
@@ -79,7 +89,7 @@ def full_evaluation(data: MarpleDataset, args: argparse.Namespace) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=30, help="trials per scenario (default: 30, 150 in all)")
-    parser.add_argument("--rollouts", type=int, default=200, help="ideal: planner rollouts per mission (default: 200)")
+    parser.add_argument("--rollouts", type=int, default=100, help="ideal: planner rollouts per mission (default: 100)")
     parser.add_argument("--sample-trials", type=int, default=5, help="trials per scenario timed one by one")
     parser.add_argument("--train-per-house", type=int, default=20, help="train-in episodes per house (default: 20)")
     parser.add_argument("--bip-models", default=None, help="language-conditioned checkpoints, {scenario} and {role}")
@@ -103,11 +113,12 @@ def main() -> None:
     (args.out / "results.json").write_text(json.dumps(results, indent=1))
     for key in ("ideal_seconds_per_trial", "bip_seconds_per_trial"):
         if key in results:
-            times = ", ".join(f"{s} {t:.2f}" for s, t in results[key].items())
-            print(f"{key.split('_')[0]}: wall seconds per trial (one process): {times}")
+            times = ", ".join(f"{s} {t['wall']:.2f} ({t['cpu']:.2f} CPU)" for s, t in results[key].items())
+            print(f"{key.split('_')[0]}: wall (CPU) seconds per trial, one process: {times}")
     print(
         f"ideal, full evaluation: {full['trials']} trials x 11 evidence points in {full['seconds']:.0f} s on "
-        f"{args.workers} workers ({full['seconds_per_trial']:.2f} s per trial), m = {args.rollouts}"
+        f"{args.workers} workers ({full['seconds_per_trial']:.2f} s per trial), {full['cpu_seconds']:.0f} CPU s, "
+        f"m = {args.rollouts}, load average {full['load_average']:.1f} on {os.cpu_count()} cores"
     )
     print(f"accuracy per tau: {full['accuracy_per_tau']}; evidence for 0.8: {full['evidence_needed_for_0.8']}")
 

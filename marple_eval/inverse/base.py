@@ -89,6 +89,9 @@ class InversePlanningModel(InferenceModel):
         self.max_remaining = None if max_remaining is None else int(max_remaining)
         self.seed = int(seed)
         self.answer = answer
+        # Runs of other answer rules or without the cutoff are other rows of a report.
+        self.name = type(self).name + ("" if answer == "softmax" else f"-{answer}")
+        self.name += "" if self.max_remaining is not None else "-no-cutoff"
         self.priors: dict[str, MissionPrior] = {}
         self._episodes: dict[str, tuple[bytes, Any]] = {}
 

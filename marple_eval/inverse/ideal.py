@@ -34,7 +34,7 @@ class IdealObserver(InversePlanningModel):
 
     name = "ideal"
 
-    def __init__(self, rollouts: int = 200, **protocol: Any) -> None:
+    def __init__(self, rollouts: int = 100, **protocol: Any) -> None:
         super().__init__(rollouts, **protocol)
 
     def setup(self, agents: Mapping[str, Any]) -> None:
