@@ -27,9 +27,11 @@ import numpy as np
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.inverse import TrainingPriors
 from marple_eval.metrics import evidence_needed
-from marple_eval.protocol import identity, model_factory, score_trial
+from marple_eval.protocol import Identities, model_factory, score_trial
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions.scenarios import SCENARIOS
+
+NAMES = Identities("bench")
 
 
 def prepare(args: argparse.Namespace) -> MarpleDataset:
@@ -53,9 +55,9 @@ def per_trial(data: MarpleDataset, factory, resources, args: argparse.Namespace)
     for scenario in SCENARIOS:
         episodes = dataset_episodes(data, [scenario], args.sample_trials)
         start, cpu = time.perf_counter(), cpu_seconds()
-        model.setup({identity(0, scenario, role): resources(scenario, role) for role in "AB"})
+        model.setup({NAMES(scenario, role): resources(scenario, role) for role in "AB"})
         for episode in episodes:
-            score_trial(model, episode, ProtocolSettings(seed=0))
+            score_trial(model, episode, ProtocolSettings(seed=0), NAMES)
         n = len(episodes)
         out[scenario] = {"wall": (time.perf_counter() - start) / n, "cpu": (cpu_seconds() - cpu) / n}
     return out

@@ -13,7 +13,7 @@ import os
 import pickle
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
@@ -51,13 +51,17 @@ def save_checkpoint(path: str | Path, net: PolicyNet, config: ModelConfig, meta:
     return path
 
 
-def read_checkpoint(path: str | Path) -> dict[str, Any]:
-    """The checked payload of a checkpoint file (weights on the CPU)."""
-    path = Path(path)
-    if not path.is_file():
-        raise CheckpointError(f"{path}: no such policy checkpoint; train one with `marple train`")
+def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
+    """The checked payload of a checkpoint file, or of its content in a file object (weights on the CPU)."""
+    source = path
+    if hasattr(path, "read"):
+        path = "agent model"  # handed over by content (see marple_eval.protocol.ModelFile): no name to show
+    else:
+        path = source = Path(path)
+        if not path.is_file():
+            raise CheckpointError(f"{path}: no such policy checkpoint; train one with `marple train`")
     try:
-        payload = torch.load(path, map_location="cpu", weights_only=True)
+        payload = torch.load(source, map_location="cpu", weights_only=True)
     except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError) as exc:
         raise CheckpointError(
             f"{path}: not a readable policy checkpoint (corrupt, truncated or unsafe): {exc}"
@@ -73,7 +77,7 @@ def read_checkpoint(path: str | Path) -> dict[str, Any]:
     return payload
 
 
-def load_checkpoint(path: str | Path) -> tuple[PolicyNet, ModelConfig, dict[str, Any]]:
+def load_checkpoint(path: str | Path | BinaryIO) -> tuple[PolicyNet, ModelConfig, dict[str, Any]]:
     """Rebuild the network a checkpoint describes and load its weights: (net, config, meta)."""
     payload = read_checkpoint(path)
     try:

@@ -42,8 +42,16 @@ def add_train_parser(subparsers) -> None:
     what.add_argument("--out", default=None, help="output directory (default: runs/<unit>-<split>-<role>-<model>)")
     run = parser.add_argument_group("running")
     run.add_argument("--seed", type=int, default=0, help="seed of weights, split and batches (default: 0)")
-    run.add_argument("--max-epochs", type=int, default=None, help="epochs (replaces the preset's time budget)")
-    run.add_argument("--max-minutes", type=float, default=None, help="time budget (small preset: 8)")
+    run.add_argument(
+        "--max-steps", type=int, default=None, help="optimizer steps (small preset: 6000; reproducible with --seed)"
+    )
+    run.add_argument("--max-epochs", type=int, default=None, help="epochs (alone, replaces the preset's step budget)")
+    run.add_argument(
+        "--max-minutes",
+        type=float,
+        default=None,
+        help="also stop after this much wall-clock time (off by default: results then depend on the machine's load)",
+    )
     run.add_argument("--batch-size", type=int, default=None, help="batch size (preset default)")
     run.add_argument("--accumulate", type=int, default=None, help="gradient accumulation steps (preset default)")
     run.add_argument("--lr", type=float, default=None, help="peak learning rate (preset default)")
@@ -115,6 +123,7 @@ def run_train(args: argparse.Namespace) -> int:
         out_dir=out,
         seed=args.seed,
         max_epochs=args.max_epochs,
+        max_steps=args.max_steps,
         max_minutes=args.max_minutes,
         accelerator=args.accelerator,
         devices=_devices(args.devices),

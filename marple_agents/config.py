@@ -84,7 +84,8 @@ class TrainConfig:
     holdout: str = "houses"  # validate on unseen "houses" (generalisation) or unseen "episodes" of seen houses
     decoder_weight: float = 0.5  # weight of the subgoal decoders' loss (language models)
     val_every: int = 1000  # validate about every this many batches (at epoch ends)
-    max_minutes: float | None = None
+    max_steps: int | None = None  # optimizer steps; with max_epochs, whichever comes first
+    max_minutes: float | None = None  # a wall-clock budget: explicit only, since the result then depends on the machine
     precision: str = "auto"  # Lightning precision; "auto": bf16-mixed on GPUs that support it, else 32-true
 
     def __post_init__(self) -> None:
@@ -96,6 +97,8 @@ class TrainConfig:
             raise ConfigError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
         if not 0 <= self.warmup_fraction < 1:
             raise ConfigError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction}")
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise ConfigError(f"max_minutes must be positive, got {self.max_minutes}")
 
@@ -112,8 +115,8 @@ class Preset:
 PRESETS: dict[str, Preset] = {
     "small": Preset(
         ModelConfig(width=32, depth=1, readout_depth=1, heads=2, positions="egocentric", glimpse=3),
-        TrainConfig(batch_size=32, lr=5e-3, max_epochs=500, max_minutes=8.0),
-        "CPU-sized: width 32, one readout block, egocentric positions and a 7 x 7 glimpse; 8 minutes on 2 cores",
+        TrainConfig(batch_size=32, lr=5e-3, max_epochs=500, max_steps=6000),
+        "CPU-sized: width 32, one readout block, egocentric positions and a 7 x 7 glimpse; 6,000 optimizer steps",
     ),
     "paper": Preset(
         ModelConfig(width=1024, depth=15, heads=16, mlp_ratio=4, head_layers=4, head_hidden=1024, decoder_hidden=256),

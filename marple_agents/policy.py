@@ -16,7 +16,7 @@ copy, one forward pass and one copy back.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import torch
@@ -105,7 +105,7 @@ class Policy:
         )
 
 
-def load_policy(path: str | Path, device: str | torch.device = "cpu") -> Policy:
-    """A policy from a checkpoint written by ``train_policy`` (loaded safely, weights only)."""
+def load_policy(path: str | Path | BinaryIO, device: str | torch.device = "cpu") -> Policy:
+    """A policy from a checkpoint written by ``train_policy``, or its content (loaded safely, weights only)."""
     net, config, meta = load_checkpoint(path)
     return Policy(net, config, device, meta)

@@ -5,6 +5,84 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from marple_eval.protocol import ProtocolSettings
+
+
+def cutoff_value(text: str) -> int | None:
+    """``--cutoff``: a number of steps, or ``none``."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of steps or 'none', got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
+    return value
+
+
+def thresholds_value(text: str) -> tuple[float, ...]:
+    """``--threshold``: accuracies in (0.5, 1], comma-separated; the first is the headline."""
+    try:
+        values = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected accuracies such as 0.8,0.6, got {text!r}") from None
+    if not values or not all(0.5 < v <= 1.0 for v in values):
+        raise argparse.ArgumentTypeError(f"each threshold must be in (0.5, 1], got {text!r}")
+    return values
+
+
+def add_threshold_argument(parser) -> None:
+    parser.add_argument(
+        "--threshold",
+        type=thresholds_value,
+        default=(0.8, 0.6),
+        metavar="ACC[,ACC]",
+        help="accuracies whose evidence needed is reported (default: 0.8,0.6; the first is the headline)",
+    )
+
+
+def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
+    """The protocol's settings (docs/evaluation.md): defaults follow the original code where the paper is silent."""
+    group = parser.add_argument_group("protocol (recorded in every results file; see docs/evaluation.md)")
+    group.add_argument(
+        "--cutoff",
+        type=cutoff_value,
+        default=40,
+        metavar="STEPS|none",
+        help="answer 0.5 for both agents where T + margin - tau > STEPS (original code: 40, the default); none: never",
+    )
+    group.add_argument("--margin", type=int, default=10, help="look for the query state up to T + margin (default: 10)")
+    group.add_argument("--eta", type=float, default=5.0, help="softmax temperature of the combination (default: 5)")
+    group.add_argument(
+        "--combine",
+        choices=("softmax", "ratio"),
+        default="softmax",
+        help="combine the agents' query probabilities: softmax (paper, default) or ratio (original code)",
+    )
+    group.add_argument(
+        "--last-point",
+        choices=("T", "T-1"),
+        default="T",
+        help="the last evidence point: T (paper, default) or T-1 (original code)",
+    )
+    add_threshold_argument(group)
+
+
+def protocol_settings(args: argparse.Namespace, **extra) -> ProtocolSettings:
+    from marple_eval.protocol import ProtocolSettings
+
+    return ProtocolSettings(
+        cutoff=args.cutoff,
+        margin=args.margin,
+        eta=args.eta,
+        combine=args.combine,
+        last_point=args.last_point,
+        **extra,
+    )
 
 
 def add_evaluate_parser(subparsers) -> None:
@@ -47,6 +125,7 @@ def add_evaluate_parser(subparsers) -> None:
     )
     parser.add_argument("--out", default=None, help="results file (default: results/<model>.json)")
     parser.add_argument("--no-progress", action="store_true")
+    add_protocol_arguments(parser)
     parser.set_defaults(run=run_evaluate)
 
 
@@ -71,6 +150,14 @@ def add_report_parser(subparsers) -> None:
     )
     parser.add_argument("--text", action="store_true", help="plain-text table instead of Markdown")
     parser.add_argument("--no-paper", action="store_true", help="leave out the paper's reference rows")
+    add_threshold_argument(parser)
+    parser.add_argument(
+        "--cutoff",
+        type=cutoff_value,
+        default=None,
+        metavar="STEPS|none",
+        help="also show each run under this cutoff (exact from runs scored with --cutoff none)",
+    )
     parser.set_defaults(run=run_report)
 
 
@@ -100,7 +187,7 @@ def parse_agents(items: list[str]) -> dict[str, str]:
 def run_evaluate(args: argparse.Namespace) -> int:
     from marple_eval.human import read_responses
     from marple_eval.models.registry import available_models
-    from marple_eval.protocol import AgentResources, ProtocolSettings, dataset_episodes, evaluate, model_factory
+    from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_eval.report import comparison_table
     from marple_gym.datasets.dataset import MarpleDataset
 
@@ -121,7 +208,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         factory = model_factory(args.model, **parse_model_args(args.model_arg))
         resources = AgentResources(parse_agents(args.agent)) if args.agent else None
         episodes = dataset_episodes(data, scenarios, args.limit)
-        settings = ProtocolSettings(seed=args.seed, labelings=args.labelings)
+        settings = protocol_settings(args, seed=args.seed, labelings=args.labelings)
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
         if args.agent:
             extra["agents"] = parse_agents(args.agent)
@@ -147,9 +234,19 @@ def run_evaluate(args: argparse.Namespace) -> int:
             progress=not args.no_progress,
         )
     run.save(out)
-    print(comparison_table([run], markdown=False, with_paper=False))
+    print(comparison_table([run], markdown=False, with_paper=False, thresholds=args.threshold))
+    print_warnings([run])
     print(f"\nresults: {out}")
     return 0
+
+
+def print_warnings(runs) -> None:
+    import sys
+
+    from marple_eval.report import small_group_warnings
+
+    for warning in small_group_warnings(runs):
+        print(f"warning: {warning}", file=sys.stderr)
 
 
 def run_report(args: argparse.Namespace) -> int:
@@ -158,7 +255,10 @@ def run_report(args: argparse.Namespace) -> int:
     from marple_eval.results import RunResults
 
     runs = [RunResults.load(p) for p in args.results]
-    print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper))
+    if args.cutoff is not None:
+        runs += [run.with_cutoff(args.cutoff) for run in runs if run.protocol.get("cutoff") is None]
+    print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper, thresholds=args.threshold))
+    print_warnings(runs)
     if args.detail:
         print()
         print(detail_table(runs, markdown=not args.text))

@@ -8,14 +8,14 @@ culprit or when anyone reached the query state.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from marple_gym.datasets.dataset import subgoal_codes
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.evidence.audio import SILENCE
-from marple_gym.generation.config import HouseConfig
+from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Outcome
@@ -23,6 +23,8 @@ from marple_gym.world.world import World
 
 VISION, AUDIO, LANGUAGE = "vision", "audio", "language"
 MODALITIES = frozenset({VISION, AUDIO, LANGUAGE})
+NEUTRAL_AGENT = AgentSpec(name="agent", color="red")
+"""How every agent appears in the start configs models receive: the same name and colour for both."""
 
 
 class UndeclaredModalityError(AttributeError):
@@ -45,7 +47,9 @@ class AgentEvidence:
 
     ``start`` is the house with this agent at its starting cell: together with
     the actions it rebuilds the world the agent is in at tau (:meth:`world`),
-    which is exactly what the vision array at tau shows.
+    which is exactly what the vision array at tau shows. The agent in it is
+    always named :data:`NEUTRAL_AGENT` with one colour, whatever its role: a
+    role name would name the culprit.
     """
 
     label: str
@@ -117,6 +121,27 @@ class AgentEvidence:
         return world, outcomes
 
 
+COMBINE_RULES = ("softmax", "ratio")
+
+
+@dataclass(frozen=True)
+class QueryRules:
+    """How methods that estimate P(query | agent) turn it into an answer (protocol settings, see
+    :class:`marple_eval.protocol.ProtocolSettings`): look ``margin`` steps past T, then combine the two
+    agents' probabilities by ``softmax`` with ``eta`` (the paper's text) or by their ``ratio`` (the original code).
+    """
+
+    margin: int = 10
+    eta: float = 5.0
+    combine: str = "softmax"
+
+    def __post_init__(self) -> None:
+        if self.combine not in COMBINE_RULES:
+            raise ValueError(f"combine must be one of {COMBINE_RULES}, got {self.combine!r}")
+        if self.margin < 0:
+            raise ValueError(f"margin must be at least 0, got {self.margin}")
+
+
 @dataclass(frozen=True)
 class TrialEvidence:
     """Everything a model may use to answer one whodunit question at one evidence point."""
@@ -129,10 +154,16 @@ class TrialEvidence:
     tau: int
     agents: tuple[AgentEvidence, AgentEvidence]
     """Shown as "A" and "B"; which one is the culprit is not given (and is randomised)."""
+    rules: QueryRules = QueryRules()
 
     @property
     def fraction(self) -> float:
         return self.tau / self.horizon if self.horizon else 1.0
+
+    @property
+    def steps_left(self) -> int:
+        """How far past tau a method may look for the query state: to T + margin (the protocol's horizon)."""
+        return self.horizon + self.rules.margin - self.tau
 
 
 def sounds_while_acting(trajectory: Trajectory, tau: int) -> np.ndarray:
@@ -141,6 +172,11 @@ def sounds_while_acting(trajectory: Trajectory, tau: int) -> np.ndarray:
     available = trajectory.audio[1 : tau + 2]
     sounds[: len(available)] = available
     return sounds
+
+
+def _neutral(config: HouseConfig) -> HouseConfig:
+    (agent,) = config.agents
+    return replace(config, agents=[replace(NEUTRAL_AGENT, pos=agent.pos, dir=agent.dir)])
 
 
 def agent_evidence(
@@ -155,7 +191,7 @@ def agent_evidence(
         identity=identity,
         tau=cut.length,
         modalities=frozenset(modalities),
-        start=cut.episode_config() if vision else None,
+        start=_neutral(cut.episode_config()) if vision else None,
         _vision=_frozen(cut.vision) if vision else None,
         _actions=_frozen(cut.actions) if vision else None,
         _audio=_frozen(sounds_while_acting(trajectory, cut.length)) if AUDIO in modalities else None,
@@ -165,7 +201,12 @@ def agent_evidence(
 
 
 def trial_evidence(
-    episode: WhodunitEpisode, tau: int, swap: bool, modalities: frozenset[str], identities: tuple[str, str]
+    episode: WhodunitEpisode,
+    tau: int,
+    swap: bool,
+    modalities: frozenset[str],
+    identities: tuple[str, str],
+    rules: QueryRules = QueryRules(),
 ) -> TrialEvidence:
     """The evidence for one (episode, tau).
 
@@ -186,4 +227,5 @@ def trial_evidence(
         horizon=episode.horizon,
         tau=tau,
         agents=tuple(agent_evidence(tr, label, ident, tau, modalities) for (tr, ident), label in zip(agents, "AB")),
+        rules=rules,
     )

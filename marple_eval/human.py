@@ -93,5 +93,7 @@ def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
         "modality": sorted({s.get("modality") for s in sessions_seen if s.get("modality")}),
         "seeds": sorted({s.get("seed") for s in sessions_seen if s.get("seed") is not None}),
         "incomplete_trials": partial,
+        # People answer at every point: no cutoff applies (a cut view is still available, see with_cutoff).
+        "protocol": {"cutoff": None, "margin": 10, "points": 11, "last_point": "T"},
     }
     return RunResults("human", settings, complete)

@@ -6,12 +6,18 @@ the trajectory observed at each point (0, 0.1, ..., 1 by default).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 DEFAULT_FRACTIONS = np.linspace(0.0, 1.0, 11)
 BOOTSTRAP_LEVEL = 0.95
 BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 0
+THRESHOLDS = (0.8, 0.6)
+"""The paper's Table 2 threshold, and section 6.4's."""
+MIN_TRIALS = 20
+"""Below this many trials a group's figures are too uncertain to compare: summaries warn."""
 
 
 def fractions_for(points: int) -> np.ndarray:
@@ -66,19 +72,107 @@ def evidence_needed(
     return float(f0 + (threshold - c0) * (f1 - f0) / (c1 - c0))
 
 
+def crossings(curves: np.ndarray, fractions: np.ndarray, threshold: float) -> np.ndarray:
+    """:func:`evidence_needed` of each row of ``curves`` at once; ``inf`` where a curve never reaches it."""
+    curves = np.asarray(curves, dtype=float)
+    hits = curves >= threshold
+    reached = hits.any(axis=1)
+    k = np.argmax(hits, axis=1)
+    prev = np.maximum(k - 1, 0)
+    rows = np.arange(len(curves))
+    c0, c1 = curves[rows, prev], curves[rows, k]
+    f0, f1 = fractions[prev], fractions[k]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = f0 + (threshold - c0) * (f1 - f0) / (c1 - c0)
+    out = np.where(k == 0, fractions[0], between)
+    return np.where(reached, out, np.inf)
+
+
+def _resampled_curves(p: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    idx = rng.integers(0, len(p), size=(resamples, len(p)))
+    return p[idx].mean(axis=1)
+
+
+def _percentiles(values: np.ndarray, level: float) -> tuple[float | None, float | None]:
+    """Percentile interval by order statistics (no interpolation, so 'never reached' (inf) stays an end)."""
+    ordered = np.sort(values)
+    alpha = (1.0 - level) / 2
+    lo = ordered[int(np.floor(alpha * (len(ordered) - 1)))]
+    hi = ordered[int(np.ceil((1 - alpha) * (len(ordered) - 1)))]
+    return (None if np.isinf(lo) else float(lo)), (None if np.isinf(hi) else float(hi))
+
+
+@dataclass(frozen=True)
+class Bootstrap:
+    """How intervals are resampled: deterministic given ``seed``."""
+
+    level: float = BOOTSTRAP_LEVEL
+    resamples: int = BOOTSTRAP_RESAMPLES
+    seed: int = BOOTSTRAP_SEED
+
+
+def evidence_interval(p: np.ndarray, fractions: np.ndarray, threshold: float = 0.8, boot=Bootstrap()) -> dict:
+    """Evidence needed to reach ``threshold``, with a percentile bootstrap interval that resamples trials
+    and recomputes the curve and its crossing for each resample.
+
+    ``value``, ``low`` and ``high`` are fractions of evidence; None means "not reached" (for ``high``: in
+    more than (1 - level) / 2 of the resamples, so the interval is open at the top).
+    """
+    p = np.asarray(p, dtype=float)
+    value = evidence_needed(accuracy_curve(p), fractions, threshold)
+    curves = _resampled_curves(p, boot.resamples, np.random.default_rng(boot.seed))
+    low, high = _percentiles(crossings(curves, fractions, threshold), boot.level)
+    return {"value": value, "low": low, "high": high}
+
+
+def mean_evidence_interval(
+    groups: list[np.ndarray], fractions: np.ndarray, threshold: float = 0.8, boot=Bootstrap()
+) -> dict:
+    """The mean over groups (scenarios) of each group's evidence needed, with a bootstrap interval that
+    resamples trials within each group. A group that never reaches the threshold counts as 1.0 (all the
+    evidence), so the mean is then a lower bound: ``unreached`` says in how many groups."""
+    rng = np.random.default_rng(boot.seed)
+    values, resampled = [], []
+    for p in groups:
+        p = np.asarray(p, dtype=float)
+        values.append(crossings(accuracy_curve(p)[None], fractions, threshold)[0])
+        resampled.append(crossings(_resampled_curves(p, boot.resamples, rng), fractions, threshold))
+    values_arr = np.minimum(np.array(values), 1.0)
+    means = np.minimum(np.array(resampled), 1.0).mean(axis=0)
+    low, high = _percentiles(means, boot.level)
+    return {
+        "value": float(values_arr.mean()),
+        "low": low,
+        "high": high,
+        "unreached": int(np.isinf(values).sum()),
+    }
+
+
 def area_under_curve(curve: np.ndarray, fractions: np.ndarray = DEFAULT_FRACTIONS) -> float:
     """Area under the accuracy curve over the fraction of evidence (trapezoid rule); 0.5 is chance."""
     curve = np.asarray(curve, dtype=float)
     return float(np.sum((curve[1:] + curve[:-1]) * np.diff(fractions)) / 2)
 
 
-def summarise(p: np.ndarray, fractions: np.ndarray | None = None, seed: int = BOOTSTRAP_SEED) -> dict:
+def threshold_key(threshold: float) -> str:
+    return f"{threshold:g}"
+
+
+def summarise(
+    p: np.ndarray,
+    fractions: np.ndarray | None = None,
+    seed: int = BOOTSTRAP_SEED,
+    thresholds: tuple[float, ...] = THRESHOLDS,
+) -> dict:
     """Every metric of one group of trials, as plain numbers (lists run over the evidence points).
 
     ``n`` trials; ``mean`` accuracy; ``sem`` the paper's band half-width
     sigma / sqrt(n) (the band is mean +/- sem); ``bootstrap_low`` and
     ``bootstrap_high`` the 95 % percentile bootstrap interval of the mean;
-    ``evidence_for_0.8`` (None if never reached) and ``auc``.
+    ``evidence``: per threshold ("0.8", "0.6") the evidence needed with its
+    bootstrap interval (:func:`evidence_interval`); ``evidence_for_0.8`` (None
+    if never reached) and ``auc``; ``warning`` when fewer than
+    :data:`MIN_TRIALS` trials stand behind the figures.
     """
     p = np.asarray(p, dtype=float)
     fractions = fractions_for(p.shape[1]) if fractions is None else fractions
@@ -90,6 +184,14 @@ def summarise(p: np.ndarray, fractions: np.ndarray | None = None, seed: int = BO
         "sem": sem_band(p).tolist(),
         "bootstrap_low": lo.tolist(),
         "bootstrap_high": hi.tolist(),
+        "evidence": {threshold_key(t): evidence_interval(p, fractions, t, Bootstrap(seed=seed)) for t in thresholds},
         "evidence_for_0.8": evidence_needed(curve, fractions),
         "auc": area_under_curve(curve, fractions),
+        "warning": few_trials_warning(len(p)),
     }
+
+
+def few_trials_warning(n: int) -> str | None:
+    if n >= MIN_TRIALS:
+        return None
+    return f"only {n} trial{'s' if n != 1 else ''}: fewer than {MIN_TRIALS}, the figures are too uncertain to compare"

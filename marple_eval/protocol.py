@@ -1,12 +1,22 @@
-"""The evaluation protocol (paper section 6.1; SPEC section 8).
+"""The evaluation protocol (paper section 6.1; SPEC section 8; docs/evaluation.md).
 
 For each trial (a test-split whodunit pair), T is the step at which the
 culprit reached the query state, and the model answers at tau = 0, T/10, ...,
 T. Which agent is shown as "A" is drawn per trial from a generator seeded with
 (run seed, episode id), so every run can be reproduced and no model profits
 from always answering "A"; ``labelings="both"`` scores both placements and
-averages them. Agents are named to the model by opaque identities (stable
-within a run), never by their roles.
+averages them.
+
+Where the paper's text is silent, the rules follow the original code, each a
+named field of :class:`ProtocolSettings` recorded in every results file: the
+horizon T + ``margin``, the ``cutoff`` (0.5 to each agent, without asking the
+model, where T + margin - tau > cutoff), the combination of the two agents'
+query probabilities, and the last evidence point.
+
+Nothing a model receives depends on the agents' roles (which name the
+culprit): agents appear under identities salted afresh in every run, their
+start configs under one neutral name, and their agent-model files by content,
+never by path.
 
 Trials run on several processes with a progress bar. Finished trials are
 appended to a journal next to the results file, so an interrupted run resumes
@@ -21,43 +31,83 @@ import itertools
 import json
 import multiprocessing as mp
 import os
+import secrets
 import zlib
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from marple_eval.evidence import trial_evidence
+from marple_eval.evidence import QueryRules, trial_evidence
 from marple_eval.models.base import InferenceModel, normalise
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.records import WhodunitEpisode
+from marple_gym.datasets.records import WhodunitEpisode, evidence_steps
 
 ModelFactory = Callable[[], InferenceModel]
 Resources = Callable[[str, str], Any]
 """(scenario, role) -> whatever the model needs for that agent (e.g. its learned policy)."""
 
+LAST_POINTS = ("T", "T-1")
+
 
 @dataclass(frozen=True)
 class ProtocolSettings:
-    """The protocol's choices, recorded in every results file."""
+    """The protocol's choices, recorded in every results file (see docs/evaluation.md for their sources)."""
 
     seed: int = 0
     labelings: str = "random"  # "random": one seeded placement per trial; "both": score both and average
     points: int = 11
+    last_point: str = "T"  # the last evidence point: T (the paper's text) or T - 1 (the original code)
+    margin: int = 10  # methods look for the query state up to T + margin (original code: extra_steps = 10)
+    cutoff: int | None = 40  # 0.5 each where T + margin - tau > cutoff (original code); None: never cut
+    eta: float = 5.0  # softmax temperature of the combination (paper)
+    combine: str = "softmax"  # "softmax" (the paper's text) or "ratio" (the original code)
 
     def __post_init__(self) -> None:
         if self.labelings not in ("random", "both"):
             raise ValueError(f"labelings must be 'random' or 'both', got {self.labelings!r}")
         if self.points < 2:
             raise ValueError(f"need at least 2 evidence points, got {self.points}")
+        if self.last_point not in LAST_POINTS:
+            raise ValueError(f"last_point must be one of {LAST_POINTS}, got {self.last_point!r}")
+        if self.cutoff is not None and self.cutoff < 0:
+            raise ValueError(f"cutoff must be at least 0 or None, got {self.cutoff}")
+        if not np.isfinite(self.eta) or self.eta < 0:
+            raise ValueError(f"eta must be a finite number at least 0, got {self.eta}")
+        QueryRules(self.margin, self.eta, self.combine)  # checks margin and combine
+
+    @property
+    def rules(self) -> QueryRules:
+        return QueryRules(self.margin, self.eta, self.combine)
+
+    def taus(self, horizon: int) -> list[int]:
+        """The evidence points of a trial whose culprit reached the query state after ``horizon`` actions."""
+        last = horizon if self.last_point == "T" else max(0, horizon - 1)
+        return evidence_steps(last, self.points)
+
+    def is_cut(self, horizon: int, tau: int) -> bool:
+        """Whether the cutoff answers 0.5 for both agents at this point (original code:
+        ``last_step + extra_steps - i > 40``)."""
+        return self.cutoff is not None and horizon + self.margin - tau > self.cutoff
 
 
-def identity(seed: int, scenario: str, role: str) -> str:
-    """The opaque name under which a model sees an agent in this run."""
-    return "agent-" + hashlib.sha256(f"{seed}/{scenario}/{role}".encode()).hexdigest()[:8]
+@dataclass(frozen=True)
+class Identities:
+    """The opaque names under which models see agents in one run.
+
+    A fresh random salt per run: within the run an agent keeps its name (so a
+    model can pick that agent's learned model), across runs the names cannot
+    be computed from public inputs, so no name says "this is agent A's role".
+    Results never depend on the salt.
+    """
+
+    salt: str = field(default_factory=lambda: secrets.token_hex(8))
+
+    def __call__(self, scenario: str, role: str) -> str:
+        return "agent-" + hashlib.sha256(f"{self.salt}/{scenario}/{role}".encode()).hexdigest()[:10]
 
 
 def placements(settings: ProtocolSettings, episode_id: str) -> list[bool]:
@@ -68,18 +118,27 @@ def placements(settings: ProtocolSettings, episode_id: str) -> list[bool]:
     return [bool(rng.random() < 0.5)]
 
 
-def score_trial(model: InferenceModel, episode: WhodunitEpisode, settings: ProtocolSettings) -> TrialResult:
-    """Ask ``model`` at every evidence point of one trial, for each placement."""
-    taus = episode.evidence_steps(settings.points)
+def score_trial(
+    model: InferenceModel,
+    episode: WhodunitEpisode,
+    settings: ProtocolSettings,
+    identities: Identities | None = None,
+) -> TrialResult:
+    """Ask ``model`` at every evidence point of one trial, for each placement (0.5 each at cut points)."""
+    identities = identities or Identities()
+    taus = settings.taus(episode.horizon)
     scenario = episode.scenario
     roles = ("A", "B") if episode.culprit == 0 else ("B", "A")
-    identities = (identity(settings.seed, scenario, roles[0]), identity(settings.seed, scenario, roles[1]))
+    names = (identities(scenario, roles[0]), identities(scenario, roles[1]))
     labelings = []
     for swap in placements(settings, episode.episode_id):
         p_a, p_b = [], []
         for tau in taus:
-            evidence = trial_evidence(episode, tau, swap, model.modalities, identities)
-            a, b = normalise(*model.predict(evidence), model=model.name)
+            if settings.is_cut(episode.horizon, tau):
+                a, b = 0.5, 0.5
+            else:
+                evidence = trial_evidence(episode, tau, swap, model.modalities, names, settings.rules)
+                a, b = normalise(*model.predict(evidence), model=model.name)
             p_a.append(a)
             p_b.append(b)
         labelings.append({"swap": swap, "p_a": p_a, "p_b": p_b})
@@ -90,31 +149,45 @@ def score_trial(model: InferenceModel, episode: WhodunitEpisode, settings: Proto
 # ---- running a whole evaluation ------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class ModelFile:
+    """An agent model's file, handed to a method by content: its path names the agent's role."""
+
+    content: bytes = field(repr=False)
+
+
+def opaque(resource: Any) -> Any:
+    """What a method receives for an agent: a file's content instead of its name, anything else as it is."""
+    if isinstance(resource, (str, Path)) and Path(resource).is_file():
+        return ModelFile(Path(resource).read_bytes())
+    return resource
+
+
 class _Scorer:
     """Holds one model and sets it up once per scenario (one per worker process)."""
 
-    def __init__(self, factory: ModelFactory, resources: Resources | None, seed: int) -> None:
+    def __init__(self, factory: ModelFactory, resources: Resources | None, identities: Identities) -> None:
         self.model = factory()
         self.resources = resources
-        self.seed = seed
+        self.identities = identities
         self.scenario: str | None = None
 
     def __call__(self, episode: WhodunitEpisode, settings: ProtocolSettings) -> TrialResult:
         if episode.scenario != self.scenario and self.resources is not None:
             self.model.setup(
-                {identity(self.seed, episode.scenario, r): self.resources(episode.scenario, r) for r in "AB"}
+                {self.identities(episode.scenario, r): opaque(self.resources(episode.scenario, r)) for r in "AB"}
             )
         self.scenario = episode.scenario
-        return score_trial(self.model, episode, settings)
+        return score_trial(self.model, episode, settings, self.identities)
 
 
 _WORKER: _Scorer | None = None
 
 
-def _init_worker(factory: ModelFactory, resources: Resources | None, seed: int, threads: int) -> None:
+def _init_worker(factory: ModelFactory, resources: Resources | None, identities: Identities, threads: int) -> None:
     global _WORKER
     os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    _WORKER = _Scorer(factory, resources, seed)
+    _WORKER = _Scorer(factory, resources, identities)
 
 
 def _score_in_worker(args: tuple[WhodunitEpisode, ProtocolSettings]) -> TrialResult:
@@ -194,14 +267,15 @@ def evaluate(
 
 
 def _run(factory, todo, settings, resources, workers, probe):
+    identities = Identities()  # one salt for the run, shared by its worker processes
     if workers <= 1 or len(todo) <= 1:
-        scorer = _Scorer(lambda: probe, resources, settings.seed)
+        scorer = _Scorer(lambda: probe, resources, identities)
         for episode in todo:
             yield scorer(episode, settings)
         return
     ctx = mp.get_context("spawn")  # safe with torch models in the parent
     threads = max(1, (os.cpu_count() or 1) // workers)
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(factory, resources, settings.seed, threads)) as pool:
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(factory, resources, identities, threads)) as pool:
         # Group by scenario so each worker sets its model up rarely.
         yield from pool.imap_unordered(_score_in_worker, [(e, settings) for e in todo], chunksize=1)
 

@@ -2,8 +2,9 @@
 
 The headline number of a run is the fraction of evidence at which its mean
 accuracy, pooled over every trial of every scenario, first reaches 0.8
-(:func:`~marple_eval.metrics.evidence_needed`); per-scenario values and the
-area under the accuracy curve follow. Runs whose agent models were trained
+(:func:`~marple_eval.metrics.evidence_needed`), with its 95 % bootstrap
+interval; beside it the same at 0.6 (paper section 6.4), the mean of the
+per-scenario figures, per-scenario values and the area under the curve. Runs whose agent models were trained
 in-distribution and out-of-distribution (``train_split`` in the run's
 settings) are separate rows, named in the ``split`` column.
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import json
 from importlib import resources
 
+from marple_eval.metrics import THRESHOLDS, threshold_key
 from marple_eval.results import RunResults
 
 POOLED = "all"
@@ -33,32 +35,64 @@ def _fmt(value: float | None) -> str:
     return "not reached" if value is None else f"{value:.2f}"
 
 
+def fmt_interval(e: dict) -> str:
+    """'0.58 [0.49, 0.70]'; an open end where a resample share never reaches the threshold."""
+    high = ">1" if e["high"] is None else f"{e['high']:.2f}"
+    low = "-" if e["low"] is None else f"{e['low']:.2f}"
+    return f"{_fmt(e['value'])} [{low}, {high}]"
+
+
+def _fmt_mean(e: dict) -> str:
+    text = fmt_interval(e)
+    return f">= {text}" if e.get("unreached") else text
+
+
+def _cutoff(run: RunResults) -> str:
+    protocol = run.protocol
+    if not protocol:
+        return "-"
+    return "none" if protocol.get("cutoff") is None else str(protocol["cutoff"])
+
+
+def small_group_warnings(runs: list[RunResults]) -> list[str]:
+    """Warnings for every run's small groups (fewer than 20 trials)."""
+    return [f"{run.label}: {w}" for run in runs for w in run.summary()["warnings"]]
+
+
 def _split(run: RunResults) -> str:
     return run.settings.get("train_split") or "-"
 
 
-def comparison_table(runs: list[RunResults], markdown: bool = True, with_paper: bool = True) -> str:
-    """One row per run (and per split of the paper's Table 2): evidence needed for 0.8, per scenario, AUC."""
+def comparison_table(
+    runs: list[RunResults],
+    markdown: bool = True,
+    with_paper: bool = True,
+    thresholds: tuple[float, ...] = THRESHOLDS,
+) -> str:
+    """One row per run (and per split of the paper's Table 2): evidence needed for each threshold pooled over
+    scenarios with its 95 % bootstrap interval, then for the first threshold the mean over scenarios and the
+    per-scenario figures, and the AUC."""
+    first = threshold_key(thresholds[0])
     scenarios = list(dict.fromkeys(s for run in runs for s in run.scenarios))
-    header = ["method", "split", "trials", "evidence for 0.8", *scenarios, "AUC"]
+    header = ["method", "split", "cutoff", "trials"]
+    header += [f"evidence for {threshold_key(t)} [95% CI]" for t in thresholds]
+    header += [f"mean of scenarios, {first}", *scenarios, "AUC"]
     rows = []
     for run in runs:
-        summary = run.summary()
+        summary = run.summary(thresholds=thresholds)
         overall, per_scenario = summary["overall"], summary["scenarios"]
         rows.append(
-            [
-                run.method,
-                _split(run),
-                str(overall["n"]),
-                _fmt(overall["evidence_for_0.8"]),
-                *(_fmt(per_scenario[sc]["evidence_for_0.8"]) if sc in per_scenario else "-" for sc in scenarios),
-                f"{overall['auc']:.3f}",
-            ]
+            [run.method, _split(run), _cutoff(run), str(overall["n"])]
+            + [fmt_interval(overall["evidence"][threshold_key(t)]) for t in thresholds]
+            + [_fmt_mean(summary["mean_over_scenarios"][first])]
+            + [_fmt(per_scenario[sc]["evidence"][first]["value"]) if sc in per_scenario else "-" for sc in scenarios]
+            + [f"{overall['auc']:.3f}"]
         )
-    if with_paper:
+    if with_paper and first == "0.8":
         for split in ("in", "ood"):
             for method, values in paper_table2().items():
-                rows.append([f"paper: {method}", split, "50", f"{values[split]:.2f}", *("-" for _ in scenarios), "-"])
+                dashes = ["-"] * (len(thresholds) - 1 + 1 + len(scenarios) + 1)
+                rows.append([f"paper: {method}", split, "-", "50", f"{values[split]:.2f}", *dashes])
     return _render(header, rows, markdown)
 
 

@@ -34,8 +34,13 @@ from marple_eval.metrics import (
     BOOTSTRAP_LEVEL,
     BOOTSTRAP_RESAMPLES,
     BOOTSTRAP_SEED,
+    THRESHOLDS,
+    Bootstrap,
+    few_trials_warning,
     fractions_for,
+    mean_evidence_interval,
     summarise,
+    threshold_key,
 )
 from marple_gym import __version__
 from marple_gym.errors import MarpleError
@@ -83,19 +88,66 @@ class RunResults:
         rows = [t.p_culprit for t in self.trials if scenario is None or t.scenario == scenario]
         return np.array(rows, dtype=float).reshape(len(rows), -1) if rows else np.empty((0, 0))
 
-    def summary(self, seed: int = BOOTSTRAP_SEED) -> dict[str, Any]:
+    @property
+    def protocol(self) -> dict[str, Any]:
+        """The protocol settings the run was scored under (empty for files that predate them)."""
+        return dict(self.settings.get("protocol") or {})
+
+    def summary(self, seed: int = BOOTSTRAP_SEED, thresholds: tuple[float, ...] = THRESHOLDS) -> dict[str, Any]:
         """Per evidence point, pooled over all trials and per scenario: mean accuracy, both intervals, n,
-        evidence needed for 0.8 and AUC (see :func:`~marple_eval.metrics.summarise`)."""
+        evidence needed per threshold with its bootstrap interval, and AUC (see
+        :func:`~marple_eval.metrics.summarise`); the mean of the per-scenario evidence figures
+        (``mean_over_scenarios``, which weighs short and long scenarios alike, unlike the pooled curve);
+        and warnings for groups with too few trials."""
         p = self.matrix()
         fractions = fractions_for(p.shape[1]) if len(p) else np.array([])
+        scenarios = {s: summarise(self.matrix(s), fractions, seed, thresholds) for s in self.scenarios}
+        groups = [self.matrix(s) for s in self.scenarios]
+        warnings = [f"{name}: {g['warning']}" for name, g in scenarios.items() if g["warning"]]
+        if len(p) and few_trials_warning(len(p)):
+            warnings.insert(0, f"all scenarios: {few_trials_warning(len(p))}")
         return {
             "fractions": fractions.tolist(),
             "train_split": self.settings.get("train_split"),
+            "protocol": self.protocol,
             "band": "paper: mean +/- sem, sem = sigma / sqrt(n) with the sample sigma",
             "bootstrap": {"level": BOOTSTRAP_LEVEL, "resamples": BOOTSTRAP_RESAMPLES, "seed": seed},
-            "overall": summarise(p, fractions, seed) if len(p) else None,
-            "scenarios": {s: summarise(self.matrix(s), fractions, seed) for s in self.scenarios},
+            "overall": summarise(p, fractions, seed, thresholds) if len(p) else None,
+            "mean_over_scenarios": {
+                threshold_key(t): mean_evidence_interval(groups, fractions, t, Bootstrap(seed=seed)) for t in thresholds
+            }
+            if groups
+            else {},
+            "scenarios": scenarios,
+            "warnings": warnings,
         }
+
+    def with_cutoff(self, cutoff: int | None) -> RunResults:
+        """This run seen under another cutoff: 0.5 at every point where T + margin - tau > ``cutoff``.
+
+        Exact for any method, because the protocol answers 0.5 at cut points
+        without asking the model; so a run scored without a cutoff shows every
+        cutoff, while a run scored with one cannot show a looser one.
+        """
+        protocol = self.protocol
+        made_with = protocol.get("cutoff")
+        if made_with is not None and (cutoff is None or cutoff > made_with):
+            raise ResultsError(
+                f"{self.label}: scored with cutoff {made_with}; a looser cutoff ({cutoff}) needs the run scored "
+                "again with --cutoff none"
+            )
+        margin = int(protocol.get("margin", 10))
+        trials = []
+        for t in self.trials:
+            cut = [cutoff is not None and t.horizon + margin - tau > cutoff for tau in t.taus]
+            p = [0.5 if c else x for c, x in zip(cut, t.p_culprit)]
+            labelings = [
+                {**lab, **{k: [0.5 if c else x for c, x in zip(cut, lab[k])] for k in ("p_a", "p_b") if k in lab}}
+                for lab in t.labelings
+            ]
+            trials.append(TrialResult(t.episode_id, t.scenario, t.horizon, t.taus, p, labelings))
+        settings = {**self.settings, "protocol": {**protocol, "cutoff": cutoff}}
+        return RunResults(self.method, settings, trials, self.created, self.generator)
 
     def to_json(self) -> dict[str, Any]:
         return {

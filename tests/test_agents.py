@@ -245,21 +245,22 @@ def test_audio_refinement_of_a_policy_batch():
 
 def test_validation_holds_out_whole_houses():
     samples = synthetic_samples(houses=5)
-    held = holdout_mask(samples, 0.2, seed=0)
+    held, _ = holdout_mask(samples, 0.2, seed=0)
     assert set(samples.house[held]).isdisjoint(samples.house[~held])
     assert len(set(samples.house[held])) == 1
 
 
 def test_one_house_falls_back_to_held_out_episodes():
     samples = synthetic_samples(houses=1)
-    held = holdout_mask(samples, 0.25, seed=0)
+    held, by = holdout_mask(samples, 0.25, seed=0)
+    assert by == "episodes"  # reported as what it really was, so `marple train` names it right
     assert 0 < held.sum() < len(held)
     assert set(samples.episode[held]).isdisjoint(samples.episode[~held])
 
 
 def test_holding_out_episodes_keeps_every_house_in_training():
     samples = synthetic_samples(houses=3)
-    held = holdout_mask(samples, 0.25, seed=0, by="episodes")
+    held, _ = holdout_mask(samples, 0.25, seed=0, by="episodes")
     assert set(samples.house[~held]) == set(samples.house)
     assert set(samples.episode[held]).isdisjoint(samples.episode[~held])
     with pytest.raises(ValueError, match="holdout"):

@@ -14,12 +14,13 @@ from marple_agents.inverse import BipModel, BipResources  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
 from marple_eval.evidence import trial_evidence  # noqa: E402
 from marple_eval.models.registry import make_model  # noqa: E402
-from marple_eval.protocol import identity  # noqa: E402
+from marple_eval.protocol import Identities  # noqa: E402
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset  # noqa: E402
 from marple_gym.datasets.dataset import subgoal_codes  # noqa: E402
 
 SCENARIO = "pillow"
 MISSIONS = ("watch_movie_cozily", "watch_news_on_tv")
+NAMES = Identities("tests")
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ class RecordingPolicy:
 
 
 def setup(model, episode, policy, prior):
-    ids = (identity(0, SCENARIO, "A"), identity(0, SCENARIO, "B"))
+    ids = (NAMES(SCENARIO, "A"), NAMES(SCENARIO, "B"))
     model.setup({i: {"policy": policy, "prior": prior} for i in ids})
     return ids
 
@@ -100,6 +101,9 @@ def test_bip_is_registered_and_checks_its_resources():
 
     class VisionOnly:
         conditioning = "vision"
+
+        def action_probs(self, vision, subgoal=None):
+            return np.full((len(vision), 10), 0.1)
 
     with pytest.raises(ValueError, match="language-conditioned"):
         model.setup({"agent-x": {"policy": VisionOnly(), "prior": {"feed_dog": 1.0}}})

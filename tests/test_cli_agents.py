@@ -10,7 +10,7 @@ pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
 from marple_agents import load_policy  # noqa: E402
-from marple_agents.benchmark import BenchmarkConfig, BenchmarkPreset, run_benchmark  # noqa: E402
+from marple_benchmark import BenchmarkConfig, BenchmarkPreset, run_benchmark  # noqa: E402
 from marple_gym.cli.main import main  # noqa: E402
 from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset  # noqa: E402
 
@@ -40,12 +40,19 @@ def test_train_on_a_missing_split_names_the_generate_command(pillow_data, capsys
         (["train", "--scenario", "laundy"], "unknown scenario 'laundy'"),
         (["train", "--mission", "do_laundry", "--role", "B"], "role A only"),
         (["benchmark", "--variants", "vision,smell"], "unknown ['smell']"),
-        (["benchmark", "--trials", "0"], "--trials must be at least 1"),
+        (["benchmark", "--trials", "0"], "argument --trials: must be at least 1"),
+        (["benchmark", "--seeds", "-1"], "argument --seeds: must be at least 1"),
+        (["benchmark", "--cutoff", "soon"], "argument --cutoff: expected a number of steps or 'none'"),
+        (["benchmark", "--threshold", "0.3"], "argument --threshold: each threshold must be in (0.5, 1]"),
+        (["benchmark", "--train-minutes", "nan"], "argument --train-minutes: must be a positive finite number"),
         (["benchmark", "--splits", "in,outer"], "--splits: choose from in, ood"),
     ],
 )
 def test_bad_arguments_fail_with_a_clear_message(args, message, capsys):
-    assert main(args) == 2
+    try:
+        assert main(args) == 2
+    except SystemExit as exc:  # refused by the parser itself
+        assert exc.code == 2
     assert message in capsys.readouterr().err
 
 
@@ -59,26 +66,47 @@ def test_train_writes_a_loadable_policy(pillow_data, tmp_path, capsys):
     assert json.loads((out / "metrics.json").read_text())["steps"] > 0
 
 
+TINY = BenchmarkPreset(
+    "tiny",
+    Sizes(2, 2, 3, 1),
+    trials=2,
+    model="small",
+    rollouts=3,
+    splits=("in",),
+    train={"max_steps": 4},
+    uncut=("uniform", "vision"),
+)
+
+
 def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
-    preset = BenchmarkPreset(
-        "tiny", Sizes(2, 2, 3, 1), trials=2, model="small", rollouts=3, splits=("in",), train={"max_epochs": 1}
+    cfg = BenchmarkConfig(
+        TINY, tmp_path / "bench", scenarios=("pillow",), variants=("vision",), seeds=2, workers=1, progress=False
     )
-    cfg = BenchmarkConfig(preset, tmp_path / "bench", scenarios=("pillow",), workers=2, progress=False)
     summary = run_benchmark(cfg)
-    for variant in ("Vision only", "Vision+Audio", "Vision+Language", "Vision+Audio+Language"):
-        assert variant in summary
+    assert "simulation-vision" in summary and "simulation: perfect agent models" in summary
+    assert "## cutoff 40" in summary and "## no cutoff" in summary and "Across model seeds" in summary
+    assert "fewer than 20" in summary  # two trials: the summary warns
     assert "0.48" in summary  # the paper's human row for reference
     assert (cfg.out / "figure4.png").stat().st_size > 0
     results = sorted(p.name for p in (cfg.out / "results").glob("*.json"))
-    assert results == [
-        "distance.json",
-        "simulation-all-in.json",
-        "simulation-audio-in.json",
-        "simulation-language-in.json",
-        "simulation-vision-in.json",
-        "uniform.json",
-        "upper-bound.json",
-    ]
+    sims = [f"simulation-vision-in-seed{s}.json" for s in (0, 1)]
+    assert results == sorted(["distance.json", "perfect-agent-models.json", "uniform.json", *sims])
     stamps = {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
     run_benchmark(cfg)  # everything exists: nothing is recomputed
     assert stamps == {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
+    record = json.loads((cfg.out / "benchmark.json").read_text())
+    assert record["protocol"]["cutoff"] == 40 and record["training_budget"] == "steps 4"
+    cut = {row["method"] for row in record["views"]["cutoff 40"]}
+    uncut = [row["method"] for row in record["views"]["no cutoff"]]
+    assert len(record["views"]["cutoff 40"]) == 5 and "distance" in cut
+    assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
+
+
+def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
+    texts = []
+    for name, workers in (("first", 2), ("second", 1)):  # nor do the figures depend on the processes used
+        out = tmp_path / name
+        cfg = BenchmarkConfig(TINY, out, scenarios=("pillow",), variants=("language",), workers=workers, progress=False)
+        run_benchmark(cfg)
+        texts.append((cfg.out / "benchmark.json").read_text())
+    assert texts[0] == texts[1]

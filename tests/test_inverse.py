@@ -23,7 +23,7 @@ from marple_eval.inverse import (
     mission_posterior,
 )
 from marple_eval.models.registry import make_model
-from marple_eval.protocol import identity, model_factory
+from marple_eval.protocol import Identities, model_factory
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS, get_mission
@@ -33,6 +33,7 @@ from marple_gym.world import Action
 
 L, R, F = int(Action.left), int(Action.right), int(Action.forward)
 PREFERENCE_SCENARIO = "feed_dog-vs-do_laundry@0.8"
+NAMES = Identities("tests")
 
 
 def likelihood(world, mission: str, actions: list[int]) -> float:
@@ -150,7 +151,7 @@ def test_priors_come_from_the_agents_training_split(data):
 
 def test_posterior_concentrates_on_the_true_mission(data):
     model = IdealObserver(rollouts=1)
-    ids = (identity(0, PREFERENCE_SCENARIO, "A"), identity(0, PREFERENCE_SCENARIO, "B"))
+    ids = (NAMES(PREFERENCE_SCENARIO, "A"), NAMES(PREFERENCE_SCENARIO, "B"))
     even = {"feed_dog": 0.5, "do_laundry": 0.5}
     model.setup({ids[0]: even, ids[1]: even})
     for episode in data.whodunit(PREFERENCE_SCENARIO):
@@ -178,7 +179,7 @@ def test_ideal_is_registered_declares_vision_and_records_its_settings():
 
 def test_ideal_reads_only_what_it_declared(data):
     episode = next(data.whodunit("pillow"))
-    ids = (identity(0, "pillow", "A"), identity(0, "pillow", "B"))
+    ids = (NAMES("pillow", "A"), NAMES("pillow", "B"))
     model = IdealObserver(rollouts=2)
     model.setup({i: {m: 1.0} for i, m in zip(ids, ("watch_movie_cozily", "watch_news_on_tv"))})
     evidence = trial_evidence(episode, 3, False, model.modalities, ids)
@@ -189,20 +190,24 @@ def test_ideal_reads_only_what_it_declared(data):
 
 def test_ideal_is_the_ceiling_on_a_preference_scenario(data):
     episodes = dataset_episodes(data, [PREFERENCE_SCENARIO])
-    settings = ProtocolSettings(seed=0, labelings="both")
     priors = TrainingPriors(str(data.root))
     roles = get_scenario(PREFERENCE_SCENARIO).roles
 
-    def run(factory, resources=None):
+    def run(factory, resources=None, cutoff=40):
+        settings = ProtocolSettings(seed=0, labelings="both", cutoff=cutoff)
         return evaluate(factory, episodes, settings, resources=resources, progress=False).matrix()
 
-    # With the protocol's cutoff and softmax, against the perfect agent models that share them.
+    def perfect(cutoff):
+        planner = lambda scenario, role: {"planner": roles[role]}  # noqa: E731
+        return run(lambda: SimulationModel("vision", rollouts=20), planner, cutoff)
+
+    # With the protocol's cutoff and combination, against the perfect agent models that share them.
     ideal = run(model_factory("ideal", rollouts=20), priors)
-    perfect = run(lambda: SimulationModel("vision", rollouts=20), lambda scenario, role: {"planner": roles[role]})
-    assert ceiling_violations(ideal, perfect) == []
-    # The score-maximising answer without the cutoff, against every method.
-    best = run(model_factory("ideal", rollouts=20, max_remaining=None, answer="map"), priors)
-    for other in (perfect, run(model_factory("uniform")), run(model_factory("distance"))):
+    assert ceiling_violations(ideal, perfect(40)) == []
+    # The score-maximising answer without the cutoff, against every method without it.
+    best = run(model_factory("ideal", rollouts=20, answer="map"), priors, None)
+    others = (perfect(None), run(model_factory("uniform"), cutoff=None), run(model_factory("distance"), cutoff=None))
+    for other in others:
         assert ceiling_violations(best, other) == []
     assert best.mean() > ideal.mean() and best[:, -1].min() == 1.0
 

@@ -137,7 +137,7 @@ def test_perfect_agent_models_converge_at_T_and_are_right_early_on_an_easy_scena
     run = evaluate(
         lambda: SimulationModel("vision", rollouts=10),
         episodes,
-        ProtocolSettings(seed=0),
+        ProtocolSettings(seed=0, cutoff=None),
         resources=planner_resources,
         progress=False,
     )
@@ -147,25 +147,28 @@ def test_perfect_agent_models_converge_at_T_and_are_right_early_on_an_easy_scena
     assert pillow[:, 3:].mean() > 0.95  # the easiest scenario: right from 30% of the evidence on
 
 
-def test_more_than_40_steps_before_T_gives_no_information(data):
+def test_the_cutoff_answers_half_where_T_plus_margin_minus_tau_exceeds_it(data):
     episode = next(e for e in data.whodunit("laundry") if e.horizon > 45)
     model = SimulationModel("vision", rollouts=5)
-    from marple_eval.protocol import identity
-
-    ids = (identity(0, "laundry", "A"), identity(0, "laundry", "B"))
-    model.setup({ids[0]: planner_resources("laundry", "A"), ids[1]: planner_resources("laundry", "B")})
-    assert model.predict(trial_evidence(episode, 0, False, model.modalities, ids)) == (0.5, 0.5)
-    model.max_remaining = None
-    p_a, _ = model.predict(trial_evidence(episode, 0, False, model.modalities, ids))
-    assert p_a > 0.9  # a perfect agent model knows, if allowed to roll out far enough
+    resources = planner_resources
+    cut = evaluate(lambda: model, [episode], ProtocolSettings(), resources=resources, progress=False)
+    uncut = evaluate(lambda: model, [episode], ProtocolSettings(cutoff=None), resources=resources, progress=False)
+    taus = cut.trials[0].taus
+    for k, tau in enumerate(taus):
+        if episode.horizon + 10 - tau > 40:
+            assert cut.trials[0].p_culprit[k] == 0.5
+    assert uncut.trials[0].p_culprit[0] > 0.9  # a perfect agent model knows, if allowed to roll out far enough
+    # the cut view of the uncut run is the cut run, exactly
+    assert uncut.with_cutoff(40).trials[0].p_culprit == cut.trials[0].p_culprit
 
 
 def test_same_seed_same_probabilities(data):
     episodes = dataset_episodes(data, ["pillow"])
     runs = [
         evaluate(
-            lambda: SimulationModel("vision", rollouts=8, max_remaining=None),
+            lambda: SimulationModel("vision", rollouts=8),
             episodes,
+            ProtocolSettings(cutoff=None),
             resources=planner_resources,
             progress=False,
         )
@@ -189,7 +192,7 @@ def test_unknown_variant_and_missing_agent_models_are_reported(data):
     with pytest.raises(ValueError, match="unknown variant"):
         SimulationModel("smell")
     episode = next(data.whodunit("pillow"))
-    model = SimulationModel("vision", rollouts=2, max_remaining=None)
+    model = SimulationModel("vision", rollouts=2)
     trial = trial_evidence(episode, 1, False, model.modalities, ("agent-a", "agent-b"))
     with pytest.raises(ValueError, match="no agent model"):
         model.predict(trial)

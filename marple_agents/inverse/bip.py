@@ -18,6 +18,7 @@ training split (:class:`BipResources`).
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from marple_agents.simulation.rollouts import query_probability
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
+from marple_eval.protocol import ModelFile, opaque
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
@@ -97,7 +99,10 @@ class BipModel(InversePlanningModel):
             if not isinstance(resource, Mapping) or not {"policy", "prior"} <= set(resource):
                 raise ValueError("bip needs a language-conditioned policy and a mission prior per agent")
             policy = resource["policy"]
-            policy = load_policy(policy, device=self.device) if isinstance(policy, str) else policy
+            if isinstance(policy, ModelFile):
+                policy = io.BytesIO(policy.content)
+            if not hasattr(policy, "action_probs"):
+                policy = load_policy(policy, device=self.device)
             if getattr(policy, "conditioning", None) != "language":
                 raise ValueError("bip needs a language-conditioned policy (the likelihood is given each subgoal)")
             self.policies[identity] = policy
@@ -168,4 +173,5 @@ class BipResources:
         if role not in templates:
             raise ValueError(f"bip: no policy given for role {role!r} (use --agent {role}=CHECKPOINT)")
         prior = TrainingPriors(self.data, self.split)(scenario, role)
-        return {"policy": templates[role].format(scenario=scenario, role=role), "prior": prior}
+        # By content, like every agent model: a checkpoint's path names the agent's role.
+        return {"policy": opaque(templates[role].format(scenario=scenario, role=role)), "prior": prior}

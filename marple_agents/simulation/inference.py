@@ -2,14 +2,9 @@
 
 For each agent, restore its world at tau, roll out its agent model ``m`` times
 with the true simulator as the world model, and count how often it reaches the
-query state; then ``P(A), P(B) = softmax(eta * P(query | A), eta * P(query | B))``
-with ``eta = 5``.
-
-Horizon (the paper's rule, kept as the default): roll out until step T + 10,
-where T is the step at which the query state was reached; when more than 40
-steps remain until T, give probability 0 without rolling out (both agents then
-get 0 and the answer is 0.5). ``margin`` and ``max_remaining`` change this;
-``max_remaining=None`` always rolls out.
+query state within the protocol's horizon (T + margin); the protocol's rule
+then combines the two (softmax with eta = 5 by default; see
+:class:`marple_eval.protocol.ProtocolSettings`, which also applies the cutoff).
 
 Variants: ``vision`` (vision-only policy), ``audio`` (+ the sound at tau
 refines the first action), ``language`` (language-conditioned policy, latest
@@ -21,6 +16,7 @@ upper bound).
 
 from __future__ import annotations
 
+import io
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -30,7 +26,8 @@ import numpy as np
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.rollouts import query_probability
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
-from marple_eval.models.base import InferenceModel, rollout_steps, softmax_answer
+from marple_eval.models.base import QueryModel
+from marple_eval.protocol import ModelFile
 
 VARIANTS: dict[str, frozenset[str]] = {
     "vision": frozenset({VISION}),
@@ -48,16 +45,13 @@ VARIANT_LABELS = {
 }
 
 
-class SimulationModel(InferenceModel):
+class SimulationModel(QueryModel):
     """Monte Carlo simulation inference (see module docs)."""
 
     def __init__(
         self,
         variant: str = "vision",
         rollouts: int = 100,
-        eta: float = 5.0,
-        margin: int = 10,
-        max_remaining: int | None = 40,
         seed: int = 0,
         device: str = "cpu",
     ) -> None:
@@ -69,9 +63,6 @@ class SimulationModel(InferenceModel):
         self.modalities = VARIANTS[variant]
         self.name = f"simulation-{variant}"
         self.rollouts = int(rollouts)
-        self.eta = float(eta)
-        self.margin = int(margin)
-        self.max_remaining = None if max_remaining is None else int(max_remaining)
         self.seed = int(seed)
         self.device = device
         self.agents: dict[str, RolloutAgent] = {}
@@ -81,9 +72,6 @@ class SimulationModel(InferenceModel):
             **super().settings(),
             "variant": self.variant,
             "rollouts": self.rollouts,
-            "eta": self.eta,
-            "margin": self.margin,
-            "max_remaining": self.max_remaining,
             "seed": self.seed,
         }
 
@@ -97,24 +85,21 @@ class SimulationModel(InferenceModel):
             return PlannerAgent(resource["planner"])
         from marple_agents import load_policy
 
-        policy = load_policy(resource, device=self.device) if isinstance(resource, str) else resource
+        if isinstance(resource, ModelFile):
+            resource = io.BytesIO(resource.content)
+        policy = resource if hasattr(resource, "action_probs") else load_policy(resource, device=self.device)
         return PolicyAgent(policy, use_language=LANGUAGE in self.modalities, use_audio=AUDIO in self.modalities)
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent): 1 if the evidence shows the agent reaching it, else the fraction of rollouts that do."""
-        steps = rollout_steps(trial, self.margin, self.max_remaining)
-        if steps is None:
-            return 0.0
         if agent.identity not in self.agents:
             raise ValueError(f"no agent model was set up for {agent.identity}; the run must provide one per agent")
         world, outcomes = agent.replay()
         if any(trial.query.matches(o, world.house) for o in outcomes):
             return 1.0
-        last = agent.vision[-1]
-        rng = np.random.default_rng(
-            [self.seed, zlib.crc32(agent.identity.encode()), trial.tau, zlib.crc32(last.tobytes())]
-        )
-        return query_probability(world, self.agents[agent.identity], agent, trial.query, steps, self.rollouts, rng)
-
-    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        return softmax_answer(*(self.query_probability(agent, trial) for agent in trial.agents), self.eta)
+        # Seeded by what was observed, never by the identity: identities are salted per run,
+        # and the figures must not depend on the salt.
+        first, last = agent.vision[0], agent.vision[-1]
+        rng = np.random.default_rng([self.seed, trial.tau, zlib.crc32(first.tobytes()), zlib.crc32(last.tobytes())])
+        agent_model = self.agents[agent.identity]
+        return query_probability(world, agent_model, agent, trial.query, trial.steps_left, self.rollouts, rng)

@@ -90,7 +90,7 @@ class PolicyDataModule(L.LightningDataModule):
     def setup(self, stage: str | None = None) -> None:
         if self.train is not None:
             return
-        held = holdout_mask(self.samples, self.val_fraction, self.seed, self.holdout)
+        held, held_out = holdout_mask(self.samples, self.val_fraction, self.seed, self.holdout)
         self.train = distinct_states(self.samples.select(~held), self.with_subgoal)
         self.val = distinct_states(self.samples.select(held), self.with_subgoal)
         self.summary = SplitSummary(
@@ -99,7 +99,7 @@ class PolicyDataModule(L.LightningDataModule):
             self.val.samples,
             len(self.val),
             sorted(np.unique(self.samples.house[held]).tolist()),
-            self.holdout,
+            held_out,
         )
         log.info("data split: %s", self.summary)
 

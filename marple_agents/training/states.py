@@ -57,15 +57,15 @@ def distinct_states(samples: Samples, with_subgoal: bool) -> StateTable:
     )
 
 
-def holdout_mask(samples: Samples, fraction: float, seed: int, by: str = "houses") -> np.ndarray:
-    """Which samples to hold out for validation: whole houses, or whole episodes.
+def holdout_mask(samples: Samples, fraction: float, seed: int, by: str = "houses") -> tuple[np.ndarray, str]:
+    """Which samples to hold out for validation (whole houses, or whole episodes), and which of the two it was.
 
     ``by="houses"`` (the default) measures generalisation to houses the model
     never saw: the question for out-of-distribution agent models. ``by="episodes"``
     keeps every house in training and holds out episodes from each: the question
     for in-distribution agent models, which are rolled out in the very houses
     they were trained in (the paper's ``train-in`` split). With a single house,
-    ``"houses"`` falls back to episodes (logged).
+    ``"houses"`` falls back to episodes (logged, and returned, so reports say what was really held out).
     """
     if by not in HOLDOUTS:
         raise ValueError(f"holdout must be one of {HOLDOUTS}, got {by!r}")
@@ -80,4 +80,4 @@ def holdout_mask(samples: Samples, fraction: float, seed: int, by: str = "houses
         raise ValueError(f"need at least two {by} to hold some out for validation")
     n_val = min(len(groups) - 1, max(1, round(fraction * len(groups))))
     held = rng.choice(groups, size=n_val, replace=False)
-    return np.isin(keys, held)
+    return np.isin(keys, held), by

@@ -54,6 +54,15 @@ def quiet_lightning(verbose: bool) -> None:
     warnings.filterwarnings("ignore", message=r".*LeafSpec.*")
 
 
+def budget_label(train: settings.TrainConfig) -> str:
+    """How a run's length was bounded, in words: steps and epochs reproduce, minutes do not."""
+    parts = [f"{train.max_steps} steps"] if train.max_steps is not None else []
+    parts.append(f"{train.max_epochs} epochs")
+    if train.max_minutes is not None:
+        parts.append(f"{train.max_minutes:g} minutes of wall-clock time (not reproducible)")
+    return "at most " + ", ".join(parts)
+
+
 def _precision(precision: str, accelerator: str) -> str:
     if precision != "auto":
         return precision
@@ -71,6 +80,7 @@ def train_policy(
     out_dir: str | Path = "runs/policy",
     seed: int = 0,
     max_epochs: int | None = None,
+    max_steps: int | None = None,
     max_minutes: float | None = None,
     accelerator: str = "auto",
     devices: int | str = "auto",
@@ -82,18 +92,24 @@ def train_policy(
     """Train a vision-only or language-conditioned policy on one role's samples and write ``out_dir/policy.pt``.
 
     ``samples`` replaces reading ``data_root`` (e.g. synthetic data in tests).
-    ``max_minutes`` defaults to the preset's budget (``small``: 8 minutes), ``max_epochs``
-    to its epochs; ``overrides`` set any :class:`ModelConfig` or :class:`TrainConfig` field.
-    The run is reproducible with a fixed seed when only ``max_epochs`` bounds it.
+    The budget is work, not time: the preset's optimizer steps (``small``: 6,000) or
+    epochs (``paper``: 20). ``max_epochs`` alone replaces the preset's step budget,
+    ``max_steps`` sets one; with both, whichever ends first. ``max_minutes`` adds a
+    wall-clock budget, only when asked for: the weights then depend on the machine's
+    speed and load, and the run's config records it. Without it, the same seed, data
+    and machine give the same weights. ``overrides`` set any :class:`ModelConfig` or
+    :class:`TrainConfig` field.
     """
     if model not in CONDITIONINGS:
         raise ConfigError(f"model must be one of {CONDITIONINGS}, got {model!r}")
     if split not in SPLITS:
         raise ConfigError(f"split must be one of {SPLITS}, got {split!r}")
     model_cfg, train_cfg = settings.preset(preset, model, **overrides)
-    if max_epochs is not None:  # an explicit epoch count replaces the preset's time budget...
-        train_cfg = replace(train_cfg, max_epochs=max_epochs, max_minutes=None)
-    if max_minutes is not None:  # ...unless a time budget is given too
+    if max_epochs is not None:  # an explicit epoch count replaces the preset's step budget...
+        train_cfg = replace(train_cfg, max_epochs=max_epochs, max_steps=None)
+    if max_steps is not None:  # ...unless a step count is given too
+        train_cfg = replace(train_cfg, max_steps=max_steps)
+    if max_minutes is not None:
         train_cfg = replace(train_cfg, max_minutes=max_minutes)
     out_dir = Path(out_dir)
     L.seed_everything(seed, workers=True, verbose=False)
@@ -117,6 +133,7 @@ def train_policy(
         devices=devices,
         strategy=strategy,
         max_epochs=train_cfg.max_epochs,
+        max_steps=-1 if train_cfg.max_steps is None else train_cfg.max_steps,
         check_val_every_n_epoch=max(1, round(train_cfg.val_every / batches)),
         max_time=None if train_cfg.max_minutes is None else {"seconds": 60 * train_cfg.max_minutes * 1.1 + 30},
         accumulate_grad_batches=train_cfg.accumulate,
@@ -144,7 +161,13 @@ def train_policy(
         steps=steps,
         samples_per_second=steps * train_cfg.accumulate * train_cfg.batch_size * trainer.world_size / train_seconds,
         data={"unit": unit, "split": split, "role": role, **asdict(summary)},
-        config={"model": model_cfg.to_dict(), "train": asdict(train_cfg), "preset": preset, "seed": seed},
+        config={
+            "model": model_cfg.to_dict(),
+            "train": asdict(train_cfg),
+            "preset": preset,
+            "seed": seed,
+            "budget": budget_label(train_cfg),
+        },
     )
     if trainer.is_global_zero:
         meta = {k: v for k, v in result.to_json().items() if k != "checkpoint"}

@@ -8,9 +8,10 @@ For each agent, with a prior P(m) over its missions from its training split::
 
 Subclasses say how the two factors are computed (:meth:`log_likelihoods`,
 :meth:`reach_probability`); the second is 0, without asking them, for a
-mission that has no subgoal producing the query state left to do. The answer
-follows the protocol (the paper's horizon and cutoff) and one of
-:data:`ANSWERS`.
+mission that has no subgoal producing the query state left to do. The horizon,
+cutoff and combination rule are the protocol's (``trial.steps_left``,
+``trial.rules``; the harness applies the cutoff); :data:`ANSWERS` offers two
+more answers for the ceiling.
 """
 
 from __future__ import annotations
@@ -26,18 +27,18 @@ import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.priors import MissionPrior
-from marple_eval.models.base import InferenceModel, rollout_steps, softmax_answer
+from marple_eval.models.base import QueryModel, combine_query_probabilities
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.scenarios import same_state_change
 from marple_gym.world.world import World
 
 log = logging.getLogger(__name__)
 
-ANSWERS = ("softmax", "posterior", "map")
-"""How P(query | A), P(query | B) become the answer: the protocol's softmax with ``eta`` (as simulation
-inference answers); the posterior that A rather than B is the one who did it, given that exactly one did; or
-all on the more probable agent, which maximises the expected score of the benchmark's linear metric (the mean
-probability given to the culprit) and so is the ceiling of every method."""
+ANSWERS = ("protocol", "posterior", "map")
+"""How P(query | A), P(query | B) become the answer: the protocol's combination rule (softmax with eta, or
+the ratio; as simulation inference answers); the posterior that A rather than B is the one who did it, given
+that exactly one did; or all on the more probable agent, which maximises the expected score of the
+benchmark's linear metric (the mean probability given to the culprit) and so is the ceiling of every method."""
 
 
 def mission_posterior(prior: Mapping[str, float], log_likelihoods: Mapping[str, float]) -> dict[str, float] | None:
@@ -65,33 +66,21 @@ def as_prior(resource: Any, model: str) -> MissionPrior:
     raise ValueError(f"{model} needs a mission prior per agent, got {type(resource).__name__}")
 
 
-class InversePlanningModel(InferenceModel):
+class InversePlanningModel(QueryModel):
     """P(query | agent) as a posterior-weighted mixture over missions (see module docs)."""
 
     modalities = frozenset({VISION})
 
-    def __init__(
-        self,
-        rollouts: int,
-        eta: float = 5.0,
-        margin: int = 10,
-        max_remaining: int | None = 40,
-        seed: int = 0,
-        answer: str = "softmax",
-    ) -> None:
+    def __init__(self, rollouts: int, seed: int = 0, answer: str = "protocol") -> None:
         if rollouts < 1:
             raise ValueError(f"rollouts must be at least 1, got {rollouts}")
         if answer not in ANSWERS:
             raise ValueError(f"answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
         self.rollouts = int(rollouts)
-        self.eta = float(eta)
-        self.margin = int(margin)
-        self.max_remaining = None if max_remaining is None else int(max_remaining)
         self.seed = int(seed)
         self.answer = answer
-        # Runs of other answer rules or without the cutoff are other rows of a report.
-        self.name = type(self).name + ("" if answer == "softmax" else f"-{answer}")
-        self.name += "" if self.max_remaining is not None else "-no-cutoff"
+        # Runs of other answer rules are other rows of a report.
+        self.name = type(self).name + ("" if answer == "protocol" else f"-{answer}")
         self.priors: dict[str, MissionPrior] = {}
         self._episodes: dict[str, tuple[bytes, Any]] = {}
 
@@ -111,9 +100,6 @@ class InversePlanningModel(InferenceModel):
         return {
             **super().settings(),
             "rollouts": self.rollouts,
-            "eta": self.eta,
-            "margin": self.margin,
-            "max_remaining": self.max_remaining,
             "seed": self.seed,
             "answer": self.answer,
             "prior": "mission frequencies of each agent's training split",
@@ -148,29 +134,29 @@ class InversePlanningModel(InferenceModel):
         return posterior
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
-        """P(query | agent, evidence to tau) (see module docs)."""
-        steps = rollout_steps(trial, self.margin, self.max_remaining)
-        if steps is None:
-            return 0.0
+        """P(query | agent, evidence to tau), within the protocol's horizon (see module docs)."""
         world, outcomes = agent.replay()
         if any(trial.query.matches(o, world.house) for o in outcomes):
             return 1.0
+        steps = trial.steps_left
         total = 0.0
         for mission, weight in self.posterior(agent).items():
             if weight <= 0 or steps <= 0:
                 continue
             if not may_produce(get_mission(mission), self.progress_index(agent, mission), trial.query):
                 continue
+            # Seeded by what was observed, never by the identity (identities are salted per run).
+            first, last = agent.vision[0].tobytes(), agent.vision[-1].tobytes()
             rng = np.random.default_rng(
-                [self.seed, zlib.crc32(agent.identity.encode()), trial.tau, zlib.crc32(mission.encode())]
+                [self.seed, trial.tau, zlib.crc32(first), zlib.crc32(last), zlib.crc32(mission.encode())]
             )
             total += weight * self.reach_probability(agent, mission, world, trial.query, steps, rng)
         return total
 
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
         p_a, p_b = (self.query_probability(agent, trial) for agent in trial.agents)
-        if self.answer == "softmax":
-            return softmax_answer(p_a, p_b, self.eta)
+        if self.answer == "protocol":
+            return combine_query_probabilities(p_a, p_b, trial.rules)
         a, b = p_a * (1 - p_b), p_b * (1 - p_a)  # exactly one of them did it
         if a == b:
             return 0.5, 0.5

@@ -9,7 +9,7 @@ the true predictive distribution).
 
 It reads only vision (the actions, the house) and is the benchmark's ceiling:
 no method that learns the agents from the same data can do better in
-expectation (with ``answer="map"`` and no cutoff, on the benchmark's metric).
+expectation (with ``answer="map"`` and the protocol's cutoff off, on the benchmark's metric).
 Its assumption, shared with the data: agents are the planner, and each
 episode's mission is the first one sampled (a mission abandoned part-way is not
 modelled).

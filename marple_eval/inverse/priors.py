@@ -57,12 +57,16 @@ class TrainingPriors:
         if self.split not in SPLITS:
             raise ValueError(f"training split must be one of {', '.join(SPLITS)}, got {self.split!r}")
 
-    def __call__(self, scenario: str, role: str) -> MissionPrior:
+    def __call__(self, scenario: str, role: str) -> dict[str, float]:
+        """What a model receives: the probabilities only (the source names the role, which a model must not see)."""
+        return dict(self.prior(scenario, role).probabilities)
+
+    def prior(self, scenario: str, role: str) -> MissionPrior:
         return _cached_prior(self.data, scenario, role, SPLITS[self.split])
 
     def describe(self, scenarios: list[str]) -> dict[str, dict[str, dict]]:
-        """Every prior a run uses, for its results file."""
-        return {s: {r: self(s, r).to_json() for r in "AB"} for s in scenarios}
+        """Every prior a run uses, with its source, for its results file."""
+        return {s: {r: self.prior(s, r).to_json() for r in "AB"} for s in scenarios}
 
 
 @functools.lru_cache(maxsize=64)

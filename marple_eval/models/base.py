@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.evidence import MODALITIES, TrialEvidence
+from marple_eval.evidence import MODALITIES, AgentEvidence, QueryRules, TrialEvidence
 
 
 class InferenceModel(ABC):
@@ -54,20 +54,33 @@ def normalise(p_a: float, p_b: float, model: str = "model") -> tuple[float, floa
     return a / (a + b), b / (a + b)
 
 
-def rollout_steps(trial: TrialEvidence, margin: int, max_remaining: int | None) -> int | None:
-    """How many steps from tau a forward model may take to reach the query state (the paper's rule).
+def combine_query_probabilities(p_a: float, p_b: float, rules: QueryRules) -> tuple[float, float]:
+    """(P(A), P(B)) from each agent's P(query | agent), by the protocol's rule.
 
-    Until step T + ``margin``; None (the query probability is then 0, whatever
-    the evidence shows) when more than ``max_remaining`` steps remain until T.
-    ``max_remaining`` None never cuts.
+    ``softmax``: softmax(eta * p_A, eta * p_B), the paper's text. ``ratio``:
+    p_A / (p_A + p_B), the original code. Both give 0.5 each when neither agent
+    is expected to reach the query state.
     """
-    if max_remaining is not None and trial.horizon - trial.tau > max_remaining:
-        return None
-    return trial.horizon + margin - trial.tau
-
-
-def softmax_answer(p_a: float, p_b: float, eta: float) -> tuple[float, float]:
-    """P(A), P(B) = softmax(eta * P(query | A), eta * P(query | B)) (paper section 5, eta = 5)."""
+    if rules.combine == "ratio":
+        total = p_a + p_b
+        return (0.5, 0.5) if total <= 0 else (p_a / total, p_b / total)
     p = np.array([p_a, p_b], dtype=float)
-    e = np.exp(eta * (p - p.max()))
+    e = np.exp(rules.eta * (p - p.max()))
     return float(e[0] / e.sum()), float(e[1] / e.sum())
+
+
+class QueryModel(InferenceModel):
+    """A method that estimates, for each agent, the probability that it reaches the query state within the
+    protocol's horizon (``trial.steps_left`` steps after tau), and answers by the protocol's combination rule.
+
+    Simulation inference, inverse planning and the Bayes-optimal observer share this shape, so they obey the
+    same protocol settings (margin, eta, combination) by construction.
+    """
+
+    @abstractmethod
+    def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
+        """P(query | agent, evidence to tau): reaching the query state within ``trial.steps_left`` steps."""
+
+    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
+        a, b = (self.query_probability(agent, trial) for agent in trial.agents)
+        return combine_query_probabilities(a, b, trial.rules)

@@ -1,0 +1,145 @@
+"""``marple benchmark``: the command."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from dataclasses import replace
+from pathlib import Path
+
+from marple_agents.simulation.inference import VARIANTS
+from marple_benchmark.presets import PRESETS
+from marple_eval.cli import add_protocol_arguments, protocol_settings
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text!r}")
+    return value
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "benchmark",
+        help="the whole benchmark: generate data, train agent models, run inference, report",
+        description=(
+            "Generate the data, train the agent models, run simulation inference for the five scenarios (every "
+            "variant), and write results, a Table-2-style summary with intervals and Figure-4-style plots. "
+            f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset paper uses the paper's "
+            f"sizes and takes {PRESETS['paper'].estimate}. Budgets are steps, trials and rollouts, never time: "
+            "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped."
+        ),
+    )
+    parser.add_argument("--preset", choices=sorted(PRESETS), default="small", help="sizes (default: small)")
+    parser.add_argument("--out", default=None, help="output directory (default: runs/benchmark-<preset>)")
+    parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help="scenario (default: all five)")
+    parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: vision,audio,language,all")
+    parser.add_argument(
+        "--splits",
+        default=None,
+        help="agent models' training splits, comma-separated: in, ood (small: in; paper: both)",
+    )
+    parser.add_argument(
+        "--trials", type=positive_int, default=None, help="test trials per scenario (small: 30; paper: 10)"
+    )
+    parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
+    parser.add_argument(
+        "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 500)"
+    )
+    parser.add_argument(
+        "--train-minutes",
+        type=positive_float,
+        default=None,
+        help="also cap each agent model's training at this wall-clock time (off by default; the figures then "
+        "depend on the machine's load, and the results and summary say so)",
+    )
+    parser.add_argument(
+        "--uncut",
+        default=None,
+        metavar="RUNS",
+        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, "
+        "vision, audio, language, all (small: uniform,distance,perfect-agent-models,all; each variant costs "
+        "about four times its cut scoring)",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of data, models and inference (default: 0)")
+    parser.add_argument(
+        "--seeds",
+        type=positive_int,
+        default=1,
+        help="train every agent model with this many seeds (seed, seed+1, ...) and report the spread (default: 1)",
+    )
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="processes for data, CPU training and inference (default: all cores)",
+    )
+    parser.add_argument("--accelerator", default="auto", help="training accelerator: auto, cpu, gpu (default: auto)")
+    parser.add_argument("--devices", default="auto", help="training devices (default: auto)")
+    parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    add_protocol_arguments(parser)
+    parser.set_defaults(run=run_command)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from marple_agents.training.train import quiet_lightning
+    from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark
+    from marple_gym.missions.scenarios import SCENARIOS, get_scenario
+
+    preset = PRESETS[args.preset]
+    if args.trials is not None:
+        preset = replace(preset, trials=args.trials)
+    if args.rollouts is not None:
+        preset = replace(preset, rollouts=args.rollouts)
+    if args.train_steps is not None:
+        preset = replace(preset, train={**preset.train, "max_steps": args.train_steps})
+    if args.splits is not None:
+        splits = tuple(dict.fromkeys(x.strip() for x in args.splits.split(",") if x.strip()))
+        if not splits or set(splits) - {"in", "ood"}:
+            raise ValueError(f"--splits: choose from in, ood (comma-separated), got {args.splits!r}")
+        preset = replace(preset, splits=splits)
+    if args.uncut is not None:
+        uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
+        known = ("uniform", "distance", "perfect-agent-models", *VARIANTS)
+        if set(uncut) - set(known):
+            raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
+        preset = replace(preset, uncut=uncut)
+    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+    bad = [v for v in variants if v not in VARIANTS]
+    if bad or not variants:
+        raise ValueError(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
+    scenarios = tuple(get_scenario(s).name for s in args.scenario) or tuple(SCENARIOS)
+    cfg = BenchmarkConfig(
+        preset=preset,
+        out=Path(args.out or f"runs/benchmark-{preset.name}"),
+        scenarios=scenarios,
+        variants=variants,
+        seed=args.seed,
+        seeds=args.seeds,
+        protocol=protocol_settings(args, seed=args.seed),
+        thresholds=args.threshold,
+        train_minutes=args.train_minutes,
+        workers=args.workers or max(1, os.cpu_count() or 1),
+        accelerator=args.accelerator,
+        devices=args.devices,
+        progress=not args.no_progress,
+        verbose=getattr(args, "verbose", False),
+    )
+    quiet_lightning(getattr(args, "verbose", False))
+    print(f"marple benchmark ({preset.name} preset, expected: {preset.estimate}) -> {cfg.out}")
+    print(run_benchmark(cfg))
+    return 0

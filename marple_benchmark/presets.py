@@ -1,0 +1,63 @@
+"""The sizes of a benchmark run: data, agent-model training budgets, trials and rollouts.
+
+Every budget is work (optimizer steps, epochs, trials, rollouts), never time,
+so a preset with a seed gives the same models and figures on a busy machine as
+on a quiet one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from marple_gym.datasets.generate import PAPER_SIZES, Sizes
+
+
+@dataclass(frozen=True)
+class BenchmarkPreset:
+    """Sizes of one benchmark run."""
+
+    name: str
+    sizes: Sizes
+    trials: int  # test trials per scenario, spread over the test houses (the paper: 10, 50 in all)
+    model: str  # the policy preset: "small" or "paper"
+    rollouts: int  # Monte Carlo rollouts per agent and evidence point
+    splits: tuple[str, ...]  # training splits of the agent models: "in", "ood"
+    train: dict[str, Any] = field(default_factory=dict)  # extra train_policy arguments (the budget)
+    uncut: tuple[str, ...] = ()  # runs scored without the cutoff too (reference models, variants)
+    estimate: str = ""
+
+
+PRESETS: dict[str, BenchmarkPreset] = {
+    "small": BenchmarkPreset(
+        "small",
+        # 10 test houses x 3 pairs: 30 trials per scenario, 150 in all (three times the paper's 50)
+        Sizes(test_houses=10, test_per_house=3, train_per_house=60, train_ood=300),
+        trials=30,
+        model="small",
+        rollouts=20,
+        splits=("in",),
+        train={"max_steps": 500},  # per model; two models at a time on 2 cores (one thread each)
+        # Scoring without the cutoff costs about four times as much (rollouts from early evidence points run
+        # to T + 10): the reference rows, the perfect agent models and the richest variant.
+        uncut=("uniform", "distance", "perfect-agent-models", "all"),
+        estimate="about 13 minutes on 2 CPU cores",
+    ),
+    "paper": BenchmarkPreset(
+        "paper",
+        PAPER_SIZES,
+        trials=10,  # 50 trials in all, as the paper (supplement D.2: 75 hours per variant at 1.5 h a trial)
+        model="paper",
+        rollouts=100,
+        splits=("in", "ood"),
+        uncut=("uniform", "distance", "perfect-agent-models", "vision", "audio", "language", "all"),
+        # A FLOP estimate, not a measurement: 194 M parameters x 400 cell tokens is about 5e11 FLOPs per
+        # training sample; at 1.6e14 FLOP/s (bf16 at 40% of an H100's peak) 20 epochs take about 30 min per
+        # model, 40 models about 20 h; a trial (11 points x 2 agents x ~30 steps of 100 rollouts) about a
+        # minute, 8 inference runs of 50 trials about 7 h. The paper: 1.5 GPU-hours per trial, 600 for these.
+        estimate=(
+            "about 1-1.5 days on one H100-class GPU by a FLOP estimate (40 paper-size policies, then 4 variants x "
+            "2 splits x 50 trials of 100-rollout inference; the paper reports 1.5 GPU-hours per trial)"
+        ),
+    ),
+}
