@@ -19,7 +19,7 @@ import numpy as np
 
 from marple_benchmark.pipeline import BenchmarkConfig, training_budget
 from marple_eval.metrics import threshold_key
-from marple_eval.report import comparison_table, small_group_warnings
+from marple_eval.report import comparison_table
 from marple_eval.results import RunResults
 
 
@@ -102,6 +102,24 @@ def interval_width(runs: list[RunResults], threshold: float) -> str:
     return f"{np.mean(widths):.2f} wide on average (from {min(widths):.2f} to {max(widths):.2f})"
 
 
+def small_groups(runs: list[RunResults]) -> list[str]:
+    """One line per group with fewer than 20 trials (the same in every run), not one per run and group."""
+    from marple_eval.metrics import MIN_TRIALS
+
+    sizes: dict[str, int] = {}
+    for run in runs:
+        summary = run.summary()
+        if summary["overall"]["n"] < MIN_TRIALS:
+            sizes["all scenarios pooled"] = summary["overall"]["n"]
+        for name, group in summary["scenarios"].items():
+            if group["n"] < MIN_TRIALS:
+                sizes[name] = group["n"]
+    if not sizes:
+        return []
+    groups = ", ".join(f"{name} ({n})" for name, n in sizes.items())
+    return [f"fewer than {MIN_TRIALS} trials, too uncertain to compare: {groups}"]
+
+
 def write_summary(
     cfg: BenchmarkConfig, paths: list[Path], timings: dict[str, float], accuracies: dict[str, float | None]
 ) -> str:
@@ -142,7 +160,7 @@ def write_summary(
     if spread:
         lines += ["", f"## Across model seeds ({headline_view}, evidence for {first})", ""]
         lines += ["| method | split | per seed | mean, SD |", "| --- | --- | --- | --- |", *spread]
-    warnings = small_group_warnings(headline_runs)
+    warnings = small_groups(headline_runs)
     if warnings:
         lines += ["", "## Warnings", "", *(f"- {w}" for w in warnings)]
     lines += [

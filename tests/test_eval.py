@@ -361,3 +361,70 @@ def test_cli_report_detail_and_bootstrap_band(tmp_path, capsys):
     assert "± σ/√n (paper)" in out and "bootstrap 95%" in out and png.is_file()
     with pytest.raises(SystemExit):
         main(["report", str(paths[0]), "--band", "sd"])
+
+
+# ---- protocol rules and intervals on hand-made trials -------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "horizon, tau, margin, cutoff, cut",
+    [
+        (51, 0, 10, 40, True),  # 51 + 10 - 0 = 61 > 40
+        (51, 21, 10, 40, False),  # 51 + 10 - 21 = 40: not more than 40
+        (51, 20, 10, 40, True),  # 41 > 40
+        (30, 0, 10, 40, False),  # a short trial is never cut
+        (51, 0, 10, None, False),  # --cutoff none
+        (51, 11, 0, 40, False),  # margin 0: the paper-text rule T - tau > 40
+    ],
+)
+def test_the_cutoff_follows_the_original_code(horizon, tau, margin, cutoff, cut):
+    assert ProtocolSettings(margin=margin, cutoff=cutoff).is_cut(horizon, tau) is cut
+
+
+def test_last_evidence_point_is_T_or_T_minus_1():
+    assert ProtocolSettings().taus(50)[-1] == 50
+    assert ProtocolSettings(last_point="T-1").taus(50) == [int(k * 49 / 10 + 0.5) for k in range(11)]
+    with pytest.raises(ValueError, match="last_point"):
+        ProtocolSettings(last_point="T+1")
+
+
+def test_combination_rules_softmax_and_ratio():
+    from marple_eval.evidence import QueryRules
+    from marple_eval.models.base import combine_query_probabilities
+
+    a, b = combine_query_probabilities(0.6, 0.2, QueryRules(eta=5.0))
+    assert a == pytest.approx(np.exp(5 * 0.6) / (np.exp(5 * 0.6) + np.exp(5 * 0.2)))
+    assert combine_query_probabilities(0.6, 0.2, QueryRules(combine="ratio")) == pytest.approx((0.75, 0.25))
+    assert combine_query_probabilities(0.0, 0.0, QueryRules(combine="ratio")) == (0.5, 0.5)
+    assert combine_query_probabilities(0.0, 0.0, QueryRules()) == (0.5, 0.5)
+
+
+def test_with_cutoff_turns_cut_points_to_one_half():
+    trial = TrialResult("s/h00/000", "s", 50, [0, 19, 20, 50], [0.9, 0.8, 0.7, 1.0], [])
+    run = RunResults("m", {"protocol": {"cutoff": None, "margin": 10}}, [trial])
+    cut = run.with_cutoff(40)
+    assert cut.trials[0].p_culprit == [0.5, 0.5, 0.7, 1.0]  # 60 and 41 are cut; 50 + 10 - 20 = 40 is not
+    assert cut.protocol["cutoff"] == 40
+    with pytest.raises(ResultsError, match="looser cutoff"):
+        cut.with_cutoff(None)
+
+
+def test_evidence_interval_on_hand_made_curves():
+    from marple_eval.metrics import crossings, evidence_interval, mean_evidence_interval
+
+    fractions = np.linspace(0, 1, 11)
+    # crossings: interpolated, 0 when reached at once, inf when never
+    curves = np.array([[0.5, 0.7, 0.9] + [1.0] * 8, [0.9] * 11, [0.5] * 11])
+    assert crossings(curves, fractions, 0.8).tolist() == pytest.approx([0.15, 0.0, np.inf])
+    # identical trials: no spread, the interval collapses onto the value
+    same = np.tile(curves[0], (30, 1))
+    e = evidence_interval(same, fractions, 0.8)
+    assert e == pytest.approx({"value": 0.15, "low": 0.15, "high": 0.15})
+    # half the trials never reach 0.8: the pooled curve reaches it late and resamples often never do
+    mixed = np.vstack([np.ones((10, 11)), np.full((10, 11), 0.55)])
+    e = evidence_interval(mixed, fractions, 0.8)
+    assert e["value"] is None and e["high"] is None
+    e = evidence_interval(mixed, fractions, 0.6)  # mean 0.775 >= 0.6 from the start
+    assert e["value"] == 0.0 and e["low"] == 0.0
+    m = mean_evidence_interval([same, np.full((10, 11), 0.55)], fractions, 0.8)
+    assert m["value"] == pytest.approx((0.15 + 1.0) / 2) and m["unreached"] == 1
