@@ -254,6 +254,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
             extra["agents"] = parse_agents(args.agent)
         if not data.complete:
             extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
+        if args.model in ("ideal", "bip"):  # inverse planning knows each agent's missions from its training split
+            from marple_eval.inverse import TrainingPriors
+
+            priors = TrainingPriors(str(args.data), args.train_split or "in")
+            extra["mission_priors"] = priors.describe(scenarios)
+            resources = priors
+            if args.model == "bip":
+                from marple_agents.inverse import BipResources
+
+                resources = BipResources(parse_agents(args.agent), str(args.data), priors.split)
         run = evaluate(
             factory,
             episodes,

@@ -1,6 +1,13 @@
 """The hierarchical planner that generates agent trajectories."""
 
 from marple_gym.planner.paths import sample_shortest_path
-from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, follow_history
+from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, PlanRequest, follow_history, turn_actions
 
-__all__ = ["HierarchicalPlanner", "MissionHistory", "follow_history", "sample_shortest_path"]
+__all__ = [
+    "HierarchicalPlanner",
+    "MissionHistory",
+    "PlanRequest",
+    "follow_history",
+    "sample_shortest_path",
+    "turn_actions",
+]

@@ -80,7 +80,12 @@ def sample_shortest_path(
 
     Every shortest path to any nearest goal is equally likely. None if no goal is reachable.
     """
-    dist, count, reached = shortest_path_counts(passable, width, start, goals)
+    return draw_shortest_path(shortest_path_counts(passable, width, start, goals), width, start, rng)
+
+
+def draw_shortest_path(search: tuple[dict, dict, list[int]], width: int, start: int, rng: np.random.Generator):
+    """A path drawn uniformly among the shortest paths of a :func:`shortest_path_counts` search (None if none)."""
+    dist, count, reached = search
     if not reached:
         return None
     cell = _weighted(reached, [count[c] for c in reached], rng)

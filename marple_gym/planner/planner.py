@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -36,7 +37,7 @@ from marple_gym.missions.feasibility import target_cells
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.missions.requirements import Requirement, mission_requirements
-from marple_gym.planner.paths import passable_cells, sample_shortest_path
+from marple_gym.planner.paths import draw_shortest_path, passable_cells, shortest_path_counts
 from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.assets import ASSETS, BIT, DOOR, OPEN_BIT
 from marple_gym.world.house import DIR_VEC
@@ -255,12 +256,13 @@ class HierarchicalPlanner:
             for dx, dy in DIR_VEC
         )
 
-    def _make_plan(self) -> bool:
-        """Plan the current subgoal: path, turns, the action. False if it cannot be reached."""
+    def plan_request(self) -> PlanRequest | None:
+        """The low-level problem of the current subgoal in the world as it is now (None if no target is reachable
+        in principle: no target cell). Planning and exact inverse planning start from the same request."""
         sg = self.progress.current
         targets = self._targets(sg)
         if not targets:
-            return False
+            return None
         house, state = self.world.house, self.world.state
         width = house.width
         passable = passable_cells(house, state, self.agent)
@@ -271,35 +273,102 @@ class HierarchicalPlanner:
                 if passable[c]:
                     goals.setdefault(c, []).append((tx, ty))
         x, y = state.agent_pos[self.agent].tolist()
-        path = sample_shortest_path(passable, width, y * width + x, set(goals), self.rng)
-        if path is None:
+        grid = state.grid
+        doors = np.flatnonzero(
+            (grid[..., CH_FUR] == DOOR) & (((grid[..., CH_FUR_STATE].astype(np.int64) - 1) & OPEN_BIT) == 0)
+        )
+        return PlanRequest(
+            passable,
+            width,
+            y * width + x,
+            int(state.agent_dir[self.agent]),
+            goals,
+            frozenset(doors.tolist()),
+            sg.action,
+        )
+
+    def _make_plan(self) -> bool:
+        """Plan the current subgoal: path, turns, the action. False if it cannot be reached."""
+        request = self.plan_request()
+        if request is None:
             return False
-        cells = [(c % width, c // width) for c in path]
-        facing = int(state.agent_dir[self.agent])
-        plan: list[int] = []
-        for (ax, ay), (bx, by) in zip(cells, cells[1:]):
-            facing = self._turn_to(plan, facing, _DIR_OF_STEP[(bx - ax, by - ay)])
-            cell = state.grid[by, bx]
-            if cell[CH_FUR] == DOOR and not (int(cell[CH_FUR_STATE]) - 1) & OPEN_BIT:
-                plan.append(int(Action.open))
-            plan.append(int(Action.forward))
-        end = path[-1]
-        options = goals[end]
-        tx, ty = options[int(self.rng.integers(len(options)))]
-        ex, ey = cells[-1]
-        self._turn_to(plan, facing, _DIR_OF_STEP[(tx - ex, ty - ey)])
-        plan.append(int(sg.action))
+        plan = request.sample(self.rng)
+        if plan is None:
+            return False
         self._plan = deque(plan)
         return True
 
-    def _turn_to(self, plan: list[int], facing: int, wanted: int) -> int:
-        """Append the fewest turns from ``facing`` to ``wanted`` (a U-turn goes either way at random)."""
-        diff = (wanted - facing) % 4
-        if diff == 1:
-            plan.append(int(Action.right))
-        elif diff == 3:
-            plan.append(int(Action.left))
-        elif diff == 2:
-            turn = int(Action.left) if self.rng.random() < 0.5 else int(Action.right)
-            plan += [turn, turn]
-        return wanted
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """One subgoal's low-level problem: walk a shortest path to a goal cell, face a target next to it, act.
+
+    Cells are flat indices (``y * width + x``). Closed doors on the way are opened
+    before stepping into them.
+    """
+
+    passable: list[bool]
+    width: int
+    start: int
+    facing: int
+    goals: dict[int, list[tuple[int, int]]]
+    """Goal cell -> the target cells in front of which an agent standing there can act."""
+    closed_doors: frozenset[int]
+    action: int
+
+    @cached_property
+    def search(self) -> tuple[dict[int, int], dict[int, int], list[int]]:
+        """Distances and shortest-path counts from the start, and the nearest goals (computed once)."""
+        return shortest_path_counts(self.passable, self.width, self.start, set(self.goals))
+
+    def direction(self, a: int, b: int) -> int:
+        """The direction of the step from flat cell ``a`` to the neighbouring flat cell ``b``."""
+        return _DIR_OF_STEP[((b % self.width) - (a % self.width), (b // self.width) - (a // self.width))]
+
+    def move_actions(self, facing: int, a: int, b: int, u_turn_left: bool) -> list[int]:
+        """The actions stepping from ``a`` to ``b``: turns, opening a closed door, forward."""
+        actions = turn_actions(facing, self.direction(a, b), u_turn_left)
+        if b in self.closed_doors:
+            actions.append(int(Action.open))
+        actions.append(int(Action.forward))
+        return actions
+
+    def final_actions(self, facing: int, end: int, target: tuple[int, int], u_turn_left: bool) -> list[int]:
+        """At the path's end: turn to face ``target``, then act."""
+        tx, ty = target
+        return turn_actions(facing, self.direction(end, ty * self.width + tx), u_turn_left) + [int(self.action)]
+
+    def sample(self, rng: np.random.Generator) -> list[int] | None:
+        """The planner's random choice of a plan: a path uniform among shortest paths, a target uniform among
+        those in front of its end, a U-turn's direction by a fair coin. None if no goal is reachable."""
+        path = draw_shortest_path(self.search, self.width, self.start, rng)
+        if path is None:
+            return None
+        facing = self.facing
+        plan: list[int] = []
+        for a, b in zip(path, path[1:]):
+            wanted = self.direction(a, b)
+            plan += self.move_actions(facing, a, b, _u_turn_left(facing, wanted, rng))
+            facing = wanted
+        end = path[-1]
+        options = self.goals[end]
+        target = options[int(rng.integers(len(options)))]
+        wanted = self.direction(end, target[1] * self.width + target[0])
+        return plan + self.final_actions(facing, end, target, _u_turn_left(facing, wanted, rng))
+
+
+def _u_turn_left(facing: int, wanted: int, rng: np.random.Generator) -> bool:
+    """A U-turn goes either way with equal chance (the coin is only tossed for a U-turn)."""
+    return (wanted - facing) % 4 == 2 and rng.random() < 0.5
+
+
+def turn_actions(facing: int, wanted: int, u_turn_left: bool = False) -> list[int]:
+    """The fewest turns from ``facing`` to ``wanted``; a U-turn is two lefts or two rights."""
+    diff = (wanted - facing) % 4
+    if diff == 1:
+        return [int(Action.right)]
+    if diff == 3:
+        return [int(Action.left)]
+    if diff == 2:
+        return [int(Action.left)] * 2 if u_turn_left else [int(Action.right)] * 2
+    return []

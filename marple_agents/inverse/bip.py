@@ -1,0 +1,177 @@
+"""Bayesian inverse planning with a learned likelihood (``bip``, in the spirit of MMToM-QA's BIP-ALM).
+
+The posterior over an agent's missions of :mod:`marple_eval.inverse.base`,
+with each action's likelihood taken from a trained language-conditioned policy
+instead of the planner: under mission ``m`` the agent at step ``t`` works on
+``m``'s current subgoal (its first subgoal neither achieved nor skipped, tracked
+with the mission's own state machine on the true world), so::
+
+    log P(actions to tau | m) = sum_t log pi(a_t | vision_t, subgoal_m(t))
+
+and P(reach the query | m) comes from rollouts of the same policy, conditioned
+on ``m``'s subgoals as each rollout achieves them. Only the missions' subgoal
+lists and the world's rules are known; the planner is not, so it applies to
+houses and agents whose planner it does not know. Each agent's resources: its
+policy (a checkpoint path or a loaded policy) and its mission prior from its
+training split (:class:`BipResources`).
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
+from marple_agents.simulation.rollouts import query_probability
+from marple_eval.evidence import AgentEvidence
+from marple_eval.inverse.base import InversePlanningModel, as_prior
+from marple_eval.inverse.priors import TrainingPriors
+from marple_eval.protocol import ModelFile, opaque
+from marple_gym.missions.mission import Mission, Subgoal, get_mission
+from marple_gym.missions.progress import MissionProgress
+from marple_gym.world.actions import Outcome
+from marple_gym.world.world import World
+
+DONE = (-1, -1, -1, -1)
+"""The subgoal codes of an agent whose mission is complete."""
+MIN_PROBABILITY = 1e-6
+"""A floor on a learned policy's action probabilities, so one surprising action does not rule a mission out."""
+
+
+def subgoal_codes(progress: MissionProgress) -> tuple[int, int, int, int]:
+    return DONE if progress.complete else progress.current.codes
+
+
+@dataclass
+class _Hypothesis:
+    """One mission's account of an agent's actions so far: its subgoal state machine and the actions' log-probabilities."""
+
+    progress: MissionProgress
+    world: World
+    log_probs: list[float]
+
+
+class MissionPolicyAgent(RolloutAgent):
+    """A language-conditioned policy that works through one mission's subgoals, from where the agent is at tau."""
+
+    def __init__(self, policy: Any, progress: MissionProgress) -> None:
+        self.policy = policy
+        self.start = progress
+        self.worlds: list[World] = []
+        self.progress: list[MissionProgress] = []
+
+    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        self.worlds = worlds
+        self.progress = [self.start.copy() for _ in worlds]
+
+    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
+        vision = np.stack([self.worlds[i].state.grid for i in active])
+        subgoals = np.array([subgoal_codes(self.progress[i]) for i in active], dtype=np.int64)
+        probs = np.asarray(self.policy.action_probs(vision, subgoals), dtype=np.float64)
+        return sample_rows(probs, rng).tolist()
+
+    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
+        for i, outcome in zip(active, outcomes):
+            self.progress[i].update(outcome, self.worlds[i])
+
+
+class BipModel(InversePlanningModel):
+    """Inverse planning with a learned, subgoal-conditioned likelihood (see module docs)."""
+
+    name = "bip"
+
+    def __init__(self, rollouts: int = 20, device: str = "cpu", **protocol: Any) -> None:
+        super().__init__(rollouts, **protocol)
+        self.device = device
+        self.policies: dict[str, Any] = {}
+
+    def setup(self, agents: Mapping[str, Any]) -> None:
+        """Receive each agent's ``{"policy": checkpoint or policy, "prior": MissionPrior or mapping}``."""
+        from marple_agents import load_policy
+
+        self.priors, self.policies = {}, {}
+        for identity, resource in agents.items():
+            if not isinstance(resource, Mapping) or not {"policy", "prior"} <= set(resource):
+                raise ValueError("bip needs a language-conditioned policy and a mission prior per agent")
+            policy = resource["policy"]
+            if isinstance(policy, ModelFile):
+                policy = io.BytesIO(policy.content)
+            if not hasattr(policy, "action_probs"):
+                policy = load_policy(policy, device=self.device)
+            if getattr(policy, "conditioning", None) != "language":
+                raise ValueError("bip needs a language-conditioned policy (the likelihood is given each subgoal)")
+            self.policies[identity] = policy
+            self.priors[identity] = as_prior(resource["prior"], "bip")
+        self._episodes = {}
+
+    def hypotheses(self, agent: AgentEvidence) -> dict[str, _Hypothesis]:
+        """Each mission's account of the agent's actions to tau (extended from the last call where it can)."""
+        prior, actions = self.prior_of(agent), agent.actions.tolist()
+
+        def fresh() -> dict[str, _Hypothesis]:
+            start = agent.world(0)
+            return {m: self._start(get_mission(m), start) for m in prior}
+
+        hypotheses = self.episode_state(
+            agent, fresh, lambda hs: any(len(h.log_probs) > len(actions) for h in hs.values())
+        )
+        self._extend(agent, hypotheses, actions)
+        return hypotheses
+
+    @staticmethod
+    def _start(mission: Mission, start: World) -> _Hypothesis:
+        progress = MissionProgress(mission)
+        world = start.clone()
+        progress.skip_infeasible(world)
+        return _Hypothesis(progress, world, [])
+
+    def _extend(self, agent: AgentEvidence, hypotheses: dict[str, _Hypothesis], actions: list[int]) -> None:
+        """Score the new actions under every mission with one batched policy call."""
+        rows, vision, subgoals = [], [], []
+        for mission, h in hypotheses.items():
+            for t in range(len(h.log_probs), len(actions)):
+                rows.append((mission, t))
+                vision.append(agent.vision[t])
+                subgoals.append(subgoal_codes(h.progress))
+                h.progress.update(h.world.step(0, actions[t]), h.world)
+        if not rows:
+            return
+        probs = self.policies[agent.identity].action_probs(np.stack(vision), np.array(subgoals, dtype=np.int64))
+        for (mission, t), p in zip(rows, np.asarray(probs, dtype=np.float64)):
+            hypotheses[mission].log_probs.append(math.log(max(float(p[actions[t]]), MIN_PROBABILITY)))
+
+    def log_likelihoods(self, agent: AgentEvidence) -> dict[str, float]:
+        return {m: sum(h.log_probs) for m, h in self.hypotheses(agent).items()}
+
+    def progress_index(self, agent: AgentEvidence, mission: str) -> int:
+        return self.hypotheses(agent)[mission].progress.index
+
+    def reach_probability(
+        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
+    ) -> float:
+        progress = self.hypotheses(agent)[mission].progress
+        rollout_agent = MissionPolicyAgent(self.policies[agent.identity], progress)
+        return query_probability(world, rollout_agent, agent, query, steps, self.rollouts, rng)
+
+
+@dataclass(frozen=True)
+class BipResources:
+    """Resources for the protocol: each role's language-conditioned checkpoint (templates with ``{scenario}`` and
+    ``{role}``; one template serves both roles) and its mission prior from a training split of ``data``."""
+
+    policies: str | Mapping[str, str]
+    data: str
+    split: str = "in"
+
+    def __call__(self, scenario: str, role: str) -> dict[str, Any]:
+        templates = self.policies if isinstance(self.policies, Mapping) else {"A": self.policies, "B": self.policies}
+        if role not in templates:
+            raise ValueError(f"bip: no policy given for role {role!r} (use --agent {role}=CHECKPOINT)")
+        prior = TrainingPriors(self.data, self.split)(scenario, role)
+        # By content, like every agent model: a checkpoint's path names the agent's role.
+        return {"policy": opaque(templates[role].format(scenario=scenario, role=role)), "prior": prior}

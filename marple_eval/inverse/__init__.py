@@ -1,0 +1,20 @@
+"""Bayesian inverse planning: the exact likelihood of actions under the planner, and the Bayes-optimal observer."""
+
+from marple_eval.inverse.base import ANSWERS, InversePlanningModel, mission_posterior
+from marple_eval.inverse.checks import ceiling_violations
+from marple_eval.inverse.ideal import IdealObserver
+from marple_eval.inverse.likelihood import MissionTracker, PlanLikelihood
+from marple_eval.inverse.priors import MissionPrior, TrainingPriors, estimate_prior
+
+__all__ = [
+    "ANSWERS",
+    "IdealObserver",
+    "InversePlanningModel",
+    "MissionPrior",
+    "MissionTracker",
+    "PlanLikelihood",
+    "TrainingPriors",
+    "ceiling_violations",
+    "estimate_prior",
+    "mission_posterior",
+]

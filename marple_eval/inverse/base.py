@@ -1,0 +1,165 @@
+"""Bayesian inverse planning over missions: what the ideal observer and ``bip`` share.
+
+For each agent, with a prior P(m) over its missions from its training split::
+
+    P(m | actions to tau)  ~  P(m) * P(actions to tau | m)
+    P(query | agent)        =  sum_m P(m | actions) * P(an agent on m, carrying on from tau, reaches the query
+                                                      state within the protocol's steps)
+
+Subclasses say how the two factors are computed (:meth:`log_likelihoods`,
+:meth:`reach_probability`); the second is 0, without asking them, for a
+mission that has no subgoal producing the query state left to do. The horizon,
+cutoff and combination rule are the protocol's (``trial.steps_left``,
+``trial.rules``; the harness applies the cutoff); :data:`ANSWERS` offers two
+more answers for the ceiling.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import zlib
+from abc import abstractmethod
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
+from marple_eval.inverse.priors import MissionPrior
+from marple_eval.models.base import QueryModel, combine_query_probabilities
+from marple_gym.missions.mission import Mission, Subgoal, get_mission
+from marple_gym.missions.scenarios import same_state_change
+from marple_gym.world.world import World
+
+log = logging.getLogger(__name__)
+
+ANSWERS = ("protocol", "posterior", "map")
+"""How P(query | A), P(query | B) become the answer: the protocol's combination rule (softmax with eta, or
+the ratio; as simulation inference answers); the posterior that A rather than B is the one who did it, given
+that exactly one did; or all on the more probable agent, which maximises the expected score of the
+benchmark's linear metric (the mean probability given to the culprit) and so is the ceiling of every method."""
+
+
+def mission_posterior(prior: Mapping[str, float], log_likelihoods: Mapping[str, float]) -> dict[str, float] | None:
+    """P(m | actions) from P(m) and log P(actions | m) (None when no mission of positive prior explains them)."""
+    logs = {m: math.log(prior[m]) + ll for m, ll in log_likelihoods.items() if prior.get(m, 0) > 0}
+    top = max(logs.values(), default=-math.inf)
+    if top == -math.inf:
+        return None
+    weights = {m: math.exp(v - top) for m, v in logs.items()}
+    total = sum(weights.values())
+    return {m: w / total for m, w in weights.items()}
+
+
+def may_produce(mission: Mission, done: int, query: Subgoal) -> bool:
+    """Does a subgoal from index ``done`` on produce the query state?"""
+    return any(same_state_change(sg, query) for sg in mission.subgoals[done:])
+
+
+def as_prior(resource: Any, model: str) -> MissionPrior:
+    """A :class:`MissionPrior` from a prior or a plain ``{mission: probability}`` mapping."""
+    if isinstance(resource, MissionPrior):
+        return resource
+    if isinstance(resource, Mapping) and resource and all(isinstance(p, int | float) for p in resource.values()):
+        return MissionPrior({m: float(p) for m, p in resource.items()}, "given", 0)
+    raise ValueError(f"{model} needs a mission prior per agent, got {type(resource).__name__}")
+
+
+class InversePlanningModel(QueryModel):
+    """P(query | agent) as a posterior-weighted mixture over missions (see module docs)."""
+
+    modalities = frozenset({VISION})
+
+    def __init__(self, rollouts: int, seed: int = 0, answer: str = "protocol") -> None:
+        if rollouts < 1:
+            raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+        if answer not in ANSWERS:
+            raise ValueError(f"answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
+        self.rollouts = int(rollouts)
+        self.seed = int(seed)
+        self.answer = answer
+        # Runs of other answer rules are other rows of a report.
+        self.name = type(self).name + ("" if answer == "protocol" else f"-{answer}")
+        self.priors: dict[str, MissionPrior] = {}
+        self._episodes: dict[str, tuple[bytes, Any]] = {}
+
+    def episode_state(self, agent: AgentEvidence, fresh: Callable[[], Any], behind: Callable[[Any], bool]) -> Any:
+        """Per-agent working state for the episode being scored, kept across its evidence points.
+
+        Made anew by ``fresh`` for a new episode (another start) or when the
+        evidence is shorter than what ``behind`` says the state has consumed.
+        """
+        key = agent.vision[0].tobytes()
+        cached = self._episodes.get(agent.identity)
+        if cached is None or cached[0] != key or behind(cached[1]):
+            self._episodes[agent.identity] = cached = (key, fresh())
+        return cached[1]
+
+    def settings(self) -> dict[str, Any]:
+        return {
+            **super().settings(),
+            "rollouts": self.rollouts,
+            "seed": self.seed,
+            "answer": self.answer,
+            "prior": "mission frequencies of each agent's training split",
+        }
+
+    def prior_of(self, agent: AgentEvidence) -> dict[str, float]:
+        if agent.identity not in self.priors:
+            raise ValueError(f"no mission prior was set up for {agent.identity}; the run must provide one per agent")
+        return {m: p for m, p in self.priors[agent.identity].probabilities.items() if p > 0}
+
+    @abstractmethod
+    def log_likelihoods(self, agent: AgentEvidence) -> dict[str, float]:
+        """log P(the agent's actions to tau | m) for each mission of its prior."""
+
+    @abstractmethod
+    def reach_probability(
+        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
+    ) -> float:
+        """P(an agent on ``mission``, carrying on from ``world`` at tau, reaches ``query`` within ``steps``)."""
+
+    @abstractmethod
+    def progress_index(self, agent: AgentEvidence, mission: str) -> int:
+        """How many of ``mission``'s subgoals are behind the agent at tau, if it is on ``mission``."""
+
+    def posterior(self, agent: AgentEvidence) -> dict[str, float]:
+        """P(mission | the agent's actions to tau)."""
+        prior = self.prior_of(agent)
+        posterior = mission_posterior(prior, self.log_likelihoods(agent))
+        if posterior is None:
+            log.warning("%s: no mission of the prior explains the actions; answering with the prior", agent.identity)
+            return prior
+        return posterior
+
+    def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
+        """P(query | agent, evidence to tau), within the protocol's horizon (see module docs)."""
+        world, outcomes = agent.replay()
+        if any(trial.query.matches(o, world.house) for o in outcomes):
+            return 1.0
+        steps = trial.steps_left
+        total = 0.0
+        for mission, weight in self.posterior(agent).items():
+            if weight <= 0 or steps <= 0:
+                continue
+            if not may_produce(get_mission(mission), self.progress_index(agent, mission), trial.query):
+                continue
+            # Seeded by what was observed, never by the identity (identities are salted per run).
+            first, last = agent.vision[0].tobytes(), agent.vision[-1].tobytes()
+            rng = np.random.default_rng(
+                [self.seed, trial.tau, zlib.crc32(first), zlib.crc32(last), zlib.crc32(mission.encode())]
+            )
+            total += weight * self.reach_probability(agent, mission, world, trial.query, steps, rng)
+        return total
+
+    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
+        p_a, p_b = (self.query_probability(agent, trial) for agent in trial.agents)
+        if self.answer == "protocol":
+            return combine_query_probabilities(p_a, p_b, trial.rules)
+        a, b = p_a * (1 - p_b), p_b * (1 - p_a)  # exactly one of them did it
+        if a == b:
+            return 0.5, 0.5
+        if self.answer == "map":
+            return (1.0, 0.0) if a > b else (0.0, 1.0)
+        return a / (a + b), b / (a + b)
