@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -260,10 +261,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
             priors = TrainingPriors(str(args.data), args.train_split or "in")
             extra["mission_priors"] = priors.describe(scenarios)
             resources = priors
-            if args.model == "bip":
-                from marple_agents.inverse import BipResources
-
-                resources = BipResources(parse_agents(args.agent), str(args.data), priors.split)
+            if args.model == "bip":  # its learned likelihoods come from a package above this one: an entry point
+                (builder,) = (ep.load() for ep in entry_points(group="marple.resources", name="bip"))
+                resources = builder(parse_agents(args.agent), str(args.data), priors.split)
         run = evaluate(
             factory,
             episodes,
