@@ -52,8 +52,8 @@ def add_parser(subparsers) -> None:
         "--uncut",
         default=None,
         metavar="RUNS",
-        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, "
-        "vision, audio, language, all (small: uniform,distance,perfect-agent-models,all; each variant costs "
+        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, ideal, "
+        "vision, audio, language, all (small: uniform,distance,perfect-agent-models,ideal,all; each variant costs "
         "about four times its cut scoring)",
     )
     parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
@@ -95,7 +95,7 @@ def run_command(args: argparse.Namespace) -> int:
         preset = replace(preset, splits=splits)
     if args.uncut is not None:
         uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
-        known = ("uniform", "distance", "perfect-agent-models", *VARIANTS)
+        known = ("uniform", "distance", "perfect-agent-models", "ideal", *VARIANTS)
         if set(uncut) - set(known):
             raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
         preset = replace(preset, uncut=uncut)

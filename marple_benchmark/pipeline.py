@@ -31,7 +31,7 @@ from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
 from marple_benchmark.presets import BenchmarkPreset
 from marple_eval.protocol import ProtocolSettings
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
-from marple_gym.missions.scenarios import SCENARIOS
+from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
 log = logging.getLogger(__name__)
 
@@ -204,11 +204,16 @@ class InferenceRun(NamedTuple):
     method: str | None = None  # how tables name it (default: the model's name)
     split: str | None = None  # the agent models' training split
     model_seed: int | None = None
+    priors: bool = False  # the model receives each agent's mission prior from its training split
 
 
 def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
     """Every run of the inference stage, in report order."""
     sim = {"rollouts": cfg.preset.rollouts, "seed": cfg.seed}
+    # The planner with the scenario's preferences is a perfect agent model only when each agent always does
+    # its own mission (preference 1.0); otherwise it ignores what the evidence says about the mission.
+    mixed = any(get_scenario(s).preference < 1.0 for s in cfg.scenarios)
+    planner_row = "simulation: planner agents (mission from the prior)" if mixed else "simulation: perfect agent models"
     runs = [
         InferenceRun("uniform", "uniform", "uniform", {}, None),
         InferenceRun("distance", "distance", "distance", {}, None),
@@ -218,7 +223,11 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
             "simulation",
             {"variant": "vision", **sim},
             {"A": "planner", "B": "planner"},
-            method="simulation: perfect agent models",
+            method=planner_row,
+        ),
+        # The ceiling: exact Bayesian inverse planning with the true planner (docs/evaluation.md).
+        InferenceRun(
+            "ideal", "ideal", "ideal", {"rollouts": 100, "seed": cfg.seed}, None, "ideal observer", priors=True
         ),
     ]
     for model_seed in cfg.model_seeds:
@@ -242,6 +251,7 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
 
 def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     """Score every run (those without a results file yet); return the results files."""
+    from marple_eval.inverse import TrainingPriors
     from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_gym.datasets.dataset import MarpleDataset
 
@@ -255,13 +265,17 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
         extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
         if run.split is not None:
             extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
+        resources = AgentResources(run.agents) if run.agents else None
+        if run.priors:
+            resources = TrainingPriors(str(cfg.data), "in")
+            extra["mission_priors"] = resources.describe(list(cfg.scenarios))
         evaluate(
             model_factory(run.model, **run.kwargs),
             episodes,
             cfg.scoring(run.key),
             method=run.method,
             run_settings=extra,
-            resources=AgentResources(run.agents) if run.agents else None,
+            resources=resources,
             workers=cfg.workers,
             out=out,
             progress=cfg.progress,

@@ -84,13 +84,14 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     )
     summary = run_benchmark(cfg)
     assert "simulation-vision" in summary and "simulation: perfect agent models" in summary
+    assert "ideal observer" in summary  # the ceiling row
     assert "## cutoff 40" in summary and "## no cutoff" in summary and "Across model seeds" in summary
     assert "fewer than 20 trials, too uncertain to compare: all scenarios pooled (2)" in summary
     assert "0.48" in summary  # the paper's human row for reference
     assert (cfg.out / "figure4.png").stat().st_size > 0
     results = sorted(p.name for p in (cfg.out / "results").glob("*.json"))
     sims = [f"simulation-vision-in-seed{s}.json" for s in (0, 1)]
-    assert results == sorted(["distance.json", "perfect-agent-models.json", "uniform.json", *sims])
+    assert results == sorted(["distance.json", "ideal.json", "perfect-agent-models.json", "uniform.json", *sims])
     stamps = {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
     run_benchmark(cfg)  # everything exists: nothing is recomputed
     assert stamps == {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
@@ -98,7 +99,7 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert record["protocol"]["cutoff"] == 40 and record["training_budget"] == "steps 4"
     cut = {row["method"] for row in record["views"]["cutoff 40"]}
     uncut = [row["method"] for row in record["views"]["no cutoff"]]
-    assert len(record["views"]["cutoff 40"]) == 5 and "distance" in cut
+    assert len(record["views"]["cutoff 40"]) == 6 and {"distance", "ideal observer"} <= cut
     assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
 
 
