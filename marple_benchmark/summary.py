@@ -102,6 +102,34 @@ def interval_width(runs: list[RunResults], threshold: float) -> str:
     return f"{np.mean(widths):.2f} wide on average (from {min(widths):.2f} to {max(widths):.2f})"
 
 
+def ceiling_check(runs: list[RunResults]) -> str:
+    """Whether any run beats the ideal observer at some evidence point by more than the paired intervals.
+
+    Expected only where the combination rule caps the ideal observer's answer (softmax with eta = 5 gives
+    at most 0.993 when one agent is known to have done it), so such points are named, not hidden."""
+    from marple_eval.inverse.checks import ceiling_violations
+
+    ideal = next((run for run in runs if run.method == "ideal observer"), None)
+    if ideal is None:
+        return "Ceiling check: no ideal-observer run."
+    ids = [t.episode_id for t in ideal.trials]
+    found = []
+    for run in runs:
+        if run is ideal or [t.episode_id for t in run.trials] != ids:
+            continue
+        points = ceiling_violations(ideal.matrix(), run.matrix())
+        if points:
+            fractions = ", ".join(f"{k / (ideal.matrix().shape[1] - 1):.1f}" for k in points)
+            found.append(f"{run.label} at evidence {fractions}")
+    if not found:
+        return "Ceiling check: no run beats the ideal observer at any evidence point beyond the paired 95 % intervals."
+    return (
+        "Ceiling check: beyond the paired 95 % intervals, the ideal observer is beaten by "
+        + "; ".join(found)
+        + " (where its answer is capped by the combination rule, e.g. softmax at tau = T)."
+    )
+
+
 def small_groups(runs: list[RunResults]) -> list[str]:
     """One line per group with fewer than 20 trials (the same in every run), not one per run and group."""
     from marple_eval.metrics import MIN_TRIALS
@@ -156,6 +184,7 @@ def write_summary(
             if orderings
             else "The intervals support no ordering between these runs."
         )
+    lines += ["", ceiling_check(headline_runs)]
     spread = seed_spread(headline_runs, first)
     if spread:
         lines += ["", f"## Across model seeds ({headline_view}, evidence for {first})", ""]
