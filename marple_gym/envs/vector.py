@@ -70,7 +70,8 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
             mission=mission,
             mission_preferences=mission_preferences,
             config=config,
-            max_steps=max_steps if max_episode_steps is None else max_episode_steps,
+            # Gymnasium passes the spec's limit; like TimeLimit around the single env, the first limit ends it.
+            max_steps=max_steps if max_episode_steps is None else min(max_steps, max_episode_steps),
             subgoal_reward=subgoal_reward,
             observation_keys=observation_keys,
             render_mode=render_mode,
