@@ -38,6 +38,10 @@ def thresholds_value(text: str) -> tuple[float, ...]:
     return values
 
 
+def add_cutoff_argument(parser, default: int | None, help: str) -> None:
+    parser.add_argument("--cutoff", type=cutoff_value, default=default, metavar="STEPS|none", help=help)
+
+
 def add_threshold_argument(parser) -> None:
     parser.add_argument(
         "--threshold",
@@ -51,12 +55,10 @@ def add_threshold_argument(parser) -> None:
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
     """The protocol's settings (docs/evaluation.md): defaults follow the original code where the paper is silent."""
     group = parser.add_argument_group("protocol (recorded in every results file; see docs/evaluation.md)")
-    group.add_argument(
-        "--cutoff",
-        type=cutoff_value,
-        default=40,
-        metavar="STEPS|none",
-        help="answer 0.5 for both agents where T + margin - tau > STEPS (original code: 40, the default); none: never",
+    add_cutoff_argument(
+        group,
+        40,
+        "answer 0.5 for both agents where T + margin - tau > STEPS (original code: 40, the default); none: never",
     )
     group.add_argument(
         "--margin", type=nonnegative_int, default=10, help="look for the query state up to T + margin (default: 10)"
@@ -174,12 +176,8 @@ def add_report_parser(subparsers) -> None:
     parser.add_argument("--text", action="store_true", help="plain-text table instead of Markdown")
     parser.add_argument("--no-paper", action="store_true", help="leave out the paper's reference rows")
     add_threshold_argument(parser)
-    parser.add_argument(
-        "--cutoff",
-        type=cutoff_value,
-        default=None,
-        metavar="STEPS|none",
-        help="also show each run under this cutoff (exact from runs scored with --cutoff none)",
+    add_cutoff_argument(
+        parser, None, "also show each run under this cutoff (exact from runs scored with --cutoff none)"
     )
     parser.set_defaults(run=run_report)
 

@@ -21,6 +21,7 @@ and recomputes, so files written before it existed load the same.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from dataclasses import asdict, dataclass, field, fields
@@ -103,6 +104,15 @@ class RunResults:
         return dict(self.settings.get("protocol") or {})
 
     def summary(self, seed: int = BOOTSTRAP_SEED, thresholds: tuple[float, ...] = THRESHOLDS) -> dict[str, Any]:
+        """See :meth:`_summarise`; computed once per run, seed and thresholds (the bootstrap is the costly part,
+        and tables, plots and the benchmark's summary each ask for it). The trials must not change afterwards."""
+        cache = self.__dict__.setdefault("_summaries", {})
+        key = (seed, tuple(thresholds), len(self.trials))
+        if key not in cache:
+            cache[key] = self._summarise(seed, tuple(thresholds))
+        return copy.deepcopy(cache[key])
+
+    def _summarise(self, seed: int, thresholds: tuple[float, ...]) -> dict[str, Any]:
         """Per evidence point, pooled over all trials and per scenario: mean accuracy, both intervals, n,
         evidence needed per threshold with its bootstrap interval, and AUC (see
         :func:`~marple_eval.metrics.summarise`); the mean of the per-scenario evidence figures
