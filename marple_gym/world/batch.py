@@ -158,7 +158,8 @@ class _Step:
         self.fx, self.fy = self.x + _DX[d], self.y + _DY[d]
         local = self.fy * self.houses.width + self.fx
         self.front = self.base + local
-        cell = self.cell = self.cells[self.front].astype(np.int64)
+        # np.take: a gather of whole rows, many times faster than the equivalent fancy index.
+        cell = self.cell = np.take(self.cells, self.front, axis=0).astype(np.int64)
         fur = self.fur_at = self.houses.fur_map[self.houses.cell(local, self.front)]
         # Furniture code and state of the faced furniture instance (0 where none: walls are no instance).
         self.fur_code = np.where(fur >= 0, cell[:, CH_FUR], 0)
@@ -226,7 +227,7 @@ def apply_actions(house: House | HouseBatch, batch: BatchedState, agent: int, ac
 
 def _grouped(actions: np.ndarray):
     """``group(a, b)``: the episodes (ascending) whose action is one of ``a..b``, from one stable sort."""
-    order = np.argsort(actions, kind="stable")
+    order = np.argsort(actions.astype(np.int8), kind="stable")  # a radix sort for small integers
     start = np.concatenate(([0], np.cumsum(np.bincount(actions, minlength=NUM_ACTIONS)))).tolist()
     return lambda first, last: order[start[first] : start[last + 1]]
 

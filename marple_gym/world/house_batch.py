@@ -131,6 +131,11 @@ class HouseBatch:
             return self.obj_codes[obj]
         return self.obj_codes[rows * (self.num_objects + 1) + obj]
 
+    def room_type_at(self, rows: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Room type code of cell (x, y) in the houses of episodes ``rows`` (0 on walls and doors)."""
+        local = y * self.width + x
+        return self.room_type[local if self.shared else rows * self.num_cells + local]
+
     def cells_of(self, rows: np.ndarray, fur: np.ndarray) -> np.ndarray:
         """(len(rows), K) cell indices (within the house) of furniture instance ``fur`` (>= 0) of each episode."""
         if self.shared:
