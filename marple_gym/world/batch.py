@@ -72,12 +72,16 @@ class BatchedState:
         return cls(*(np.repeat(getattr(state, f.name)[None], n, axis=0) for f in fields(WorldState)))
 
     @classmethod
-    def stack(cls, states: list[WorldState]) -> BatchedState:
-        """Stack states of houses with equal shapes (grid size, furniture, objects and agents)."""
+    def stack(cls, states: list[WorldState], repeats: int = 1) -> BatchedState:
+        """Stack states of houses with equal shapes (grid size, furniture, objects and agents), each ``repeats``
+        times in a row."""
+        if repeats < 1:
+            raise ValueError(f"repeats must be at least 1, got {repeats}")
         try:
-            return cls(*(np.stack([getattr(s, f.name) for s in states]) for f in fields(WorldState)))
+            stacked = [np.stack([getattr(s, f.name) for s in states]) for f in fields(WorldState)]
         except ValueError as error:
             raise ValueError(f"cannot stack world states of different shapes: {error}") from None
+        return cls(*(np.repeat(a, repeats, axis=0) if repeats > 1 else a for a in stacked))
 
     def __len__(self) -> int:
         return len(self.grid)
