@@ -43,11 +43,15 @@ class Counting(RolloutAgent):
 
     def __init__(self, inner: RolloutAgent) -> None:
         self.inner = inner
+        self.groups_starts = inner.groups_starts
         self.steps = 0
         self.calls = 0
 
     def reset(self, worlds, evidence, rng) -> None:
         self.inner.reset(worlds, evidence, rng)
+
+    def reset_groups(self, worlds, evidences, rngs) -> None:
+        self.inner.reset_groups(worlds, evidences, rngs)
 
     def act(self, active, rng):
         self.steps += len(active)
@@ -120,8 +124,8 @@ def rollout_throughput(episodes, template: str, args: argparse.Namespace) -> dic
     model.setup(agents)
     start = time.perf_counter()
     for episode in episodes[: args.sample_trials]:
-        for tau in episode.evidence_steps(11):
-            model.predict(trial_evidence(episode, tau, False, model.modalities, ("A", "B")))
+        taus = episode.evidence_steps(11)
+        model.predict_all([trial_evidence(episode, tau, False, model.modalities, ("A", "B")) for tau in taus])
     seconds = time.perf_counter() - start
     steps, calls = sum(a.steps for a in agents.values()), sum(a.calls for a in agents.values())
     policy_seconds = sum(p.seconds for p in policies.values())
