@@ -16,6 +16,7 @@ episode of a batch in place.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import NamedTuple
 
@@ -229,7 +230,7 @@ def apply_actions(house: House | HouseBatch, batch: BatchedState, agent: int, ac
     return BatchOutcome(actions, s.success, s.fur, s.obj, s.value, s.fx, s.fy)
 
 
-def _grouped(actions: np.ndarray):
+def _grouped(actions: np.ndarray) -> Callable[[int, int], np.ndarray]:
     """``group(a, b)``: the episodes (ascending) whose action is one of ``a..b``, from one stable sort."""
     order = np.argsort(actions.astype(np.int8), kind="stable")  # a radix sort for small integers
     start = np.concatenate(([0], np.cumsum(np.bincount(actions, minlength=NUM_ACTIONS)))).tolist()
