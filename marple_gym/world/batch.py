@@ -70,7 +70,7 @@ class BatchedState:
         """``n`` copies of one state."""
         if n < 1:
             raise ValueError(f"a batch needs at least one episode, got n={n}")
-        return cls(*(np.repeat(getattr(state, f.name)[None], n, axis=0) for f in fields(WorldState)))
+        return cls.stack([state], repeats=n)
 
     @classmethod
     def stack(cls, states: list[WorldState], repeats: int = 1) -> BatchedState:
