@@ -26,6 +26,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.rendering",),  # pure drawing (frames, panels, captions) and the window it shows them in
     ("marple_gym.envs",),
     ("marple_gym.datasets",),
+    ("marple_gym.multiagent",),  # many agents in one house: the PettingZoo env and the shared-house planner
     # Viewers and applications built on the layers below.
     ("marple_gym.rendering.replays", "marple_gym.rendering.play", "marple_gym.study", "marple_gym.cli", "marple_gym"),
     ("marple_eval",),
