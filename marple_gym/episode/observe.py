@@ -38,11 +38,13 @@ def _intent(subgoal: Subgoal | None) -> str:
     return intent(subgoal)
 
 
-def self_first_ids(agents: int, index: int) -> np.ndarray:
-    """The agent-id channel's relabelling for world agent ``index``: 0 stays 0, ``index + 1`` becomes 1,
-    the ids below it move up by one (a lookup table of ``agents + 1`` uint8 entries)."""
-    ids = np.arange(agents + 1, dtype=np.uint8)
+@lru_cache(maxsize=256)
+def self_first_ids(index: int) -> np.ndarray:
+    """The agent-id channel's relabelling for world agent ``index``: 0 stays 0, ``index + 1`` becomes 1, the
+    ids below it move up by one, those above stay (a read-only lookup table indexed by id, 256 uint8 entries)."""
+    ids = np.arange(256, dtype=np.uint8)
     ids[1 : index + 2] = np.roll(ids[1 : index + 2], -1)
+    ids.flags.writeable = False
     return ids
 
 
@@ -50,7 +52,7 @@ def _self_first(image: np.ndarray, index: int) -> np.ndarray:
     """``image`` (a new array) with its agent-id channel seen from world agent ``index``."""
     if index:
         channel = image[..., CH_AGENT]
-        channel[...] = self_first_ids(max(int(channel.max()), index + 1), index)[channel]
+        channel[...] = self_first_ids(index)[channel]
     return image
 
 
