@@ -77,6 +77,21 @@ def test_every_agent_sees_itself_as_agent_one():
         assert np.array_equal(image[..., keep], state[..., keep])
 
 
+def test_the_egocentric_view_marks_the_agent_itself_as_agent_one():
+    multi = parallel_env(missions=THREE["missions"], view_size=5)
+    observations, _ = multi.reset(seed=0)
+    for agent in multi.possible_agents:
+        assert observations[agent]["image"][4, 2, CH_AGENT] == 1  # bottom row, middle column: the agent itself
+
+
+def test_reset_options_fix_an_agents_mission():
+    multi = parallel_env(preferences=[{"do_laundry": 1.0, "get_snack": 1.0}, {"change_outfit": 1.0}])
+    observations, infos = multi.reset(seed=0, options={"missions": {multi.possible_agents[0]: "get_snack"}})
+    assert infos[multi.possible_agents[0]]["mission"] == "get_snack"
+    with pytest.raises(ValueError, match="unknown agents"):
+        multi.reset(options={"missions": {"nobody": "get_snack"}})
+
+
 def test_a_finished_agent_leaves_and_idles_while_the_others_act():
     multi = parallel_env(missions=["do_laundry", "get_snack"], max_steps=5)
     multi.reset(seed=0)
