@@ -298,7 +298,8 @@ def _change_bits(s: _Step, rows: np.ndarray) -> None:
     bit = np.where(actions == TOGGLE, TOGGLE_BIT, OPEN_BIT)
     bits = s.fur_bits[rows]
     new = _wanted(bits, bit, actions)
-    on_fur = ((_FUR_MASK[s.fur_code[rows]] & bit) > 0) & (new != bits)
+    shuts_on_agent = (s.cell[rows, CH_AGENT] > 0) & ((bits & ~new & OPEN_BIT) > 0)
+    on_fur = ((_FUR_MASK[s.fur_code[rows]] & bit) > 0) & (new != bits) & ~shuts_on_agent
     s.set_fur_bits(rows[on_fur], fur[on_fur], new[on_fur])
     s.succeed(rows[on_fur], fur[on_fur], -1, (new[on_fur] & bit[on_fur]) > 0)
     rest, bit, actions = rows[~on_fur], bit[~on_fur], actions[~on_fur]
