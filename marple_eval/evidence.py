@@ -8,6 +8,7 @@ culprit or when anyone reached the query state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -18,13 +19,14 @@ from marple_gym.evidence.audio import SILENCE
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Subgoal
+from marple_gym.missions.suspects import suspect_labels
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
 VISION, AUDIO, LANGUAGE = "vision", "audio", "language"
 MODALITIES = frozenset({VISION, AUDIO, LANGUAGE})
 NEUTRAL_AGENT = AgentSpec(name="agent", color="red")
-"""How every agent appears in the start configs models receive: the same name and colour for both."""
+"""How every agent appears in the start configs models receive: the same name and colour for all."""
 
 
 class UndeclaredModalityError(AttributeError):
@@ -53,7 +55,7 @@ class AgentEvidence:
     """
 
     label: str
-    """How the agent is shown in this trial: "A" or "B" (randomised per trial)."""
+    """How the agent is shown in this trial: "A", "B", "C", ... (randomised per trial)."""
     identity: str
     """An opaque name, stable within a run, for the agent's past behaviour: a model uses it to pick that
     agent's learned model (the paper's D_i). It does not say which agent is the culprit."""
@@ -152,9 +154,14 @@ class TrialEvidence:
     horizon: int
     """T: the step at which *some* agent reached the query state (it does not say which)."""
     tau: int
-    agents: tuple[AgentEvidence, AgentEvidence]
-    """Shown as "A" and "B"; which one is the culprit is not given (and is randomised)."""
+    agents: tuple[AgentEvidence, ...]
+    """The suspects, shown as "A", "B" (, "C", ...); which one is the culprit is not given (and is randomised)."""
     rules: QueryRules = QueryRules()
+
+    @property
+    def suspects(self) -> int:
+        """N: how many agents are suspected (2 in the paper's scenarios)."""
+        return len(self.agents)
 
     @property
     def fraction(self) -> float:
@@ -200,32 +207,59 @@ def agent_evidence(
     )
 
 
+Placement = bool | Sequence[int]
+"""Where each suspect is shown. Two suspects: ``swap`` (True shows the culprit as "B"). Any number: for each
+label A, B, C, ... the position, in "the culprit, then the others in the episode's order", of the suspect shown
+under it (``(1, 0)`` is the swap of two; ``(2, 0, 1)`` shows the culprit as "B")."""
+
+
+def culprit_first(episode: WhodunitEpisode) -> list[int]:
+    """The episode's trajectory indices: the culprit, then the other suspects in order."""
+    c = episode.culprit
+    return [c] + [i for i in range(episode.suspects) if i != c]
+
+
+def shown_order(placement: Placement, suspects: int) -> list[int]:
+    """Positions in the culprit-first order of the suspects shown as A, B, ... (see :data:`Placement`)."""
+    if isinstance(placement, bool):
+        if suspects != 2:
+            raise ValueError(f"a swap places two suspects; this trial has {suspects}: give an order")
+        return [1, 0] if placement else [0, 1]
+    order = [int(k) for k in placement]
+    if sorted(order) != list(range(suspects)):
+        raise ValueError(f"placement {order} is not an order of {suspects} suspects")
+    return order
+
+
 def trial_evidence(
     episode: WhodunitEpisode,
     tau: int,
-    swap: bool,
+    swap: Placement,
     modalities: frozenset[str],
-    identities: tuple[str, str],
+    identities: Sequence[str],
     rules: QueryRules = QueryRules(),
 ) -> TrialEvidence:
     """The evidence for one (episode, tau).
 
-    ``identities`` are the opaque names of the episode's two agents (culprit
-    first); ``swap`` shows the culprit as "B" instead of "A".
+    ``identities`` are the opaque names of the episode's agents, culprit first
+    and then the others in order; ``swap`` places them (:data:`Placement`):
+    with two suspects True shows the culprit as "B" instead of "A".
     """
     unknown = set(modalities) - MODALITIES
     if unknown:
         raise ValueError(f"unknown modalities {sorted(unknown)}; choose from {sorted(MODALITIES)}")
-    c = episode.culprit
-    agents = [(episode.trajectories[c], identities[0]), (episode.trajectories[1 - c], identities[1])]
-    if swap:
-        agents.reverse()
+    base = culprit_first(episode)
+    labels = suspect_labels(len(base))
+    shown = shown_order(swap, len(base))
     return TrialEvidence(
         question=episode.question,
         query=episode.query,
         scenario=episode.scenario,
         horizon=episode.horizon,
         tau=tau,
-        agents=tuple(agent_evidence(tr, label, ident, tau, modalities) for (tr, ident), label in zip(agents, "AB")),
+        agents=tuple(
+            agent_evidence(episode.trajectories[base[k]], label, identities[k], tau, modalities)
+            for k, label in zip(shown, labels)
+        ),
         rules=rules,
     )

@@ -10,8 +10,9 @@ config: the exact house can be rebuilt), the missions, where each subgoal
 started and ended, and the step at which each mission's query state was
 reached. The scene graph of any step is rebuilt by replaying the actions.
 
-A :class:`WhodunitEpisode` pairs two trajectories in copies of one house with
-a query state that only the culprit's mission produces.
+A :class:`WhodunitEpisode` holds the suspects' trajectories in copies of one
+house (two in the paper's scenarios) and the query state; the culprit is the
+suspect that produced it first (:func:`first_producer`).
 """
 
 from __future__ import annotations
@@ -168,9 +169,19 @@ def evidence_steps(horizon: int, points: int = EVIDENCE_POINTS) -> list[int]:
     return [int(k * horizon / (points - 1) + 0.5) for k in range(points)]
 
 
+def first_producer(trajectories: tuple[Trajectory, ...], query_mission: str) -> int | None:
+    """The index of the one trajectory that reached ``query_mission``'s query state first; None when none did
+    or several did at the same first step (no one culprit)."""
+    steps = [tr.query_steps.get(query_mission) for tr in trajectories]
+    reached = [s for s in steps if s is not None]
+    if not reached or reached.count(min(reached)) > 1:
+        return None
+    return steps.index(min(reached))
+
+
 @dataclass(eq=False)
 class WhodunitEpisode:
-    """Two agents' trajectories in copies of one house, and the whodunit question.
+    """The suspects' trajectories in copies of one house, and the whodunit question.
 
     ``culprit`` indexes ``trajectories``; ``horizon`` is T, the number of actions
     after which the culprit reached the query state.
@@ -178,17 +189,22 @@ class WhodunitEpisode:
 
     scenario: str
     query_mission: str
-    trajectories: tuple[Trajectory, Trajectory]
+    trajectories: tuple[Trajectory, ...]
     culprit: int = 0
     episode_id: str = ""
     """Stable id within its dataset, e.g. ``laundry/h03/017`` (scenario, test house, pair)."""
 
     def __repr__(self) -> str:
-        a, b = self.trajectories
+        agents = ", ".join(f"{chr(ord('A') + i)}={tr!r}" for i, tr in enumerate(self.trajectories))
         return (
             f"WhodunitEpisode({self.episode_id or self.scenario!r}, question={self.question!r}, "
-            f"culprit={self.culprit}, A={a!r}, B={b!r})"
+            f"culprit={self.culprit}, {agents})"
         )
+
+    @property
+    def suspects(self) -> int:
+        """N: how many agents are suspected."""
+        return len(self.trajectories)
 
     @property
     def query(self) -> Subgoal:
