@@ -177,3 +177,26 @@ def test_generate_refuses_bad_suspect_options_and_writes_nothing(tmp_path, capsy
     assert status == 2
     assert message in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_benchmark_pipeline_scores_every_method_on_three_suspects(tmp_path):
+    from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark
+    from marple_benchmark.presets import BenchmarkPreset
+
+    tiny = BenchmarkPreset(
+        "tiny", Sizes(1, 2, 3, 1), trials=2, model="small", rollouts=2, splits=("in",), train={"max_steps": 2}
+    )
+    cfg = BenchmarkConfig(
+        tiny, tmp_path / "bench", scenarios=("light-3",), variants=("vision",), workers=1, progress=False
+    )
+    summary = run_benchmark(cfg)
+    assert cfg.roles == ["A", "B", "C"]
+    assert sorted(p.parent.name for p in (cfg.out / "models").rglob("policy.pt")) == [
+        "A-vision",
+        "B-vision",
+        "C-vision",
+    ]
+    assert "1/N each (chance) where" in summary
+    for name in ("uniform", "distance", "perfect-agent-models", "ideal", "simulation-vision-in-seed0"):
+        run = RunResults.load(cfg.out / "results" / f"{name}.json")
+        assert {t.suspects for t in run.trials} == {3}, name
