@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from marple_eval.shared import SharedReplay, neutral_agents
 from marple_gym.datasets.dataset import subgoal_codes
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.evidence.audio import SILENCE
@@ -67,6 +68,7 @@ class AgentEvidence:
     _audio: np.ndarray | None = field(repr=False)
     _intents: tuple[str, ...] | None = field(repr=False)
     _subgoals: np.ndarray | None = field(repr=False)
+    _shared: SharedReplay | None = field(default=None, repr=False)
 
     def _require(self, modality: str) -> None:
         if modality not in self.modalities:
@@ -118,6 +120,8 @@ class AgentEvidence:
         t = self.tau if t is None else t
         if not 0 <= t <= self.tau:
             raise ValueError(f"observation {t} is outside the evidence 0..{self.tau}")
+        if self._shared is not None:
+            return self._shared.replay(self.start, t)
         world = generate_world(self.start, np.random.default_rng(0))
         outcomes = [world.step(0, action) for action in self._actions[:t].tolist()]
         return world, outcomes
@@ -187,12 +191,20 @@ def _neutral(config: HouseConfig) -> HouseConfig:
 
 
 def agent_evidence(
-    trajectory: Trajectory, label: str, identity: str, tau: int, modalities: frozenset[str]
+    trajectory: Trajectory,
+    label: str,
+    identity: str,
+    tau: int,
+    modalities: frozenset[str],
+    shared: SharedReplay | None = None,
 ) -> AgentEvidence:
-    """Cut a trajectory at ``tau`` and keep only the declared modalities."""
+    """Cut a trajectory at ``tau`` and keep only the declared modalities (``shared``: the agent acted in a
+    shared house, whose joint actions rebuild its world)."""
     cut = trajectory.evidence_until(tau)
     vision = VISION in modalities
     language = LANGUAGE in modalities
+    if shared is not None and vision:
+        shared = replace(shared, actions=_frozen(shared.actions[: cut.length]))
     return AgentEvidence(
         label=label,
         identity=identity,
@@ -204,6 +216,7 @@ def agent_evidence(
         _audio=_frozen(sounds_while_acting(trajectory, cut.length)) if AUDIO in modalities else None,
         _intents=tuple(cut.intents) if language else None,
         _subgoals=_frozen(subgoal_codes(cut)) if language else None,
+        _shared=shared if vision else None,
     )
 
 
@@ -251,6 +264,10 @@ def trial_evidence(
     base = culprit_first(episode)
     labels = suspect_labels(len(base))
     shown = shown_order(swap, len(base))
+    joint = None
+    if episode.shared:
+        actions = np.stack([tr.actions for tr in episode.trajectories], axis=1)
+        joint = SharedReplay(neutral_agents(episode.trajectories[0].house), actions)
     return TrialEvidence(
         question=episode.question,
         query=episode.query,
@@ -258,7 +275,14 @@ def trial_evidence(
         horizon=episode.horizon,
         tau=tau,
         agents=tuple(
-            agent_evidence(episode.trajectories[base[k]], label, identities[k], tau, modalities)
+            agent_evidence(
+                episode.trajectories[base[k]],
+                label,
+                identities[k],
+                tau,
+                modalities,
+                None if joint is None else replace(joint, agent=base[k]),
+            )
             for k, label in zip(shown, labels)
         ),
         rules=rules,

@@ -17,6 +17,7 @@ suspect that produced it first (:func:`first_producer`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -169,12 +170,15 @@ def evidence_steps(horizon: int, points: int = EVIDENCE_POINTS) -> list[int]:
     return [int(k * horizon / (points - 1) + 0.5) for k in range(points)]
 
 
-def first_producer(trajectories: tuple[Trajectory, ...], query_mission: str) -> int | None:
-    """The index of the one trajectory that reached ``query_mission``'s query state first; None when none did
-    or several did at the same first step (no one culprit)."""
+def first_producer(trajectories: Sequence[Trajectory], query_mission: str, shared: bool = False) -> int | None:
+    """The index of the trajectory that reached ``query_mission``'s query state first; None when none did.
+
+    In copies of a house, suspects that reach it at the same step tie (None: no one culprit). In a shared
+    house (``shared``) agents act in index order within a joint step, so the lower index was first.
+    """
     steps = [tr.query_steps.get(query_mission) for tr in trajectories]
     reached = [s for s in steps if s is not None]
-    if not reached or reached.count(min(reached)) > 1:
+    if not reached or (not shared and reached.count(min(reached)) > 1):
         return None
     return steps.index(min(reached))
 
@@ -193,6 +197,9 @@ class WhodunitEpisode:
     culprit: int = 0
     episode_id: str = ""
     """Stable id within its dataset, e.g. ``laundry/h03/017`` (scenario, test house, pair)."""
+    shared: bool = False
+    """The suspects acted at once in one house (their trajectories are aligned on its joint steps, each
+    ``house`` holds every agent at its start) rather than each in a copy of it."""
 
     def __repr__(self) -> str:
         agents = ", ".join(f"{chr(ord('A') + i)}={tr!r}" for i, tr in enumerate(self.trajectories))
