@@ -217,8 +217,22 @@ def _episode(
     return record_trajectory(world, agent, house=house, house_id=house_id, seed=seed)
 
 
+def _shared_training_episode(
+    unit: Unit, house: HouseConfig, house_id: str, role: str, rng: np.random.Generator, seed: int, **new_house
+) -> Trajectory:
+    """A training episode of a shared-house unit: every role acts with its preferences; ``role``'s is kept."""
+    from marple_gym.datasets.shared_house import shared_episode
+
+    planners = {r: {"preferences": prefs} for r, prefs in unit.roles.items()}
+    _, trajectories = shared_episode(house, planners, rng, house_id=house_id, seed=seed, **new_house)
+    return trajectories[list(unit.roles).index(role)]
+
+
 def _ood_episode(spec: DatasetSpec, unit: Unit, role: str, i: int) -> Trajectory:
     rng = _rng(spec, unit.name, "train-ood", _role_code(role), i)
+    if unit.shared:
+        config = HouseConfig.load(spec.config)
+        return _shared_training_episode(unit, config, f"ood-{role}-{i:05d}", role, rng, i, missions=unit.missions)
     config = replace(HouseConfig.load(spec.config), agents=[AgentSpec(name=role)])
     world = generate_world(config, rng, unit.missions)
     house = _without_agents(world.house.source["config"])
@@ -227,10 +241,20 @@ def _ood_episode(spec: DatasetSpec, unit: Unit, role: str, i: int) -> Trajectory
 
 
 def _test_group(spec: DatasetSpec, unit: Unit, house: HouseConfig, house_id: str, k: int, i: int) -> list[Trajectory]:
-    """Test episode ``i`` of house ``k``: one trajectory per role, each in its own copy of the house, drawn
-    again (the redraw number joins the seed) until exactly one suspect produced the query state first."""
+    """Test episode ``i`` of house ``k``: one trajectory per role, each in its own copy of the house (or all in
+    the one house, for a shared unit), drawn again (the redraw number joins the seed) until exactly one
+    suspect produced the query state first."""
     for redraw in range(MAX_REDRAWS):
         again = (redraw,) if redraw else ()  # the first draw keeps the seeds of datasets made before redraws
+        if unit.shared:
+            from marple_gym.datasets.shared_house import shared_episode
+
+            planners = {role: {"mission": mission} for role, mission in unit.test_missions.items()}
+            rng = _rng(spec, unit.name, "test", k, i, *again)
+            group = shared_episode(house, planners, rng, house_id=house_id, seed=i)[1]
+            if first_producer(group, unit.query_mission, shared=True) is not None:
+                return group
+            continue
         group = [
             _episode(
                 house, house_id, role, _rng(spec, unit.name, "test", k, i, _role_code(role), *again), i, mission=mission
@@ -263,7 +287,11 @@ def run_task(spec: DatasetSpec, task: ShardTask, root: Path) -> dict[str, Any]:
                 extra.setdefault("ids", []).append(f"{unit.name}/h{task.house:02d}/{i:03d}")
             else:
                 rng = _rng(spec, unit.name, "train-in", _role_code(task.role), task.house, i)
-                trajectories.append(_episode(house, house_id, task.role, rng, i, preferences=unit.roles[task.role]))
+                if unit.shared:
+                    trajectories.append(_shared_training_episode(unit, house, house_id, task.role, rng, i))
+                else:
+                    prefs = unit.roles[task.role]
+                    trajectories.append(_episode(house, house_id, task.role, rng, i, preferences=prefs))
         if task.split == "test":
             extra["roles"] = list(unit.test_missions)
             extra["query_mission"] = unit.query_mission
