@@ -200,3 +200,49 @@ def test_the_benchmark_pipeline_scores_every_method_on_three_suspects(tmp_path):
     for name in ("uniform", "distance", "perfect-agent-models", "ideal", "simulation-vision-in-seed0"):
         run = RunResults.load(cfg.out / "results" / f"{name}.json")
         assert {t.suspects for t in run.trials} == {3}, name
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory):
+    """A three-suspect shared-house dataset of two scenarios (test split only)."""
+    root = tmp_path_factory.mktemp("shared") / "data"
+    units = [Unit.scenario("light-3-shared"), Unit.scenario("sandwich-3-shared")]
+    generate_dataset(DatasetSpec(units, TEST_ONLY, seed=2, splits=("test",)), root, workers=1, progress=False)
+    return MarpleDataset(root)
+
+
+def test_shared_house_groups_are_one_episode_whose_first_producer_is_the_culprit(shared):
+    assert shared.manifest["spec"]["units"][0]["shared"] is True
+    for name in shared.units:
+        for e in shared.whodunit(name):
+            assert e.shared and e.suspects == 3
+            assert len({tr.length for tr in e.trajectories}) == 1  # aligned on the joint steps
+            assert len(e.trajectories[0].house.agents) == 3  # every agent at its start
+            first = min(tr.query_steps[e.query_mission] for tr in e.trajectories if e.query_mission in tr.query_steps)
+            assert e.horizon == first == e.trajectories[e.culprit].query_steps[e.query_mission]
+
+
+def test_a_suspects_world_in_a_shared_house_is_the_shared_world_without_the_others(shared):
+    from marple_eval.evidence import culprit_first, trial_evidence
+
+    e = next(shared.whodunit("light-3-shared"))
+    evidence = trial_evidence(e, e.horizon, (2, 0, 1), frozenset({"vision"}), ("x", "y", "z"))
+    order = culprit_first(e)
+    for k, agent in zip((2, 0, 1), evidence.agents):
+        recorded = e.trajectories[order[k]].vision
+        for t in range(agent.tau + 1):
+            grid = agent.world(t).state.grid
+            others = recorded[t][..., 6] > 1  # the recording shows the agent itself as 1, the others as 2, 3
+            assert np.array_equal(grid[..., :3], recorded[t][..., :3])
+            assert np.array_equal(grid[~others], recorded[t][~others]), (k, t)
+            assert (grid[others][:, 6] == 0).all()
+
+
+def test_every_reference_and_inverse_method_scores_shared_house_trials(shared):
+    from marple_eval.inverse import IdealObserver
+
+    episodes = list(shared.whodunit("sandwich-3-shared"))[:3]
+    priors = {r: m for r, m in get_scenario("sandwich-3-shared").roles.items()}
+    for factory, resources in ((DistanceModel, None), (lambda: IdealObserver(rollouts=3), lambda s, r: priors[r])):
+        run = evaluate(factory, episodes, ProtocolSettings(cutoff=None), resources=resources, progress=False)
+        assert run.matrix().shape == (3, 11) and ((run.matrix() >= 0) & (run.matrix() <= 1)).all()

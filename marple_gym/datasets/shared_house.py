@@ -41,7 +41,7 @@ def shared_episode(
 
     ``missions``: the house is only a template; make a new one that serves these missions (train-ood).
     """
-    world = generate_world(with_roles(house, list(planners)), rng, list(missions) if missions else None)
+    world = generate_world(with_roles(house, list(planners)), rng, list(missions or ()))
     explicit = replace(world.house.source["config"], agents=[])
     agents = [HierarchicalPlanner(world, i, rng=rng, **dict(kw)) for i, kw in enumerate(planners.values())]
     episode = run_shared_episode(world, agents, house=explicit, house_id=house_id, seed=seed)
