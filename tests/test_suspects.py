@@ -246,3 +246,24 @@ def test_every_reference_and_inverse_method_scores_shared_house_trials(shared):
     for factory, resources in ((DistanceModel, None), (lambda: IdealObserver(rollouts=3), lambda s, r: priors[r])):
         run = evaluate(factory, episodes, ProtocolSettings(cutoff=None), resources=resources, progress=False)
         assert run.matrix().shape == (3, 11) and ((run.matrix() >= 0) & (run.matrix() <= 1)).all()
+
+
+def test_simulation_with_perfect_agent_models_scores_shared_house_trials(shared):
+    from marple_agents.simulation.inference import SimulationModel
+    from marple_eval.protocol import AgentResources
+
+    episodes = list(shared.whodunit("light-3-shared"))[:2]
+    resources = AgentResources(dict.fromkeys("ABC", "planner"))
+    run = evaluate(
+        lambda: SimulationModel("vision", rollouts=2), episodes, ProtocolSettings(), resources=resources, progress=False
+    )
+    assert {t.suspects for t in run.trials} == {3} and run.matrix().shape == (2, 11)
+
+
+def test_generate_writes_a_shared_house_dataset_from_the_command_line(tmp_path, capsys):
+    out = tmp_path / "shared"
+    sizes = ["--test-houses", "1", "--test-per-house", "2", "--splits", "test"]
+    assert main(["generate", "--suspects", "2", "--shared", "--scenario", "light", *sizes, "--out", str(out)]) == 0
+    (unit,) = json.loads((out / "manifest.json").read_text())["spec"]["units"]
+    assert unit["name"] == "light-2-shared" and unit["shared"] is True and list(unit["roles"]) == ["A", "B"]
+    assert [e.suspects for e in MarpleDataset(out).whodunit("light-2-shared")] == [2, 2]
