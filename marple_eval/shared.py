@@ -64,5 +64,6 @@ def project(shared: World, agent: int, alone: World) -> None:
 
 
 def neutral_agents(house: HouseConfig) -> HouseConfig:
-    """The shared house's agents under names that say nothing of their roles."""
-    return replace(house, agents=[replace(a, name=f"agent-{i}") for i, a in enumerate(house.agents)])
+    """The shared house's agents under names and a colour that say nothing of their roles. (Their order
+    does: agents act in it within a joint step, so the replay keeps it, as a private field.)"""
+    return replace(house, agents=[replace(a, name=f"agent-{i}", color="red") for i, a in enumerate(house.agents)])
