@@ -267,3 +267,13 @@ def test_generate_writes_a_shared_house_dataset_from_the_command_line(tmp_path, 
     (unit,) = json.loads((out / "manifest.json").read_text())["spec"]["units"]
     assert unit["name"] == "light-2-shared" and unit["shared"] is True and list(unit["roles"]) == ["A", "B"]
     assert [e.suspects for e in MarpleDataset(out).whodunit("light-2-shared")] == [2, 2]
+
+
+def test_a_planner_whose_last_subgoals_others_did_is_done_not_stuck(tmp_path):
+    # Found by the quick benchmark (this episode raised IndexError): when the others have done the rest of an
+    # agent's mission, its planner completes the mission while planning and has no action left to take.
+    from marple_gym.datasets.generate import ShardTask, run_task
+
+    spec = DatasetSpec([Unit.scenario("light-3-shared")], Sizes(10, 1, 20, 20), seed=0)
+    entry = run_task(spec, ShardTask("light-3-shared", "train-in", "A", 4, 6, 1), tmp_path)
+    assert entry["episodes"] == 1
