@@ -9,7 +9,7 @@ from marple_gym.world import World
 from marple_gym.world.assets import ASSETS, BIT, DOOR, OPEN_BIT, WALL
 from marple_gym.world.encoding import encoded_grid
 from marple_gym.world.navigation import bitboard, walkable_mask
-from marple_gym.world.state import CH_FUR, CH_OBJ
+from marple_gym.world.state import CH_AGENT, CH_FUR, CH_OBJ
 
 
 def assert_grid_consistent(world: World) -> None:
@@ -42,9 +42,10 @@ def assert_agents_apart(world: World) -> None:
 
 
 def assert_no_object_in_walls(world: World) -> None:
+    """No object lies in a wall or a door (an agent in a doorway shows what it holds there: that is no object lying)."""
     grid = world.state.grid
     fur = grid[..., CH_FUR]
-    bad = (grid[..., CH_OBJ] > 0) & ((fur == WALL) | (fur == DOOR))
+    bad = (grid[..., CH_OBJ] > 0) & (grid[..., CH_AGENT] == 0) & ((fur == WALL) | (fur == DOOR))
     assert not bad.any()
 
 

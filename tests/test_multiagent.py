@@ -11,6 +11,7 @@ from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, ren
 from marple_gym.envs import MarpleEnv  # noqa: E402
 from marple_gym.missions.mission import UnknownMissionError  # noqa: E402
 from marple_gym.multiagent import env, parallel_env  # noqa: E402
+from marple_gym.multiagent.environment import MULTIAGENT_KEYS  # noqa: E402
 from marple_gym.rendering.palette import AGENT_COLORS  # noqa: E402
 from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR  # noqa: E402
 
@@ -75,6 +76,41 @@ def test_every_agent_sees_itself_as_agent_one():
         # Everything but the agent ids is the shared grid.
         keep = [c for c in range(8) if c != CH_AGENT]
         assert np.array_equal(image[..., keep], state[..., keep])
+
+
+def test_the_egocentric_view_marks_the_agent_itself_as_agent_one():
+    multi = parallel_env(missions=THREE["missions"], view_size=5)
+    observations, _ = multi.reset(seed=0)
+    for agent in multi.possible_agents:
+        assert observations[agent]["image"][4, 2, CH_AGENT] == 1  # bottom row, middle column: the agent itself
+
+
+def test_every_agent_hears_the_others():
+    multi = parallel_env(missions=THREE["missions"], observation_keys=MULTIAGENT_KEYS, max_steps=50)
+    observations, _ = multi.reset(seed=0)
+    assert multi.observation_space(multi.possible_agents[0])["heard"].shape == (3,)
+    rng = np.random.default_rng(0)
+    heard_something = False
+    while multi.agents:
+        observations, *_ = multi.step({a: int(rng.integers(10)) for a in multi.agents})
+        own = {a: int(o["audio"]) for a, o in observations.items()}
+        for i, agent in enumerate(multi.possible_agents):
+            if agent in observations:
+                others = [
+                    observations[a]["heard"][0] for k, a in enumerate(multi.possible_agents) if k != i and a in own
+                ]
+                assert observations[agent]["heard"][0] == own[agent]
+                assert sorted(observations[agent]["heard"][1:].tolist()) == sorted(others) or len(own) < 3
+                heard_something |= bool(observations[agent]["heard"][1:].any())
+    assert heard_something
+
+
+def test_reset_options_fix_an_agents_mission():
+    multi = parallel_env(preferences=[{"do_laundry": 1.0, "get_snack": 1.0}, {"change_outfit": 1.0}])
+    observations, infos = multi.reset(seed=0, options={"missions": {multi.possible_agents[0]: "get_snack"}})
+    assert infos[multi.possible_agents[0]]["mission"] == "get_snack"
+    with pytest.raises(ValueError, match="unknown agents"):
+        multi.reset(options={"missions": {"nobody": "get_snack"}})
 
 
 def test_a_finished_agent_leaves_and_idles_while_the_others_act():

@@ -9,6 +9,7 @@ import pytest
 from invariants import assert_agents_apart, assert_objects_conserved
 
 from marple_gym.episode import EpisodeState, advance
+from marple_gym.evidence.language import NO_TESTIMONY
 from marple_gym.generation import HouseConfig, generate_world
 from marple_gym.generation.config import AgentSpec
 from marple_gym.multiagent import generate_shared_episode, run_shared_episode, shared_house_config
@@ -42,6 +43,21 @@ def test_three_planners_share_a_house_and_the_record_replays(seed):
         assert_agents_apart(world)
     assert_objects_conserved(world)
     assert episode.world_at(episode.length).state.same_as(world.state)
+
+
+def test_testimonies_come_from_the_shared_replay():
+    episode = generate_shared_episode(None, THREE, np.random.default_rng(0))
+    for i, trajectory in enumerate(episode.trajectories):
+        said = episode.testimonies(i)
+        assert len(said) == episode.length + 1 and said[0] == NO_TESTIMONY
+        changes = [
+            bool(trajectory.outcomes[t, 0]) and trajectory.actions[t] in (3, 4, 5, 6, 7, 8)
+            for t in range(episode.length)
+        ]
+        for t, changed in enumerate(changes):
+            if not changed:
+                assert said[t + 1] == said[t]  # only the agent's own state changes make its testimony
+        assert any(changes) and said[-1] != NO_TESTIMONY
 
 
 def test_one_seed_gives_one_shared_episode():

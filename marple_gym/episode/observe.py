@@ -28,7 +28,7 @@ TEXT_KEYS: tuple[str, ...] = ("mission", "intent")
 """The modalities that are text (RL code often leaves them out; see marple_gym.envs.rl_wrappers)."""
 RECORD_KEYS: tuple[str, ...] = ("image", "position", "direction", "carrying", "subgoal_index", "audio")
 """What a recorded trajectory stores per step (the mission's index is the recorder's own)."""
-ALL_KEYS: tuple[str, ...] = OBSERVATION_KEYS + ("position", "subgoal_index")
+ALL_KEYS: tuple[str, ...] = OBSERVATION_KEYS + ("position", "subgoal_index", "heard")
 
 _NO_MISSION = ""
 
@@ -72,8 +72,10 @@ def observe(
     ``mission`` (its title), ``intent`` (the current subgoal's sentence),
     ``audio`` (the sound token of the agent's last action), ``subgoal`` (the
     current subgoal's (action, object, furniture, room) codes, all 0 once
-    complete), ``position`` ((x, y)) and ``subgoal_index`` (the current
-    subgoal's index, -1 once complete or without a mission). ``progress``
+    complete), ``position`` ((x, y)), ``subgoal_index`` (the current
+    subgoal's index, -1 once complete or without a mission) and ``heard``
+    (the sound tokens of every acting agent's last action, this agent's
+    first, then the others' in order: what it hears in a shared house). ``progress``
     overrides the episode's tracker of this agent (a recorded planner tracks
     its mission itself). With ``view`` (odd), ``image`` is the agent's
     egocentric (view, view, 8) window (:mod:`marple_gym.evidence.egocentric`).
@@ -109,6 +111,9 @@ def observe(
             obs[key] = subgoal_codes(None if tracker is None else tracker.current)
         elif key == "subgoal_index":
             obs[key] = -1 if tracker is None or tracker.complete else tracker.index
+        elif key == "heard":
+            order = [agent] + [j for j in range(len(episode.agents)) if j != agent]
+            obs[key] = np.array([audio_token(episode.last_outcomes[j], house, state) for j in order], dtype=np.int64)
         else:
             raise KeyError(f"unknown observation key {key!r}; choose from {ALL_KEYS}")
     return obs

@@ -18,6 +18,7 @@ from marple_gym.envs.spaces import action_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.episode.transition import advance
+from marple_gym.evidence.audio import AUDIO
 from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
@@ -25,6 +26,9 @@ from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.multiagent.shared import IDLE, shared_house_config
 from marple_gym.world.state import NUM_CHANNELS
 from marple_gym.world.world import World
+
+MULTIAGENT_KEYS: tuple[str, ...] = OBSERVATION_KEYS + ("heard",)
+"""The keys an agent may observe: the single env's, and ``heard``, the sounds of every agent's last action."""
 
 
 class MarpleParallelEnv(ParallelEnv):
@@ -55,8 +59,10 @@ class MarpleParallelEnv(ParallelEnv):
     the vision array with the agent itself marked as agent 1 and the others as
     2, 3, ... (every agent sees itself as the single env's agent), its
     direction, hands, mission title, intent, the sound of its own last action
-    and its subgoal codes. ``state()`` is the whole vision array in world
-    numbering.
+    and its subgoal codes. With ``"heard"`` among ``observation_keys`` it also
+    hears the others: the sound tokens of every agent's last action, its own
+    first (``MultiDiscrete``, one entry per agent). ``state()`` is the whole
+    vision array in world numbering.
 
     ## Rewards and termination
     Per agent as in the single env: 1 when its mission is complete (plus
@@ -98,7 +104,10 @@ class MarpleParallelEnv(ParallelEnv):
         self.preferences = [
             _agent_preferences(m, p, spec) for m, p, spec in zip(missions, preferences, self.config.agents)
         ]
-        check_view_options(observation_keys, render_mode, self.metadata["render_modes"])
+        unknown = [k for k in observation_keys if k not in MULTIAGENT_KEYS]
+        if unknown:
+            raise ValueError(f"unknown observation keys {unknown}; choose from {MULTIAGENT_KEYS}")
+        check_view_options([k for k in observation_keys if k != "heard"], render_mode, self.metadata["render_modes"])
         self.max_steps = int(max_steps)
         self.subgoal_reward = float(subgoal_reward)
         self.observation_keys = tuple(observation_keys)
@@ -106,7 +115,12 @@ class MarpleParallelEnv(ParallelEnv):
         self.tile_size = int(tile_size)
         self.view_size = None if view_size is None else check_view_size(view_size)
         self.see_through_walls = bool(see_through_walls)
-        space = observation_space(self.observation_keys, self.config.height, self.config.width, self.view_size)
+        space = observation_space(
+            [k for k in self.observation_keys if k != "heard"], self.config.height, self.config.width, self.view_size
+        )
+        if "heard" in self.observation_keys:
+            heard = spaces.MultiDiscrete([len(AUDIO)] * n)
+            space = spaces.Dict({k: heard if k == "heard" else space[k] for k in self.observation_keys})
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self.state_space = spaces.Box(0, 255, (self.config.height, self.config.width, NUM_CHANNELS), dtype=np.uint8)

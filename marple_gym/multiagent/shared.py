@@ -27,9 +27,10 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from marple_gym.datasets.recorder import MAX_EPISODE_STEPS, AgentRecorder
-from marple_gym.datasets.records import Trajectory
+from marple_gym.datasets.records import Trajectory, changes_state
 from marple_gym.episode.state import EpisodeState
 from marple_gym.episode.transition import advance
+from marple_gym.evidence.language import testimony
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.planner.planner import HierarchicalPlanner
@@ -89,6 +90,17 @@ class SharedEpisode:
         for actions in self.joint_actions()[:t].tolist():
             advance(world.house, episode, actions)
         return world
+
+    def testimonies(self, agent: int) -> list[str]:
+        """Agent ``agent``'s testimony at each observation (the latest state change it made so far), from the
+        shared replay: :attr:`Trajectory.testimonies` would replay the agent alone, without the others."""
+        world = self.initial_world()
+        episode = EpisodeState.start(world.house, world.state, (None,) * len(self.trajectories))
+        out = [testimony(None, world.house)]
+        for actions in self.joint_actions().tolist():
+            outcome = advance(world.house, episode, actions)[agent].outcome
+            out.append(testimony(outcome, world.house) if changes_state(outcome) else out[-1])
+        return out
 
     def first_to(self, mission: str) -> tuple[int, int] | None:
         """(agent, joint steps) of the first agent to reach ``mission``'s query state, None if none did.

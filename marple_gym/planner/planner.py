@@ -332,10 +332,14 @@ class HierarchicalPlanner:
             for dx, dy in DIR_VEC
         )
 
-    def plan_request(self, through_agents: bool = False) -> PlanRequest | None:
+    def plan_request(self) -> PlanRequest | None:
         """The low-level problem of the current subgoal in the world as it is now (None if no target is reachable
-        in principle: no target cell). Planning and exact inverse planning start from the same request.
-        With ``through_agents`` other agents' cells count as free (the problem once they have moved on)."""
+        in principle: no target cell). Planning and exact inverse planning start from the same request."""
+        return self._request(through_agents=False)
+
+    def _request(self, through_agents: bool) -> PlanRequest | None:
+        """:meth:`plan_request`; with ``through_agents`` other agents' cells count as free (the problem once they
+        have moved on), which is how a planner in a shared house tells a blocked way from an impossible one."""
         sg = self.progress.current
         targets = self._targets(sg)
         if not targets:
@@ -384,7 +388,7 @@ class HierarchicalPlanner:
         None when the subgoal stays out of reach with the other agents gone. Stepping aside breaks the
         deadlock of two agents waiting for each other in a doorway.
         """
-        request = self.plan_request(through_agents=True)
+        request = self._request(through_agents=True)
         if request is None or not request.search[2]:
             return None
         self.waiting = True
