@@ -53,7 +53,7 @@ PRESETS: dict[str, BenchmarkPreset] = {
         splits=("in",),
         train={"max_steps": 250},
         uncut=("uniform", "distance"),
-        estimate="about 25 minutes for the four three-suspect shared-house scenarios on 2 busy CPU cores",
+        estimate="about 40 minutes for the four three-suspect shared-house scenarios on 2 CPU cores shared with other jobs",
     ),
     "paper": BenchmarkPreset(
         "paper",
