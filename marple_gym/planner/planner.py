@@ -241,7 +241,8 @@ class HierarchicalPlanner:
         if not self._plan and not self._prepare():
             self._abandon()
             return self.next_action()
-        return self._plan[0]
+        # In a shared house the others may have done the mission's last subgoals: then it is complete, unplanned.
+        return self._plan[0] if self._plan else self.next_action()
 
     def observe(self, outcome: Outcome) -> int | None:
         """Record the outcome of the action last returned; return the subgoal index it achieved."""
