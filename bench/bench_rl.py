@@ -13,10 +13,13 @@ reward (``DenseReward``: subgoal bonus 0.1, potential-based distance shaping);
 ``--sparse`` turns the shaping off. MiniGrid and BabyAI use MiniGrid's
 ``FlatObsWrapper`` (7 x 7 view and mission) with SB3's ``MlpPolicy``.
 
-Success is the share of finished training episodes that terminated (the task
-done) rather than hitting the step limit, recorded every ``--every`` steps; the
-random agent's success comes from ``--random-episodes`` episodes of uniform
-actions. Results go to ``OUT/results.json`` (rewritten after each env, so an
+Success is measured two ways. The curve: the share of finished training
+episodes (stochastic policy) that terminated (the task done) rather than
+hitting the step limit, recorded every ``--every`` steps. The final figure: the
+trained policy acting greedily (deterministic) on ``--eval-episodes`` fresh
+episodes (reset seeds from 1,000,000 on, never used in training), with a 95%
+Wilson interval, beside uniformly random actions on the same episodes.
+Results go to ``OUT/results.json`` (rewritten after each env, so an
 interrupted run keeps what it finished) and ``OUT/success.png``.
 """
 
@@ -30,16 +33,19 @@ from pathlib import Path
 
 import gymnasium as gym
 import minigrid  # noqa: F401  (registers MiniGrid and BabyAI ids)
+import numpy as np
 import torch
 from minigrid.wrappers import FlatObsWrapper
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
 import marple_gym
-from marple_agents.rl import PPO_SETTINGS, SuccessTracker, make_ppo, random_success
+from marple_agents import rl
 from marple_gym.levels import SKILLS, level_ids
 
 REFERENCES = ["MiniGrid-DoorKey-5x5-v0", "BabyAI-GoToObj-v0"]
+EVAL_SEED = 1_000_000
+"""Evaluation episodes reset with seeds from here on: far from the few seeds training draws."""
 DEFAULT_ENVS = [f"Marple-{skill}-OneRoom-v0" for skill in SKILLS] + REFERENCES
 
 log = logging.getLogger("bench_rl")
@@ -51,32 +57,53 @@ def _is_marple(env_id: str) -> bool:
 
 def _model(env_id: str, seed: int, dense: bool) -> PPO:
     if _is_marple(env_id):
-        return make_ppo(env_id, n_envs=8, seed=seed, dense=dense)
-    envs = make_vec_env(env_id, n_envs=8, seed=seed, wrapper_class=FlatObsWrapper)
-    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **PPO_SETTINGS)
+        return rl.make_ppo(env_id, seed=seed, dense=dense)
+    envs = make_vec_env(env_id, n_envs=rl.N_ENVS, seed=seed, wrapper_class=FlatObsWrapper)
+    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **rl.PPO_SETTINGS)
+
+
+def _eval_env(env_id: str) -> gym.Env:
+    """The trained policy's observation stack, without shaping (success does not depend on it)."""
+    return rl.marple_env(env_id, dense=False) if _is_marple(env_id) else FlatObsWrapper(gym.make(env_id))
 
 
 def _random_env(env_id: str) -> gym.Env:
     return gym.make(env_id) if _is_marple(env_id) else FlatObsWrapper(gym.make(env_id))
 
 
-def run_one(env_id: str, steps: int, seed: int, every: int, dense: bool, random_episodes: int) -> dict:
-    """Train PPO on one env and return its success curve and the random agent's success."""
-    baseline = random_success(_random_env(env_id), random_episodes, seed)
+def _summary(outcomes: list[tuple[bool, int]]) -> dict:
+    """Success rate with its 95% Wilson interval, and the mean number of subgoals achieved."""
+    wins, episodes = sum(done for done, _ in outcomes), len(outcomes)
+    low, high = rl.wilson_interval(wins, episodes)
+    subgoals = float(np.mean([n for _, n in outcomes]))
+    return {"success": wins / episodes, "low": low, "high": high, "episodes": episodes, "subgoals": subgoals}
+
+
+def run_one(
+    env_id: str, steps: int, seed: int, every: int, dense: bool, episodes: int, stop_at: float | None = None
+) -> dict:
+    """Train PPO on one env; its success curve, greedy-policy and random-agent success with intervals."""
+    random_env = _random_env(env_id)
+    baseline = _summary(rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED))
     model = _model(env_id, seed, dense)
-    tracker = SuccessTracker(every)
-    start = time.perf_counter()
+    tracker = rl.SuccessTracker(every, stop_at)
+    start, cpu = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps, callback=tracker)
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
+    greedy = _summary(rl.episode_outcomes(_eval_env(env_id), rl.greedy_actions(model), episodes, EVAL_SEED))
     return {
         "env": env_id,
         "steps": steps,
+        "trained_steps": int(model.num_timesteps),
         "seed": seed,
         "dense": dense and _is_marple(env_id),
-        "random_success": baseline,
+        "random": baseline,
+        "greedy": greedy,
+        "random_success": baseline["success"],
         "curve": [{"steps": s, "success": rate, "episodes": n} for s, rate, n in tracker.history],
         "final_success": tracker.history[-1][1] if tracker.history else None,
         "seconds": round(seconds, 1),
+        "cpu_seconds": round(cpu_seconds, 1),
     }
 
 
@@ -91,9 +118,20 @@ def plot(results: list[dict], path: Path) -> None:
         xs = [p["steps"] for p in r["curve"]]
         ys = [p["success"] for p in r["curve"]]
         style = "--" if not _is_marple(r["env"]) else "-"
-        ax.plot(xs, ys, style, label=f"{r['env']} (random {r['random_success']:.2f})")
+        (line,) = ax.plot(xs, ys, style, label=f"{r['env']} (random {r['random_success']:.2f})")
+        if "greedy" in r:  # the greedy policy's success at the end, with its 95% interval
+            g = r["greedy"]
+            err = [[g["success"] - g["low"]], [g["high"] - g["success"]]]
+            ax.errorbar(
+                [r.get("trained_steps", r["steps"])],
+                [g["success"]],
+                yerr=err,
+                fmt="o",
+                color=line.get_color(),
+                capsize=3,
+            )
     ax.set_xlabel("environment steps")
-    ax.set_ylabel("success rate of training episodes")
+    ax.set_ylabel("success rate (lines: training episodes; dots: greedy policy, 95% CI)")
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
@@ -110,7 +148,10 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=8192, help="steps between success records")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sparse", action="store_true", help="no dense reward on MARPLE levels")
-    parser.add_argument("--random-episodes", type=int, default=50)
+    parser.add_argument(
+        "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"
+    )
+    parser.add_argument("--eval-episodes", type=int, default=100, help="fresh episodes for greedy and random success")
     parser.add_argument("--out", type=Path, default=Path("runs/bench_rl"))
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -123,19 +164,41 @@ def main() -> None:
     results: list[dict] = []
     for env_id in envs:
         log.info("training %s for %d steps", env_id, args.steps)
-        results.append(run_one(env_id, args.steps, args.seed, args.every, not args.sparse, args.random_episodes))
+        results.append(
+            run_one(env_id, args.steps, args.seed, args.every, not args.sparse, args.eval_episodes, args.stop_at)
+        )
         r = results[-1]
         log.info(
-            "%s: success %.3f (random %.3f) in %.0f s", env_id, r["final_success"], r["random_success"], r["seconds"]
+            "%s: training success %.3f, greedy %.3f, random %.3f in %.0f s (%.0f s CPU)",
+            env_id,
+            r["final_success"],
+            r["greedy"]["success"],
+            r["random"]["success"],
+            r["seconds"],
+            r["cpu_seconds"],
         )
         (args.out / "results.json").write_text(json.dumps(results, indent=1))
         plot(results, args.out / "success.png")
-    print("| env | steps | random success | final success | minutes |")
-    print("|---|---|---|---|---|")
+    print(table(results))
+
+
+def table(results: list[dict]) -> str:
+    """The results as a Markdown table (success with 95% Wilson intervals)."""
+
+    def rate(r: dict) -> str:
+        return f"{r['success']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+
+    rows = [
+        "| env | steps | random agent | PPO, training episodes (last record) | PPO, greedy | subgoals/episode "
+        "(random, greedy) | CPU min | wall min |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
-        print(
-            f"| {r['env']} | {r['steps']} | {r['random_success']:.2f} | {r['final_success']:.2f} | {r['seconds'] / 60:.1f} |"
+        rows.append(
+            f"| {r['env']} | {r.get('trained_steps', r['steps']):,} | {rate(r['random'])} | {r['final_success']:.2f} | {rate(r['greedy'])} "
+            f"| {r['random']['subgoals']:.2f}, {r['greedy']['subgoals']:.2f} | {r['cpu_seconds'] / 60:.1f} | {r['seconds'] / 60:.1f} |"
         )
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":
