@@ -289,3 +289,23 @@ def test_wilson_interval_brackets_the_rate_and_stays_in_zero_one():
     assert wilson_interval(0, 0) == (0.0, 1.0)
     # the textbook value: 8 of 10 -> (0.490, 0.943)
     assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-3)
+
+
+def test_extractor_marks_the_cells_the_subgoal_names():
+    import torch
+    from stable_baselines3.common.preprocessing import preprocess_obs
+
+    from marple_agents.rl import CodeArrayExtractor
+
+    env = NumericObservation(gym.make("Marple-PickUp-OneRoom-v0"))
+    extractor = CodeArrayExtractor(env.observation_space)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        batch = preprocess_obs({k: torch.as_tensor(v)[None] for k, v in obs.items()}, env.observation_space)
+        planes = extractor._match_planes(batch["image"], batch["subgoal"])[0].numpy().astype(bool)
+        _, obj, fur, room = obs["subgoal"]
+        image = obs["image"]
+        assert (planes[0] == (image[..., 3] == obj)).all() and planes[0].any()
+        assert (planes[1] == (image[..., 1] == fur)).all() and planes[1].any()
+        assert (planes[2] == (image[..., 0] == room)).all()
+        assert extractor(batch).shape == (1, extractor.features_dim)
