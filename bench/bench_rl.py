@@ -4,13 +4,13 @@
     python bench/bench_rl.py --envs Marple-GoTo-OneRoom-v0 MiniGrid-DoorKey-5x5-v0 --steps 100000
     python bench/bench_rl.py --envs ladder --steps 1000000     # every rung, the ten missions included (long)
 
-Every env trains with stable-baselines3 PPO, 8 envs in one process, the settings
-of ``marple_agents.rl.PPO_SETTINGS`` (1,024 steps per update, 4 epochs of 4
-minibatches of 256, lr 2.5e-4, entropy 0.01) and one CPU thread, so it fits 2
-cores. MARPLE levels see the egocentric 7 x 7 code view, the numeric subgoal,
+Every env trains with stable-baselines3 PPO, 16 envs in one process
+(``marple_agents.rl.N_ENVS``), the settings of ``marple_agents.rl.PPO_SETTINGS``
+(64 steps per env and update, 1,024 in all, 4 epochs of 4 minibatches of 256,
+lr 2.5e-4, entropy 0.01) and one CPU thread, so it fits 2 cores. MARPLE levels see the egocentric 7 x 7 code view, the numeric subgoal,
 direction, carrying and audio, through ``CodeArrayExtractor``, with the dense
-reward (``DenseReward``: subgoal bonus 0.1, potential-based distance shaping);
-``--sparse`` turns the shaping off. MiniGrid and BabyAI use MiniGrid's
+reward (``DenseReward``: subgoal bonus 0.1, potential-based shaping by the
+moves and turns to face the target); ``--sparse`` turns the shaping off. MiniGrid and BabyAI use MiniGrid's
 ``FlatObsWrapper`` (7 x 7 view and mission) with SB3's ``MlpPolicy``.
 
 Success is measured two ways. The curve: the share of finished training
@@ -19,7 +19,9 @@ hitting the step limit, recorded every ``--every`` steps. The final figure: the
 trained policy acting greedily (deterministic) on ``--eval-episodes`` fresh
 episodes (reset seeds from 1,000,000 on, never used in training), with a 95%
 Wilson interval, beside uniformly random actions on the same episodes.
-Results go to ``OUT/results.json`` (rewritten after each env, so an
+``--stop-at 0.95`` ends an env's training once a record of training success
+reaches 0.95, to save the budget for the envs that need it. Results go to
+``OUT/results.json`` (rewritten after each env, so an
 interrupted run keeps what it finished) and ``OUT/success.png``.
 """
 
@@ -29,6 +31,7 @@ import argparse
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import gymnasium as gym
@@ -80,31 +83,47 @@ def _summary(outcomes: list[tuple[bool, int]]) -> dict:
 
 
 def run_one(
-    env_id: str, steps: int, seed: int, every: int, dense: bool, episodes: int, stop_at: float | None = None
+    env_id: str,
+    steps: int,
+    seed: int,
+    every: int,
+    dense: bool,
+    episodes: int,
+    stop_at: float | None = None,
+    on_record: Callable[[dict], None] | None = None,
 ) -> dict:
-    """Train PPO on one env; its success curve, greedy-policy and random-agent success with intervals."""
+    """Train PPO on one env; its success curve, and greedy, stochastic and random success with intervals.
+
+    ``on_record`` receives the entry so far (``"partial": True``) after each
+    success record, so a run stopped mid-env keeps its curve.
+    """
     random_env = _random_env(env_id)
-    baseline = _summary(rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED))
+    entry: dict = {"env": env_id, "steps": steps, "seed": seed, "dense": dense and _is_marple(env_id)}
+    entry["random"] = _summary(
+        rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
+    )
+    entry["random_success"] = entry["random"]["success"]
     model = _model(env_id, seed, dense)
-    tracker = rl.SuccessTracker(every, stop_at)
+
+    def record(history: list[tuple[int, float, int]]) -> None:
+        entry["curve"] = [{"steps": s, "success": rate, "episodes": n} for s, rate, n in history]
+        entry["final_success"] = history[-1][1]
+        if on_record is not None:
+            on_record({**entry, "partial": True})
+
+    tracker = rl.SuccessTracker(every, stop_at, on_record=record)
     start, cpu = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps, callback=tracker)
-    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
-    greedy = _summary(rl.episode_outcomes(_eval_env(env_id), rl.greedy_actions(model), episodes, EVAL_SEED))
-    return {
-        "env": env_id,
-        "steps": steps,
-        "trained_steps": int(model.num_timesteps),
-        "seed": seed,
-        "dense": dense and _is_marple(env_id),
-        "random": baseline,
-        "greedy": greedy,
-        "random_success": baseline["success"],
-        "curve": [{"steps": s, "success": rate, "episodes": n} for s, rate, n in tracker.history],
-        "final_success": tracker.history[-1][1] if tracker.history else None,
-        "seconds": round(seconds, 1),
-        "cpu_seconds": round(cpu_seconds, 1),
-    }
+    entry["seconds"] = round(time.perf_counter() - start, 1)
+    entry["cpu_seconds"] = round(time.process_time() - cpu, 1)
+    entry["trained_steps"] = int(model.num_timesteps)
+    entry.setdefault("curve", [])
+    entry.setdefault("final_success", None)
+    eval_env = _eval_env(env_id)
+    for name, deterministic in (("greedy", True), ("stochastic", False)):
+        act = rl.greedy_actions(model, deterministic)
+        entry[name] = _summary(rl.episode_outcomes(eval_env, act, episodes, EVAL_SEED))
+    return entry
 
 
 def plot(results: list[dict], path: Path) -> None:
@@ -153,6 +172,7 @@ def main() -> None:
     )
     parser.add_argument("--eval-episodes", type=int, default=100, help="fresh episodes for greedy and random success")
     parser.add_argument("--out", type=Path, default=Path("runs/bench_rl"))
+    parser.add_argument("--resume", action="store_true", help="keep the envs OUT/results.json already finished")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     torch.set_num_threads(1)
@@ -161,42 +181,68 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown env ids {unknown}; MARPLE ids: {', '.join(marple_gym.env_ids() + level_ids(False))}")
     args.out.mkdir(parents=True, exist_ok=True)
-    results: list[dict] = []
+    results = _finished(args.out / "results.json", envs) if args.resume else []
+
+    def save(entries: list[dict]) -> None:
+        (args.out / "results.json").write_text(json.dumps(entries, indent=1))
+        plot(entries, args.out / "success.png")
+
     for env_id in envs:
+        if any(r["env"] == env_id for r in results):
+            log.info("%s: done in an earlier run, kept", env_id)
+            continue
         log.info("training %s for %d steps", env_id, args.steps)
-        results.append(
-            run_one(env_id, args.steps, args.seed, args.every, not args.sparse, args.eval_episodes, args.stop_at)
+        r = run_one(
+            env_id,
+            args.steps,
+            args.seed,
+            args.every,
+            not args.sparse,
+            args.eval_episodes,
+            args.stop_at,
+            on_record=lambda partial: save(results + [partial]),
         )
-        r = results[-1]
+        results.append(r)
         log.info(
-            "%s: training success %.3f, greedy %.3f, random %.3f in %.0f s (%.0f s CPU)",
+            "%s: training success %.3f, greedy %.3f, stochastic %.3f, random %.3f in %.0f s (%.0f s CPU)",
             env_id,
             r["final_success"],
             r["greedy"]["success"],
+            r["stochastic"]["success"],
             r["random"]["success"],
             r["seconds"],
             r["cpu_seconds"],
         )
-        (args.out / "results.json").write_text(json.dumps(results, indent=1))
-        plot(results, args.out / "success.png")
+        save(results)
     print(table(results))
 
 
-def table(results: list[dict]) -> str:
-    """The results as a Markdown table (success with 95% Wilson intervals)."""
+def _finished(path: Path, envs: list[str]) -> list[dict]:
+    """The finished entries of an earlier run's results for ``envs`` (none if there is no file)."""
+    if not path.exists():
+        return []
+    return [r for r in json.loads(path.read_text()) if not r.get("partial") and r["env"] in envs]
 
-    def rate(r: dict) -> str:
-        return f"{r['success']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+
+def table(results: list[dict]) -> str:
+    """The finished results as a Markdown table (success with 95% Wilson intervals)."""
+
+    def rate(r: dict | None) -> str:
+        return "-" if r is None else f"{r['success']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
 
     rows = [
-        "| env | steps | random agent | PPO, training episodes (last record) | PPO, greedy | subgoals/episode "
-        "(random, greedy) | CPU min | wall min |",
-        "|---|---|---|---|---|---|---|---|",
+        "| env | steps | random agent | PPO training episodes (last record) | PPO greedy | PPO stochastic "
+        "| subgoals per episode (random, greedy) | CPU min | wall min |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in results:
+        if r.get("partial"):
+            continue
         rows.append(
-            f"| {r['env']} | {r.get('trained_steps', r['steps']):,} | {rate(r['random'])} | {r['final_success']:.2f} | {rate(r['greedy'])} "
-            f"| {r['random']['subgoals']:.2f}, {r['greedy']['subgoals']:.2f} | {r['cpu_seconds'] / 60:.1f} | {r['seconds'] / 60:.1f} |"
+            f"| {r['env']} | {r['trained_steps']:,} | {rate(r['random'])} | {r['final_success']:.2f} "
+            f"| {rate(r['greedy'])} | {rate(r.get('stochastic'))} "
+            f"| {r['random']['subgoals']:.2f}, {r['greedy']['subgoals']:.2f} "
+            f"| {r['cpu_seconds'] / 60:.1f} | {r['seconds'] / 60:.1f} |"
         )
     return "\n".join(rows)
 

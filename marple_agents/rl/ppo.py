@@ -71,13 +71,20 @@ class SuccessTracker(BaseCallback):
     done. ``history`` holds (timesteps, success rate of the episodes finished
     since the previous record, episodes) triples. With ``stop_at`` training
     stops once a record reaches that success rate (saving the rest of the
-    budget for harder envs).
+    budget for harder envs). ``on_record(history)`` is called after each record
+    (to save a curve while training runs).
     """
 
-    def __init__(self, every: int = 10_000, stop_at: float | None = None) -> None:
+    def __init__(
+        self,
+        every: int = 10_000,
+        stop_at: float | None = None,
+        on_record: Callable[[list[tuple[int, float, int]]], None] | None = None,
+    ) -> None:
         super().__init__()
         self.every = int(every)
         self.stop_at = stop_at
+        self.on_record = on_record
         self.history: list[tuple[int, float, int]] = []
         self._outcomes: list[bool] = []
         self._next = self.every
@@ -100,6 +107,8 @@ class SuccessTracker(BaseCallback):
         rate = float(np.mean(self._outcomes)) if self._outcomes else float("nan")
         self.history.append((int(self.num_timesteps), rate, len(self._outcomes)))
         self._outcomes = []
+        if self.on_record is not None:
+            self.on_record(self.history)
 
 
 def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
