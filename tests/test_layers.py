@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("marple_gym", "marple_eval", "marple_agents", "marple_benchmark")
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("marple_gym.version", "marple_gym.errors", "marple_gym.validation", "marple_gym.world"),  # the core: numpy only
+    ("marple_gym.version", "marple_gym.errors", "marple_gym.files", "marple_gym.validation", "marple_gym.world"),  # the core: numpy only
     ("marple_gym.missions",),
     ("marple_gym.evidence", "marple_gym.generation"),
     ("marple_gym.episode", "marple_gym.planner", "marple_gym.sound"),
