@@ -44,6 +44,7 @@ from stable_baselines3.common.env_util import make_vec_env
 
 import marple_gym
 from marple_agents import rl
+from marple_gym.files import write_json_atomic
 from marple_gym.levels import SKILLS, level_ids
 
 REFERENCES = ["MiniGrid-DoorKey-5x5-v0", "BabyAI-GoToObj-v0"]
@@ -184,7 +185,7 @@ def main() -> None:
     results = _finished(args.out / "results.json", envs) if args.resume else []
 
     def save(entries: list[dict]) -> None:
-        (args.out / "results.json").write_text(json.dumps(entries, indent=1))
+        write_json_atomic(args.out / "results.json", entries)
         plot(entries, args.out / "success.png")
 
     for env_id in envs:
