@@ -8,6 +8,7 @@ culprit or when anyone reached the query state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -112,13 +113,22 @@ class AgentEvidence:
 
     def replay(self, t: int | None = None) -> tuple[World, list[Outcome]]:
         """The world at observation ``t`` (default: tau) and what each observed action did on the way."""
+        return self.replays([self.tau if t is None else t])[0]
+
+    def replays(self, ts: Sequence[int]) -> list[tuple[World, list[Outcome]]]:
+        """:meth:`replay` at each observation of ``ts`` (ascending), from one replay of the actions."""
         self._require(VISION)
-        t = self.tau if t is None else t
-        if not 0 <= t <= self.tau:
-            raise ValueError(f"observation {t} is outside the evidence 0..{self.tau}")
+        if any(not 0 <= t <= self.tau for t in ts):
+            raise ValueError(f"observations {list(ts)} are not all inside the evidence 0..{self.tau}")
+        if list(ts) != sorted(ts):
+            raise ValueError(f"observations {list(ts)} are not in ascending order")
         world = generate_world(self.start, np.random.default_rng(0))
-        outcomes = [world.step(0, action) for action in self._actions[:t].tolist()]
-        return world, outcomes
+        outcomes: list[Outcome] = []
+        out = []
+        for t in ts:
+            outcomes += [world.step(0, action) for action in self._actions[len(outcomes) : t].tolist()]
+            out.append((world.clone(), list(outcomes)))
+        return out
 
 
 COMBINE_RULES = ("softmax", "ratio")

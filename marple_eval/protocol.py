@@ -135,13 +135,13 @@ def score_trial(
     names = (identities(scenario, roles[0]), identities(scenario, roles[1]))
     labelings = []
     for swap in placements(settings, episode.episode_id):
+        asked = [tau for tau in taus if not settings.is_cut(episode.horizon, tau)]
+        # All evidence points of the trial in one call: a method may answer them together.
+        evidence = [trial_evidence(episode, tau, swap, model.modalities, names, settings.rules) for tau in asked]
+        answers = dict(zip(asked, model.predict_all(evidence)))
         p_a, p_b = [], []
         for tau in taus:
-            if settings.is_cut(episode.horizon, tau):
-                a, b = 0.5, 0.5
-            else:
-                evidence = trial_evidence(episode, tau, swap, model.modalities, names, settings.rules)
-                a, b = normalise(*model.predict(evidence), model=model.name)
+            a, b = normalise(*answers[tau], model=model.name) if tau in answers else (0.5, 0.5)
             p_a.append(a)
             p_b.append(b)
         labelings.append({"swap": swap, "p_a": p_a, "p_b": p_b})

@@ -22,10 +22,9 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(tmp_path):
     with atomic_write(path, "wb") as f:
         np.savez_compressed(f, a=np.arange(3))
     before = path.read_bytes()
-    with pytest.raises(RuntimeError, match="disk full"):
-        with atomic_write(path, "wb") as f:
-            f.write(b"half")
-            raise RuntimeError("disk full")
+    with pytest.raises(RuntimeError, match="disk full"), atomic_write(path, "wb") as f:
+        f.write(b"half")
+        raise RuntimeError("disk full")
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["a.npz"]
 
@@ -39,6 +38,5 @@ def test_unserialisable_json_keeps_the_old_file(tmp_path):
 
 
 def test_atomic_write_refuses_append_and_read_modes(tmp_path):
-    with pytest.raises(ValueError, match="writes text"):
-        with atomic_write(tmp_path / "a", "a"):
-            pass
+    with pytest.raises(ValueError, match="writes text"), atomic_write(tmp_path / "a", "a"):
+        pass

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,15 @@ class InferenceModel(ABC):
     @abstractmethod
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
         """P(agent shown as A did it), P(agent shown as B did it)."""
+
+    def predict_all(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, float]]:
+        """:meth:`predict` at several evidence points of one trial (ascending tau), in order.
+
+        The harness asks through this, so a method that answers several points at
+        once (simulation inference rolls all of them out in one batch) overrides it;
+        its answers must equal :meth:`predict`'s.
+        """
+        return [self.predict(trial) for trial in trials]
 
     def settings(self) -> dict[str, Any]:
         """What to record about this model in a results file."""
