@@ -4,19 +4,24 @@
     python bench/bench_rl.py --envs Marple-GoTo-OneRoom-v0 MiniGrid-DoorKey-5x5-v0 --steps 100000
     python bench/bench_rl.py --envs ladder --steps 1000000     # every rung, the ten missions included (long)
 
-Every env trains with stable-baselines3 PPO, 8 envs in one process, the settings
-of ``marple_agents.rl.PPO_SETTINGS`` (1,024 steps per update, 4 epochs of 4
-minibatches of 256, lr 2.5e-4, entropy 0.01) and one CPU thread, so it fits 2
-cores. MARPLE levels see the egocentric 7 x 7 code view, the numeric subgoal,
+Every env trains with stable-baselines3 PPO, 16 envs in one process
+(``marple_agents.rl.N_ENVS``), the settings of ``marple_agents.rl.PPO_SETTINGS``
+(64 steps per env and update, 1,024 in all, 4 epochs of 4 minibatches of 256,
+lr 2.5e-4, entropy 0.01) and one CPU thread, so it fits 2 cores. MARPLE levels see the egocentric 7 x 7 code view, the numeric subgoal,
 direction, carrying and audio, through ``CodeArrayExtractor``, with the dense
-reward (``DenseReward``: subgoal bonus 0.1, potential-based distance shaping);
-``--sparse`` turns the shaping off. MiniGrid and BabyAI use MiniGrid's
+reward (``DenseReward``: subgoal bonus 0.1, potential-based shaping by the
+moves and turns to face the target); ``--sparse`` turns the shaping off. MiniGrid and BabyAI use MiniGrid's
 ``FlatObsWrapper`` (7 x 7 view and mission) with SB3's ``MlpPolicy``.
 
-Success is the share of finished training episodes that terminated (the task
-done) rather than hitting the step limit, recorded every ``--every`` steps; the
-random agent's success comes from ``--random-episodes`` episodes of uniform
-actions. Results go to ``OUT/results.json`` (rewritten after each env, so an
+Success is measured two ways. The curve: the share of finished training
+episodes (stochastic policy) that terminated (the task done) rather than
+hitting the step limit, recorded every ``--every`` steps. The final figure: the
+trained policy acting greedily (deterministic) on ``--eval-episodes`` fresh
+episodes (reset seeds from 1,000,000 on, never used in training), with a 95%
+Wilson interval, beside uniformly random actions on the same episodes.
+``--stop-at 0.95`` ends an env's training once a record of training success
+reaches 0.95, to save the budget for the envs that need it. Results go to
+``OUT/results.json`` (rewritten after each env, so an
 interrupted run keeps what it finished) and ``OUT/success.png``.
 """
 
@@ -26,20 +31,25 @@ import argparse
 import json
 import logging
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import gymnasium as gym
 import minigrid  # noqa: F401  (registers MiniGrid and BabyAI ids)
+import numpy as np
 import torch
 from minigrid.wrappers import FlatObsWrapper
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
 import marple_gym
-from marple_agents.rl import PPO_SETTINGS, SuccessTracker, make_ppo, random_success
+from marple_agents import rl
+from marple_gym.files import write_json_atomic
 from marple_gym.levels import SKILLS, level_ids
 
 REFERENCES = ["MiniGrid-DoorKey-5x5-v0", "BabyAI-GoToObj-v0"]
+EVAL_SEED = 1_000_000
+"""Evaluation episodes reset with seeds from here on: far from the few seeds training draws."""
 DEFAULT_ENVS = [f"Marple-{skill}-OneRoom-v0" for skill in SKILLS] + REFERENCES
 
 log = logging.getLogger("bench_rl")
@@ -51,33 +61,70 @@ def _is_marple(env_id: str) -> bool:
 
 def _model(env_id: str, seed: int, dense: bool) -> PPO:
     if _is_marple(env_id):
-        return make_ppo(env_id, n_envs=8, seed=seed, dense=dense)
-    envs = make_vec_env(env_id, n_envs=8, seed=seed, wrapper_class=FlatObsWrapper)
-    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **PPO_SETTINGS)
+        return rl.make_ppo(env_id, seed=seed, dense=dense)
+    envs = make_vec_env(env_id, n_envs=rl.N_ENVS, seed=seed, wrapper_class=FlatObsWrapper)
+    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **rl.PPO_SETTINGS)
+
+
+def _eval_env(env_id: str) -> gym.Env:
+    """The trained policy's observation stack, without shaping (success does not depend on it)."""
+    return rl.marple_env(env_id, dense=False) if _is_marple(env_id) else FlatObsWrapper(gym.make(env_id))
 
 
 def _random_env(env_id: str) -> gym.Env:
     return gym.make(env_id) if _is_marple(env_id) else FlatObsWrapper(gym.make(env_id))
 
 
-def run_one(env_id: str, steps: int, seed: int, every: int, dense: bool, random_episodes: int) -> dict:
-    """Train PPO on one env and return its success curve and the random agent's success."""
-    baseline = random_success(_random_env(env_id), random_episodes, seed)
+def _summary(outcomes: list[tuple[bool, int]]) -> dict:
+    """Success rate with its 95% Wilson interval, and the mean number of subgoals achieved."""
+    wins, episodes = sum(done for done, _ in outcomes), len(outcomes)
+    low, high = rl.wilson_interval(wins, episodes)
+    subgoals = float(np.mean([n for _, n in outcomes]))
+    return {"success": wins / episodes, "low": low, "high": high, "episodes": episodes, "subgoals": subgoals}
+
+
+def run_one(
+    env_id: str,
+    steps: int,
+    seed: int,
+    every: int,
+    dense: bool,
+    episodes: int,
+    stop_at: float | None = None,
+    on_record: Callable[[dict], None] | None = None,
+) -> dict:
+    """Train PPO on one env; its success curve, and greedy, stochastic and random success with intervals.
+
+    ``on_record`` receives the entry so far (``"partial": True``) after each
+    success record, so a run stopped mid-env keeps its curve.
+    """
+    random_env = _random_env(env_id)
+    entry: dict = {"env": env_id, "steps": steps, "seed": seed, "dense": dense and _is_marple(env_id)}
+    entry["random"] = _summary(
+        rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
+    )
+    entry["random_success"] = entry["random"]["success"]
     model = _model(env_id, seed, dense)
-    tracker = SuccessTracker(every)
-    start = time.perf_counter()
+
+    def record(history: list[tuple[int, float, int]]) -> None:
+        entry["curve"] = [{"steps": s, "success": rate, "episodes": n} for s, rate, n in history]
+        entry["final_success"] = history[-1][1]
+        if on_record is not None:
+            on_record({**entry, "partial": True})
+
+    tracker = rl.SuccessTracker(every, stop_at, on_record=record)
+    start, cpu = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps, callback=tracker)
-    seconds = time.perf_counter() - start
-    return {
-        "env": env_id,
-        "steps": steps,
-        "seed": seed,
-        "dense": dense and _is_marple(env_id),
-        "random_success": baseline,
-        "curve": [{"steps": s, "success": rate, "episodes": n} for s, rate, n in tracker.history],
-        "final_success": tracker.history[-1][1] if tracker.history else None,
-        "seconds": round(seconds, 1),
-    }
+    entry["seconds"] = round(time.perf_counter() - start, 1)
+    entry["cpu_seconds"] = round(time.process_time() - cpu, 1)
+    entry["trained_steps"] = int(model.num_timesteps)
+    entry.setdefault("curve", [])
+    entry.setdefault("final_success", None)
+    eval_env = _eval_env(env_id)
+    for name, deterministic in (("greedy", True), ("stochastic", False)):
+        act = rl.greedy_actions(model, deterministic)
+        entry[name] = _summary(rl.episode_outcomes(eval_env, act, episodes, EVAL_SEED))
+    return entry
 
 
 def plot(results: list[dict], path: Path) -> None:
@@ -91,9 +138,20 @@ def plot(results: list[dict], path: Path) -> None:
         xs = [p["steps"] for p in r["curve"]]
         ys = [p["success"] for p in r["curve"]]
         style = "--" if not _is_marple(r["env"]) else "-"
-        ax.plot(xs, ys, style, label=f"{r['env']} (random {r['random_success']:.2f})")
+        (line,) = ax.plot(xs, ys, style, label=f"{r['env']} (random {r['random_success']:.2f})")
+        if "greedy" in r:  # the greedy policy's success at the end, with its 95% interval
+            g = r["greedy"]
+            err = [[g["success"] - g["low"]], [g["high"] - g["success"]]]
+            ax.errorbar(
+                [r.get("trained_steps", r["steps"])],
+                [g["success"]],
+                yerr=err,
+                fmt="o",
+                color=line.get_color(),
+                capsize=3,
+            )
     ax.set_xlabel("environment steps")
-    ax.set_ylabel("success rate of training episodes")
+    ax.set_ylabel("success rate (lines: training episodes; dots: greedy policy, 95% CI)")
     ax.set_ylim(-0.02, 1.02)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
@@ -110,8 +168,12 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=8192, help="steps between success records")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sparse", action="store_true", help="no dense reward on MARPLE levels")
-    parser.add_argument("--random-episodes", type=int, default=50)
+    parser.add_argument(
+        "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"
+    )
+    parser.add_argument("--eval-episodes", type=int, default=100, help="fresh episodes for greedy and random success")
     parser.add_argument("--out", type=Path, default=Path("runs/bench_rl"))
+    parser.add_argument("--resume", action="store_true", help="keep the envs OUT/results.json already finished")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     torch.set_num_threads(1)
@@ -120,22 +182,70 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown env ids {unknown}; MARPLE ids: {', '.join(marple_gym.env_ids() + level_ids(False))}")
     args.out.mkdir(parents=True, exist_ok=True)
-    results: list[dict] = []
+    results = _finished(args.out / "results.json", envs) if args.resume else []
+
+    def save(entries: list[dict]) -> None:
+        write_json_atomic(args.out / "results.json", entries)
+        plot(entries, args.out / "success.png")
+
     for env_id in envs:
+        if any(r["env"] == env_id for r in results):
+            log.info("%s: done in an earlier run, kept", env_id)
+            continue
         log.info("training %s for %d steps", env_id, args.steps)
-        results.append(run_one(env_id, args.steps, args.seed, args.every, not args.sparse, args.random_episodes))
-        r = results[-1]
+        r = run_one(
+            env_id,
+            args.steps,
+            args.seed,
+            args.every,
+            not args.sparse,
+            args.eval_episodes,
+            args.stop_at,
+            on_record=lambda partial: save(results + [partial]),
+        )
+        results.append(r)
         log.info(
-            "%s: success %.3f (random %.3f) in %.0f s", env_id, r["final_success"], r["random_success"], r["seconds"]
+            "%s: training success %.3f, greedy %.3f, stochastic %.3f, random %.3f in %.0f s (%.0f s CPU)",
+            env_id,
+            r["final_success"],
+            r["greedy"]["success"],
+            r["stochastic"]["success"],
+            r["random"]["success"],
+            r["seconds"],
+            r["cpu_seconds"],
         )
-        (args.out / "results.json").write_text(json.dumps(results, indent=1))
-        plot(results, args.out / "success.png")
-    print("| env | steps | random success | final success | minutes |")
-    print("|---|---|---|---|---|")
+        save(results)
+    print(table(results))
+
+
+def _finished(path: Path, envs: list[str]) -> list[dict]:
+    """The finished entries of an earlier run's results for ``envs`` (none if there is no file)."""
+    if not path.exists():
+        return []
+    return [r for r in json.loads(path.read_text()) if not r.get("partial") and r["env"] in envs]
+
+
+def table(results: list[dict]) -> str:
+    """The finished results as a Markdown table (success with 95% Wilson intervals)."""
+
+    def rate(r: dict | None) -> str:
+        return "-" if r is None else f"{r['success']:.2f} [{r['low']:.2f}, {r['high']:.2f}]"
+
+    rows = [
+        "| env | steps | random agent | PPO training episodes (last record) | PPO greedy | PPO stochastic "
+        "| subgoals per episode (random, greedy) | CPU min | wall min |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r in results:
-        print(
-            f"| {r['env']} | {r['steps']} | {r['random_success']:.2f} | {r['final_success']:.2f} | {r['seconds'] / 60:.1f} |"
+        if r.get("partial"):
+            continue
+        rows.append(
+            f"| {r['env']} | {r['trained_steps']:,} | {rate(r['random'])} | {r['final_success']:.2f} "
+            f"| {rate(r['greedy'])} | {rate(r.get('stochastic'))} "
+            f"| {r['random']['subgoals']:.2f}, {r['greedy']['subgoals']:.2f} "
+            f"| {r['cpu_seconds'] / 60:.1f} | {r['seconds'] / 60:.1f} |"
         )
+    return "\n".join(rows)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,6 @@ parser.add_argument("--env", default="Marple-GoTo-OneRoom-v0", help="a ladder le
 parser.add_argument("--steps", type=int, default=20_000)
 args = parser.parse_args()
 
-model = make_ppo(args.env, n_envs=8, seed=0, verbose=1)
+model = make_ppo(args.env, seed=0, verbose=1)  # 16 envs, the settings of marple_agents.rl.PPO_SETTINGS
 model.learn(total_timesteps=args.steps)
 model.save("ppo_marple")

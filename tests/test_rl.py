@@ -155,6 +155,60 @@ def test_the_planner_solves_every_level(env_id):
         assert terminated and reward == 1.0
 
 
+def _actions_to_face_a_target(env) -> int | None:
+    """A plain forward search over (x, y, direction) poses: the reference for the shaping's distance map."""
+    from marple_gym.evidence.egocentric import DIR_VEC
+    from marple_gym.missions.feasibility import target_cells
+    from marple_gym.world.assets import DOOR
+    from marple_gym.world.navigation import walkable_mask
+    from marple_gym.world.state import CH_FUR
+
+    base = env.unwrapped
+    state = base.world.state
+    targets = set(target_cells(base.world, 0, base.progress.current))
+    floor = walkable_mask(state) | (state.grid[..., CH_FUR] == DOOR)
+    x, y = state.agent_pos[0].tolist()
+    floor[y, x] = True
+    height, width = floor.shape
+    start = (x, y, int(state.agent_dir[0]))
+    distance, seen = {start: 0}, {start}
+    queue = [start]
+    for pose in queue:
+        px, py, d = pose
+        dx, dy = DIR_VEC[d].tolist()
+        if (px + dx, py + dy) in targets:
+            return distance[pose]
+        nexts = [(px, py, (d + 1) % 4), (px, py, (d - 1) % 4)]
+        if 0 <= px + dx < width and 0 <= py + dy < height and floor[py + dy, px + dx]:
+            nexts.append((px + dx, py + dy, d))
+        for n in nexts:
+            if n not in seen:
+                seen.add(n)
+                distance[n] = distance[pose] + 1
+                queue.append(n)
+    return None
+
+
+@pytest.mark.parametrize("env_id", ["Marple-Put-OneRoom-v0", "Marple-Open-TwoRooms-v0", "Marple-GetSnack-Short-v0"])
+def test_cached_distance_map_agrees_with_a_search_from_the_agent(env_id):
+    # the planner changes hands, doors and objects, random actions wander; the map must follow every change
+    env = DenseReward(gym.make(env_id))
+    for seed, planned in ((0, True), (1, True), (2, False)):
+        env.reset(seed=seed)
+        base = env.unwrapped
+        planner = HierarchicalPlanner(base.world, mission=base.mission, rng=np.random.default_rng(seed))
+        rng = np.random.default_rng(seed)
+        terminated = truncated = False
+        while not (terminated or truncated):
+            if not base.progress.complete:
+                steps = _actions_to_face_a_target(env)
+                scale = base.width + base.height
+                assert env.potential() == pytest.approx(-0.5 * (scale if steps is None else min(steps, scale)) / scale)
+            _, _, terminated, truncated, _ = env.step(planner.next_action() if planned else int(rng.integers(0, 7)))
+            if planned:
+                planner.observe(base.last_outcome)
+
+
 def test_distance_shaping_is_potential_based():
     gamma = 0.9
     env = DenseReward(gym.make("Marple-GoTo-TwoRooms-v0"), subgoal_bonus=0.0, gamma=gamma)
@@ -162,7 +216,8 @@ def test_distance_shaping_is_potential_based():
     base = env.unwrapped
     phi0 = env.potential()
     assert phi0 <= 0
-    assert phi0 == pytest.approx(-0.5 * steps_to_subgoal(base.world, 0, base.progress.current) / 20)
+    assert phi0 == pytest.approx(-0.5 * _actions_to_face_a_target(env) / 20)
+    assert _actions_to_face_a_target(env) >= steps_to_subgoal(base.world, 0, base.progress.current)
     rewards, sparse = [], []
     rng = np.random.default_rng(0)
     for _ in range(40):
@@ -222,3 +277,35 @@ def test_ppo_smoke_run_with_the_code_array_extractor():
         policy_kwargs={"features_extractor_class": CodeArrayExtractor},
     )
     cnn.learn(total_timesteps=32)
+
+
+def test_wilson_interval_brackets_the_rate_and_stays_in_zero_one():
+    from marple_agents.rl import wilson_interval
+
+    low, high = wilson_interval(90, 100)
+    assert low < 0.9 < high and high - low < 0.13
+    assert wilson_interval(0, 100)[0] == 0.0 and 0.0 < wilson_interval(0, 100)[1] < 0.04
+    assert wilson_interval(100, 100)[1] == pytest.approx(1.0) and wilson_interval(100, 100)[0] > 0.96
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    # the textbook value: 8 of 10 -> (0.490, 0.943)
+    assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-3)
+
+
+def test_extractor_marks_the_cells_the_subgoal_names():
+    import torch
+    from stable_baselines3.common.preprocessing import preprocess_obs
+
+    from marple_agents.rl import CodeArrayExtractor
+
+    env = NumericObservation(gym.make("Marple-PickUp-OneRoom-v0"))
+    extractor = CodeArrayExtractor(env.observation_space)
+    for seed in range(3):
+        obs, _ = env.reset(seed=seed)
+        batch = preprocess_obs({k: torch.as_tensor(v)[None] for k, v in obs.items()}, env.observation_space)
+        planes = extractor._match_planes(batch["image"], batch["subgoal"])[0].numpy().astype(bool)
+        _, obj, fur, room = obs["subgoal"]
+        image = obs["image"]
+        assert (planes[0] == (image[..., 3] == obj)).all() and planes[0].any()
+        assert (planes[1] == (image[..., 1] == fur)).all() and planes[1].any()
+        assert (planes[2] == (image[..., 0] == room)).all()
+        assert extractor(batch).shape == (1, extractor.features_dim)

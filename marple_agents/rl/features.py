@@ -1,10 +1,22 @@
 """A stable-baselines3 features extractor for MARPLE's symbolic code array.
 
 The (rows, cols, 8) array holds category codes (room, furniture type, object
-type, ...), not intensities, so each channel gets its own embedding table; the
-embedded cells go through a small CNN. Every other key of a Dict observation
-(direction, carrying, audio, subgoal: one-hot after SB3's preprocessing) is
-flattened beside it. Works with ``MultiInputPolicy`` (Dict observations from
+type, ...), not intensities. Every (channel, code) pair has its own embedding
+vector; a cell's vectors are summed (BabyAI's bag-of-words image embedding:
+one table lookup for all channels, so it stays cheap on one CPU thread) and
+the embedded grid goes through a small CNN. Every other key of a Dict
+observation (direction, carrying, audio, subgoal: one-hot after SB3's
+preprocessing) is flattened beside it.
+
+With a ``subgoal`` key the extractor also marks, as three extra input planes
+of the CNN, the cells whose object type, furniture type and room are the ones
+the subgoal names (``match_subgoal``, on by default). The instruction then
+reaches the convolutions where the target is, instead of meeting the image
+only after it is flattened: the role FiLM layers play in BabyAI's models, at
+no cost. The marks are computed from the observation alone (codes against
+codes), so nothing about the task's solution is given away.
+
+Works with ``MultiInputPolicy`` (Dict observations from
 :class:`marple_gym.NumericObservation`) and with ``CnnPolicy`` (the bare array,
 ``NumericObservation(env, keys=("image",))``).
 """
@@ -12,66 +24,109 @@ flattened beside it. Works with ``MultiInputPolicy`` (Dict observations from
 from __future__ import annotations
 
 import gymnasium as gym
+import numpy as np
 import torch
 from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
 from marple_gym.evidence.vision import channel_sizes
+from marple_gym.world.state import CH_FUR, CH_OBJ
+
+CH_ROOM = 0
+"""The room-type channel of the code array."""
+
+SUBGOAL_FIELDS = ("action", "object", "furniture", "room")
+"""The order of the ``subgoal`` codes (see :func:`marple_gym.missions.mission.subgoal_codes`)."""
+
+_MATCHED = (
+    (SUBGOAL_FIELDS.index("object"), CH_OBJ),
+    (SUBGOAL_FIELDS.index("furniture"), CH_FUR),
+    (SUBGOAL_FIELDS.index("room"), CH_ROOM),
+)
+"""(subgoal field, image channel) pairs that name the same things with the same codes."""
 
 
 class CodeArrayEmbedding(nn.Module):
-    """(B, rows, cols, 8) codes -> (B, features) through per-channel embeddings and a small CNN."""
+    """(B, rows, cols, 8) codes (plus optional extra float planes) -> (B, features): embeddings and a small CNN."""
 
-    def __init__(self, shape: tuple[int, int, int], embed_dim: int = 8, channels: int = 16) -> None:
+    def __init__(
+        self, shape: tuple[int, int, int], embed_dim: int = 16, channels: int = 32, extra_planes: int = 0
+    ) -> None:
         super().__init__()
         rows, cols, depth = shape
         sizes = channel_sizes()[:depth]
-        self.embeddings = nn.ModuleList(nn.Embedding(size, embed_dim) for size in sizes)
-        # stride 2 only where the grid is large, so a 7 x 7 view keeps its cells
-        stride = 2 if min(rows, cols) > 9 else 1
+        self.embedding = nn.Embedding(sum(sizes), embed_dim)
+        self.register_buffer("offsets", torch.tensor(np.cumsum((0,) + sizes[:-1]), dtype=torch.long), persistent=False)
+        self.register_buffer("limits", torch.tensor([s - 1 for s in sizes], dtype=torch.long), persistent=False)
+        # the first layer keeps every cell of a small view; large grids are halved twice
+        first_stride = 2 if min(rows, cols) > 9 else 1
         self.cnn = nn.Sequential(
-            nn.Conv2d(embed_dim * depth, channels, 3, padding=1),
+            nn.Conv2d(embed_dim + extra_planes, channels, 3, stride=first_stride, padding=1),
             nn.ReLU(),
-            nn.Conv2d(channels, 2 * channels, 3, stride=stride, padding=1),
-            nn.ReLU(),
-            nn.Conv2d(2 * channels, 2 * channels, 3, stride=stride, padding=1),
+            nn.Conv2d(channels, 2 * channels, 3, stride=2, padding=1),
             nn.ReLU(),
             nn.Flatten(),
         )
         with torch.no_grad():
-            self.out_dim = int(self.cnn(torch.zeros(1, embed_dim * depth, rows, cols)).shape[1])
-        self._limits = torch.tensor([s - 1 for s in sizes])
+            self.out_dim = int(self.cnn(torch.zeros(1, embed_dim + extra_planes, rows, cols)).shape[1])
 
-    def forward(self, codes: torch.Tensor) -> torch.Tensor:
-        codes = codes.long().clamp(min=0)
-        codes = torch.minimum(codes, self._limits.to(codes.device))
-        embedded = torch.cat([emb(codes[..., c]) for c, emb in enumerate(self.embeddings)], dim=-1)
-        return self.cnn(embedded.permute(0, 3, 1, 2))
+    def forward(self, codes: torch.Tensor, planes: torch.Tensor | None = None) -> torch.Tensor:
+        """Embed ``codes`` (B, rows, cols, depth); ``planes`` (B, extra, rows, cols) join the embedded grid."""
+        codes = torch.minimum(codes.long().clamp(min=0), self.limits)
+        grid = self.embedding(codes + self.offsets).sum(dim=3).permute(0, 3, 1, 2)
+        if planes is not None:
+            grid = torch.cat([grid, planes], dim=1)
+        return self.cnn(grid)
 
 
 class CodeArrayExtractor(BaseFeaturesExtractor):
     """SB3 features extractor: the code array embedded, other keys flattened, then one linear layer.
 
     Use as ``PPO("MultiInputPolicy", env, policy_kwargs={"features_extractor_class": CodeArrayExtractor})``.
+    ``match_subgoal`` adds the subgoal-match planes (see the module docs) where a ``subgoal`` key exists.
     """
 
-    def __init__(self, observation_space: gym.Space, features_dim: int = 128, embed_dim: int = 8) -> None:
+    def __init__(
+        self,
+        observation_space: gym.Space,
+        features_dim: int = 128,
+        embed_dim: int = 16,
+        channels: int = 32,
+        match_subgoal: bool = True,
+    ) -> None:
         super().__init__(observation_space, features_dim)
-        image = observation_space["image"] if isinstance(observation_space, spaces.Dict) else observation_space
+        is_dict = isinstance(observation_space, spaces.Dict)
+        image = observation_space["image"] if is_dict else observation_space
         if not (isinstance(image, spaces.Box) and len(image.shape) == 3):
             raise ValueError(f"CodeArrayExtractor needs a (rows, cols, channels) code array, got {image}")
-        self.image = CodeArrayEmbedding(image.shape, embed_dim)
-        self.others: list[str] = []
-        extra = 0
-        if isinstance(observation_space, spaces.Dict):
-            self.others = [k for k in observation_space.spaces if k != "image"]
-            extra = sum(spaces.flatdim(observation_space[k]) for k in self.others)
+        self.others: list[str] = [k for k in observation_space.spaces if k != "image"] if is_dict else []
+        self._subgoal_sizes: list[int] = []
+        if match_subgoal and "subgoal" in self.others and image.shape[2] > CH_OBJ:
+            self._subgoal_sizes = [int(n) for n in observation_space["subgoal"].nvec]
+        self.image = CodeArrayEmbedding(image.shape, embed_dim, channels, extra_planes=len(self._matched()))
+        extra = sum(spaces.flatdim(observation_space[k]) for k in self.others)
         self.head = nn.Sequential(nn.Linear(self.image.out_dim + extra, features_dim), nn.ReLU())
+
+    def _matched(self) -> tuple[tuple[int, int], ...]:
+        return _MATCHED if self._subgoal_sizes else ()
+
+    def _match_planes(self, codes: torch.Tensor, subgoal: torch.Tensor) -> torch.Tensor:
+        """(B, 3, rows, cols) 0/1 planes: cells whose object, furniture and room codes are the subgoal's."""
+        # SB3 hands MultiDiscrete keys over one-hot, field after field
+        fields = torch.split(subgoal, self._subgoal_sizes, dim=1)
+        planes = []
+        for field, channel in self._matched():
+            wanted = fields[field].argmax(dim=1)
+            hit = (codes[..., channel].long() == wanted[:, None, None]) & (wanted > 0)[:, None, None]
+            planes.append(hit)
+        return torch.stack(planes, dim=1).float()
 
     def forward(self, observations) -> torch.Tensor:
         if not isinstance(observations, dict):
             return self.head(self.image(observations))
-        parts = [self.image(observations["image"])]
+        codes = observations["image"]
+        planes = self._match_planes(codes, observations["subgoal"]) if self._subgoal_sizes else None
+        parts = [self.image(codes, planes)]
         parts += [observations[k].flatten(1).float() for k in self.others]
         return self.head(torch.cat(parts, dim=1))

@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -21,8 +22,11 @@ from marple_agents.rl.features import CodeArrayExtractor
 from marple_gym.envs.rl_wrappers import NumericObservation
 from marple_gym.levels.shaping import DenseReward
 
+N_ENVS = 16
+"""Envs per PPO run: 16 copies stepped in one process, so each policy call serves 16 steps."""
+
 PPO_SETTINGS: dict[str, Any] = {
-    "n_steps": 128,
+    "n_steps": 64,
     "batch_size": 256,
     "n_epochs": 4,
     "learning_rate": 2.5e-4,
@@ -31,8 +35,8 @@ PPO_SETTINGS: dict[str, Any] = {
     "clip_range": 0.2,
     "ent_coef": 0.01,
 }
-"""The PPO settings the ladder bench uses with 8 envs (rl-zoo's MiniGrid settings, fewer epochs for 2 CPU cores):
-1,024 steps per update, 4 epochs of 4 minibatches."""
+"""The PPO settings the ladder bench uses with :data:`N_ENVS` envs (rl-zoo's MiniGrid settings, fewer epochs for
+2 CPU cores): 1,024 steps per update (16 envs x 64 steps), 4 epochs of 4 minibatches."""
 
 
 def marple_env(env_id: str, view_size: int | None = 7, dense: bool = True, **kwargs: Any) -> gym.Env:
@@ -45,7 +49,7 @@ def marple_env(env_id: str, view_size: int | None = 7, dense: bool = True, **kwa
 
 def make_ppo(
     env_id: str,
-    n_envs: int = 8,
+    n_envs: int = N_ENVS,
     seed: int = 0,
     view_size: int | None = 7,
     dense: bool = True,
@@ -65,12 +69,22 @@ class SuccessTracker(BaseCallback):
     An episode succeeds when it terminates (is not cut by the time limit); for
     MARPLE levels and for MiniGrid's DoorKey and GoToObj that means the task was
     done. ``history`` holds (timesteps, success rate of the episodes finished
-    since the previous record, episodes) triples.
+    since the previous record, episodes) triples. With ``stop_at`` training
+    stops once a record reaches that success rate (saving the rest of the
+    budget for harder envs). ``on_record(history)`` is called after each record
+    (to save a curve while training runs).
     """
 
-    def __init__(self, every: int = 10_000) -> None:
+    def __init__(
+        self,
+        every: int = 10_000,
+        stop_at: float | None = None,
+        on_record: Callable[[list[tuple[int, float, int]]], None] | None = None,
+    ) -> None:
         super().__init__()
         self.every = int(every)
+        self.stop_at = stop_at
+        self.on_record = on_record
         self.history: list[tuple[int, float, int]] = []
         self._outcomes: list[bool] = []
         self._next = self.every
@@ -82,6 +96,7 @@ class SuccessTracker(BaseCallback):
         if self.num_timesteps >= self._next:
             self._record()
             self._next += self.every
+            return self.stop_at is None or not self.history[-1][1] >= self.stop_at
         return True
 
     def _on_training_end(self) -> None:
@@ -92,16 +107,69 @@ class SuccessTracker(BaseCallback):
         rate = float(np.mean(self._outcomes)) if self._outcomes else float("nan")
         self.history.append((int(self.num_timesteps), rate, len(self._outcomes)))
         self._outcomes = []
+        if self.on_record is not None:
+            self.on_record(self.history)
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a success rate (95% by default); (0, 1) for no trials.
+
+    Unlike the normal approximation it stays inside [0, 1] and is not empty at
+    0 or all successes, the rates a learning curve starts and ends at.
+    """
+    if trials <= 0:
+        return 0.0, 1.0
+    p = successes / trials
+    denominator = 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / denominator
+    half = z * np.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
+    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+
+
+def episode_outcomes(env: gym.Env, act: Callable[[Any], int], episodes: int, seed: int) -> list[tuple[bool, int]]:
+    """(succeeded, subgoals achieved) of ``episodes`` episodes under ``act``, reset with seeds ``seed``, ``seed + 1``, ...
+
+    Success is termination (the task done, not the step limit); subgoals are
+    counted from MARPLE's ``info["achieved"]`` (always 0 on other envs).
+    """
+    outcomes = []
+    for episode in range(episodes):
+        obs, _ = env.reset(seed=seed + episode)
+        terminated = truncated = False
+        subgoals = 0
+        while not (terminated or truncated):
+            obs, _, terminated, truncated, info = env.step(act(obs))
+            subgoals += info.get("achieved") is not None
+        outcomes.append((bool(terminated), subgoals))
+    return outcomes
+
+
+def success_count(env: gym.Env, act: Callable[[Any], int], episodes: int, seed: int) -> int:
+    """Episodes of ``episodes`` (see :func:`episode_outcomes`) that terminate (succeed) under ``act``."""
+    return sum(done for done, _ in episode_outcomes(env, act, episodes, seed))
+
+
+def random_actions(env: gym.Env, seed: int) -> Callable[[Any], int]:
+    """A uniformly random policy over ``env``'s discrete actions."""
+    rng = np.random.default_rng(seed)
+    return lambda _: int(rng.integers(env.action_space.n))
+
+
+def greedy_actions(model: PPO, deterministic: bool = True) -> Callable[[Any], int]:
+    """``model``'s policy as an action function (greedy by default)."""
+
+    def act(obs: Any) -> int:
+        action, _ = model.predict(obs, deterministic=deterministic)
+        return int(action)
+
+    return act
 
 
 def random_success(env: gym.Env, episodes: int, seed: int) -> float:
     """Success rate of uniformly random actions over ``episodes`` episodes (terminated = success)."""
-    rng = np.random.default_rng(seed)
-    wins = 0
-    for episode in range(episodes):
-        env.reset(seed=seed + episode)
-        terminated = truncated = False
-        while not (terminated or truncated):
-            _, _, terminated, truncated, _ = env.step(int(rng.integers(env.action_space.n)))
-        wins += terminated
-    return wins / episodes
+    return success_count(env, random_actions(env, seed), episodes, seed) / episodes
+
+
+def policy_success(model: PPO, env: gym.Env, episodes: int, seed: int, deterministic: bool = True) -> int:
+    """Episodes that ``model`` completes on ``env`` (its own observation stack), acting greedily by default."""
+    return success_count(env, greedy_actions(model, deterministic), episodes, seed)

@@ -1,7 +1,7 @@
 """The level ladder for RL (single skills to the ten missions) and its dense reward."""
 
 from marple_gym.levels.ladder import LEVEL_ENVS, LEVELS, SKILLS, Level, LevelEnv, level_ids, register_levels
-from marple_gym.levels.shaping import DenseReward, steps_to_subgoal
+from marple_gym.levels.shaping import DenseReward, facing_distance_map, steps_to_subgoal
 
 __all__ = [
     "DenseReward",
@@ -10,6 +10,7 @@ __all__ = [
     "Level",
     "LevelEnv",
     "SKILLS",
+    "facing_distance_map",
     "level_ids",
     "register_levels",
     "steps_to_subgoal",
