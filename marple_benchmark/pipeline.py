@@ -6,7 +6,9 @@
    (two per scenario), training split and model seed, each for a fixed number
    of optimizer steps;
 3. **inference**: simulation inference for each variant, split and model seed,
-   the perfect-agent-model row (the planner with the scenario's preferences)
+   inverse planning with the language-conditioned models as likelihood
+   (``bip``) for each split and model seed, the perfect-agent-model row (the
+   planner with the scenario's preferences), the ideal observer (the ceiling)
    and the two reference models. Runs the preset names in ``uncut`` are
    scored without the cutoff, and the summary shows them with it exactly
    (:meth:`marple_eval.results.RunResults.with_cutoff`) and without it; the
@@ -34,6 +36,9 @@ from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
 log = logging.getLogger(__name__)
+
+BIP_POLICY = "language"
+"""The kind of agent model whose action probabilities are ``bip``'s likelihood (given each hypothesis's subgoal)."""
 
 
 @dataclass
@@ -104,8 +109,9 @@ class ModelJob(NamedTuple):
 
 
 def model_jobs(cfg: BenchmarkConfig) -> list[ModelJob]:
-    """Every agent model the variants need: one per model seed, split, scenario, role and kind of policy."""
-    kinds = sorted({POLICY_OF_VARIANT[v] for v in cfg.variants})
+    """Every agent model the variants and ``bip`` need: one per model seed, split, scenario, role and kind of
+    policy (``bip``'s likelihood is the language-conditioned policy, whatever the variants)."""
+    kinds = sorted({POLICY_OF_VARIANT[v] for v in cfg.variants} | {BIP_POLICY})
     return [
         ModelJob(scenario, split, role, kind, seed)
         for seed in cfg.model_seeds
@@ -204,7 +210,7 @@ class InferenceRun(NamedTuple):
     method: str | None = None  # how tables name it (default: the model's name)
     split: str | None = None  # the agent models' training split
     model_seed: int | None = None
-    priors: bool = False  # the model receives each agent's mission prior from its training split
+    priors: bool = False  # the model receives each agent's mission prior from its training split (``split``, else in)
 
 
 def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
@@ -227,7 +233,13 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
         ),
         # The ceiling: exact Bayesian inverse planning with the true planner (docs/evaluation.md).
         InferenceRun(
-            "ideal", "ideal", "ideal", {"rollouts": 100, "seed": cfg.seed}, None, "ideal observer", priors=True
+            "ideal",
+            "ideal",
+            "ideal",
+            {"rollouts": cfg.preset.ideal_rollouts, "seed": cfg.seed},
+            None,
+            "ideal observer",
+            priors=True,
         ),
     ]
     for model_seed in cfg.model_seeds:
@@ -246,41 +258,65 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                         model_seed=model_seed,
                     )
                 )
+            # Inverse planning with the same split's language-conditioned models as likelihood, and that split's
+            # mission priors: in and out of distribution like the variants.
+            template = str(cfg.checkpoint("{scenario}", split, "{role}", BIP_POLICY, model_seed))
+            runs.append(
+                InferenceRun(
+                    f"bip-{split}-seed{model_seed}",
+                    "bip",
+                    "bip",
+                    sim,
+                    {"A": template, "B": template},
+                    split=split,
+                    model_seed=model_seed,
+                    priors=True,
+                )
+            )
     return runs
 
 
 def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     """Score every run (those without a results file yet); return the results files."""
-    from marple_eval.inverse import TrainingPriors
-    from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
+    from marple_eval.protocol import dataset_episodes
     from marple_gym.datasets.dataset import MarpleDataset
 
     episodes = dataset_episodes(MarpleDataset(cfg.data), cfg.scenarios, cfg.preset.trials)
     paths = []
     for run in inference_runs(cfg):
-        out = cfg.results(run.name)
-        paths.append(out)
-        if out.is_file():
-            continue
-        extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
-        if run.split is not None:
-            extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
-        resources = AgentResources(run.agents) if run.agents else None
-        if run.priors:
-            resources = TrainingPriors(str(cfg.data), "in")
-            extra["mission_priors"] = resources.describe(list(cfg.scenarios))
-        evaluate(
-            model_factory(run.model, **run.kwargs),
-            episodes,
-            cfg.scoring(run.key),
-            method=run.method,
-            run_settings=extra,
-            resources=resources,
-            workers=cfg.workers,
-            out=out,
-            progress=cfg.progress,
-        )
+        paths.append(cfg.results(run.name))
+        if not paths[-1].is_file():
+            score_run(cfg, run, episodes)
     return paths
+
+
+def score_run(cfg: BenchmarkConfig, run: InferenceRun, episodes: list) -> Path:
+    """Score one run of the inference stage on ``episodes`` into its results file."""
+    from marple_agents.inverse import BipResources
+    from marple_eval.inverse import TrainingPriors
+    from marple_eval.protocol import AgentResources, evaluate, model_factory
+
+    out = cfg.results(run.name)
+    extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
+    if run.split is not None:
+        extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
+    resources = AgentResources(run.agents) if run.agents else None
+    if run.priors:
+        priors = TrainingPriors(str(cfg.data), run.split or "in")
+        extra["mission_priors"] = priors.describe(list(cfg.scenarios))
+        resources = BipResources(run.agents, str(cfg.data), priors.split) if run.model == "bip" else priors
+    evaluate(
+        model_factory(run.model, **run.kwargs),
+        episodes,
+        cfg.scoring(run.key),
+        method=run.method,
+        run_settings=extra,
+        resources=resources,
+        workers=cfg.workers,
+        out=out,
+        progress=cfg.progress,
+    )
+    return out
 
 
 def training_budget(cfg: BenchmarkConfig) -> str:
