@@ -25,7 +25,7 @@ import multiprocessing as mp
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -285,9 +285,26 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     paths = []
     for run in inference_runs(cfg):
         paths.append(cfg.results(run.name))
-        if not paths[-1].is_file():
+        if not reusable(cfg, run):
             score_run(cfg, run, episodes)
     return paths
+
+
+def reusable(cfg: BenchmarkConfig, run: InferenceRun) -> bool:
+    """Whether ``run``'s results file serves this configuration: scored under the settings it needs, or under
+    the same settings without a cutoff (every cutoff follows exactly from that). A file scored with a cutoff
+    where the run is now wanted without one (``--uncut``) is scored again."""
+    from marple_eval.results import RunResults
+
+    path = cfg.results(run.name)
+    if not path.is_file():
+        return False
+    made = RunResults.load(path).protocol
+    wanted = asdict(cfg.scoring(run.key))
+    if made == wanted or made == {**wanted, "cutoff": None}:
+        return True
+    log.info("%s was scored with protocol %s; scoring it again with %s", path, made, wanted)
+    return False
 
 
 def score_run(cfg: BenchmarkConfig, run: InferenceRun, episodes: list) -> Path:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -104,6 +105,10 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     uncut = [row["method"] for row in record["views"]["no cutoff"]]
     assert len(record["views"]["cutoff 40"]) == 8 and {"distance", "ideal observer", "bip"} <= cut
     assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
+    # Asked without the cutoff now, the run scored with it is scored again; the rest are reused.
+    run_benchmark(replace(cfg, preset=replace(TINY, uncut=(*TINY.uncut, "distance"))))
+    again = {p.name for p, t in stamps.items() if p.stat().st_mtime_ns != t}
+    assert again == {"distance.json"}
 
 
 def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
