@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import os
 import pickle
-import tempfile
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -28,6 +26,7 @@ import torch
 from marple_agents.config import CONDITIONINGS, POSITIONS, ConfigError, ModelConfig
 from marple_agents.models import PolicyNet, build_model
 from marple_gym.errors import MarpleError
+from marple_gym.files import atomic_write
 from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.validation import Fields, message_error
 
@@ -71,14 +70,8 @@ def save_checkpoint(path: str | Path, net: PolicyNet, config: ModelConfig, meta:
         "state_dict": state_dict,
         "weights_sha256": weights_sha256(state_dict),
     }
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-    os.close(fd)
-    try:
-        torch.save(payload, tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
+    with atomic_write(path, "wb") as f:
+        torch.save(payload, f)
     return path
 
 

@@ -22,8 +22,6 @@ and recomputes, so files written before it existed load the same.
 from __future__ import annotations
 
 import copy
-import json
-import os
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
 from pathlib import Path
@@ -46,6 +44,7 @@ from marple_eval.metrics import (
 from marple_gym import __version__
 from marple_gym.datasets.selection import trial_set_id
 from marple_gym.errors import MarpleError
+from marple_gym.files import write_json_atomic
 from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.validation import Fields, message_error, read_json_file
 
@@ -184,12 +183,7 @@ class RunResults:
 
     def save(self, path: str | Path) -> Path:
         """Write atomically (a temporary file, then a rename)."""
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(self.to_json(), indent=1))
-        os.replace(tmp, path)
-        return path
+        return write_json_atomic(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | Path) -> RunResults:

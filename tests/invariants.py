@@ -6,10 +6,10 @@ import numpy as np
 
 from marple_gym.missions import house_requirements
 from marple_gym.world import World
-from marple_gym.world.assets import ASSETS, BIT, DOOR, WALL
+from marple_gym.world.assets import ASSETS, BIT, DOOR, OPEN_BIT, WALL
 from marple_gym.world.encoding import encoded_grid
 from marple_gym.world.navigation import bitboard, walkable_mask
-from marple_gym.world.state import CH_FUR, CH_OBJ
+from marple_gym.world.state import CH_AGENT, CH_FUR, CH_OBJ
 
 
 def assert_grid_consistent(world: World) -> None:
@@ -29,10 +29,23 @@ def assert_objects_conserved(world: World) -> None:
     assert len({tuple(p) for p in placed.tolist()}) == len(placed), "two objects share a cell"
 
 
+def assert_agents_apart(world: World) -> None:
+    """Agents stand on distinct cells, each on free floor or in an open door (never in a closed one)."""
+    house, state = world.house, world.state
+    cells = [tuple(p) for p in state.agent_pos.tolist()]
+    assert len(set(cells)) == len(cells), f"two agents share a cell: {cells}"
+    for agent, (x, y) in enumerate(cells):
+        fur = house.fur_at[y][x]
+        assert house.open_floor[y, x], f"agent {agent} stands on {house.fur_names[fur]}"
+        if fur >= 0:
+            assert state.fur_state[fur] & OPEN_BIT, f"agent {agent} stands in the closed {house.fur_names[fur]}"
+
+
 def assert_no_object_in_walls(world: World) -> None:
+    """No object lies in a wall or a door (an agent in a doorway shows what it holds there: that is no object lying)."""
     grid = world.state.grid
     fur = grid[..., CH_FUR]
-    bad = (grid[..., CH_OBJ] > 0) & ((fur == WALL) | (fur == DOOR))
+    bad = (grid[..., CH_OBJ] > 0) & (grid[..., CH_AGENT] == 0) & ((fur == WALL) | (fur == DOOR))
     assert not bad.any()
 
 
@@ -96,6 +109,7 @@ def assert_world_valid(world: World, missions=()) -> None:
 
 
 __all__ = [
+    "assert_agents_apart",
     "assert_grid_consistent",
     "assert_no_object_in_walls",
     "assert_objects_conserved",

@@ -19,13 +19,20 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("marple_gym", "marple_eval", "marple_agents", "marple_benchmark")
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("marple_gym.version", "marple_gym.errors", "marple_gym.validation", "marple_gym.world"),  # the core: numpy only
+    (
+        "marple_gym.version",
+        "marple_gym.errors",
+        "marple_gym.files",
+        "marple_gym.validation",
+        "marple_gym.world",
+    ),  # the core: numpy only
     ("marple_gym.missions",),
     ("marple_gym.evidence", "marple_gym.generation"),
     ("marple_gym.episode", "marple_gym.planner", "marple_gym.sound"),
     ("marple_gym.rendering",),  # pure drawing (frames, panels, captions) and the window it shows them in
     ("marple_gym.envs",),
     ("marple_gym.datasets",),
+    ("marple_gym.multiagent",),  # many agents in one house: the PettingZoo env and the shared-house planner
     # Viewers and applications built on the layers below.
     ("marple_gym.rendering.replays", "marple_gym.rendering.play", "marple_gym.study", "marple_gym.cli", "marple_gym"),
     ("marple_eval",),

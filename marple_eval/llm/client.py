@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from marple_gym.errors import MarpleError
+from marple_gym.files import write_json_atomic
 
 log = logging.getLogger(__name__)
 
@@ -152,10 +153,7 @@ class ChatClient:
 
     def _write_cache(self, key: str, body: dict[str, Any], response: dict[str, Any]) -> None:
         path = self._cache_file(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps({"request": body, "response": response}))
-        os.replace(tmp, path)  # atomic: a crash never leaves half an entry
+        write_json_atomic(path, {"request": body, "response": response}, indent=None)  # never half an entry
 
     # ---- HTTP -----------------------------------------------------------------------------------------------
 

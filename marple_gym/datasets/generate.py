@@ -18,7 +18,6 @@ written atomically; the manifest is rewritten atomically after each shard.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import multiprocessing as mp
 import os
@@ -34,6 +33,7 @@ from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS
 from marple_gym.datasets.recorder import record_trajectory
 from marple_gym.datasets.records import Trajectory
 from marple_gym.datasets.shards import write_shard
+from marple_gym.files import write_json_atomic
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import get_mission
@@ -256,12 +256,6 @@ def file_sha256(path: Path) -> str:
 
 
 # ---- the job ----------------------------------------------------------------------------------------------
-
-
-def write_json_atomic(path: Path, data: dict[str, Any]) -> None:
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(data, indent=1))
-    os.replace(tmp, path)
 
 
 def _worker(args: tuple[dict[str, Any], ShardTask, str]) -> tuple[str, dict[str, Any]]:

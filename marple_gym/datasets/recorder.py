@@ -11,10 +11,70 @@ from marple_gym.episode.transition import advance
 from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.mission import MISSIONS
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.world.actions import Outcome
+from marple_gym.world.house import House
 from marple_gym.world.world import World
 
 MAX_EPISODE_STEPS = 1000
 _QUERIES = [(name, m.query_subgoal) for name, m in MISSIONS.items()]
+
+
+class AgentRecorder:
+    """The columns of one agent's :class:`Trajectory`, filled one observation and one action at a time.
+
+    ``agent`` indexes the episode's acting agents; the planner tracks the agent's mission (and may move
+    on to another), so its progress is the one recorded.
+    """
+
+    def __init__(self, layout: House, episode: EpisodeState, agent: int, planner: HierarchicalPlanner) -> None:
+        self.layout, self.episode, self.agent, self.planner = layout, episode, agent, planner
+        self.columns: dict[str, list] = {key: [] for key in RECORD_KEYS}
+        self.mission_index: list[int] = []
+        self.actions: list[int] = []
+        self.outcomes: list[tuple[int, int, int, int]] = []
+        self.query_steps: dict[str, int] = {}
+        self.achieved: set[tuple[int, int]] = set()
+
+    def record(self) -> None:
+        """Record the agent's observation of the episode as it is now."""
+        planner = self.planner
+        obs = observe(self.layout, self.episode, self.agent, RECORD_KEYS, progress=planner.progress)
+        for key, value in obs.items():
+            self.columns[key].append(value)
+        self.mission_index.append(-1 if obs["subgoal_index"] < 0 else len(planner.missions) - 1)
+
+    def acted(self, outcome: Outcome, mission: int, achieved: int | None) -> None:
+        """Record what the agent's action did; ``mission`` indexes the planner's missions when it acted."""
+        if achieved is not None:
+            self.achieved.add((mission, achieved))
+        self.actions.append(outcome.action)
+        self.outcomes.append((int(outcome.success), outcome.fur, outcome.obj, outcome.value))
+        if outcome.success and outcome.action > 2:
+            for name, query in _QUERIES:
+                if name not in self.query_steps and query.matches(outcome, self.layout):
+                    self.query_steps[name] = len(self.actions)
+
+    def trajectory(self, house: HouseConfig, house_id: str, seed: int) -> Trajectory:
+        """The recorded columns as a :class:`Trajectory`."""
+        columns, subgoal = self.columns, self.columns["subgoal_index"]
+        return Trajectory(
+            house=house,
+            house_id=house_id,
+            seed=seed,
+            agent=self.layout.agent_names[self.episode.agents[self.agent]],
+            missions=tuple(m.name for m in self.planner.missions),
+            vision=np.stack(columns["image"]),
+            position=np.array(columns["position"], dtype=np.int16),
+            direction=np.array(columns["direction"], dtype=np.int8),
+            carrying=np.array(columns["carrying"], dtype=np.int16),
+            mission_index=np.array(self.mission_index, dtype=np.int8),
+            subgoal=np.array(subgoal, dtype=np.int16),
+            audio=np.array(columns["audio"], dtype=np.int16),
+            actions=np.array(self.actions, dtype=np.int8),
+            outcomes=np.array(self.outcomes, dtype=np.int16).reshape(-1, 4),
+            spans=spans_from(self.mission_index, subgoal, self.achieved),
+            query_steps=self.query_steps,
+        )
 
 
 def record_trajectory(
@@ -32,54 +92,17 @@ def record_trajectory(
     """
     layout = world.house
     episode = EpisodeState.start(layout, world.state, (None,), agents=(planner.agent,))
-    columns: dict[str, list] = {key: [] for key in RECORD_KEYS}
-    mission_index, actions, outcomes = [], [], []
-    query_steps: dict[str, int] = {}
-    achieved: set[tuple[int, int]] = set()
-
-    def record() -> None:
-        # The planner tracks its own mission (and may move on to another): its progress is the one recorded.
-        obs = observe(layout, episode, 0, RECORD_KEYS, progress=planner.progress)
-        for key, value in obs.items():
-            columns[key].append(value)
-        mission_index.append(-1 if obs["subgoal_index"] < 0 else len(planner.missions) - 1)
-
-    record()
-    while not planner.done and len(actions) < max_steps:
+    recorder = AgentRecorder(layout, episode, 0, planner)
+    recorder.record()
+    while not planner.done and len(recorder.actions) < max_steps:
         action = planner.next_action()
         if action is None:
             break
         mission = len(planner.missions) - 1
         ((outcome, _),) = advance(layout, episode, (action,))
-        j = planner.observe(outcome)
-        if j is not None:
-            achieved.add((mission, j))
-        actions.append(outcome.action)
-        outcomes.append((int(outcome.success), outcome.fur, outcome.obj, outcome.value))
-        if outcome.success and outcome.action > 2:
-            for name, query in _QUERIES:
-                if name not in query_steps and query.matches(outcome, layout):
-                    query_steps[name] = len(actions)
-        record()
-    subgoal = columns["subgoal_index"]
-    return Trajectory(
-        house=house,
-        house_id=house_id,
-        seed=seed,
-        agent=world.house.agent_names[0],
-        missions=tuple(m.name for m in planner.missions),
-        vision=np.stack(columns["image"]),
-        position=np.array(columns["position"], dtype=np.int16),
-        direction=np.array(columns["direction"], dtype=np.int8),
-        carrying=np.array(columns["carrying"], dtype=np.int16),
-        mission_index=np.array(mission_index, dtype=np.int8),
-        subgoal=np.array(subgoal, dtype=np.int16),
-        audio=np.array(columns["audio"], dtype=np.int16),
-        actions=np.array(actions, dtype=np.int8),
-        outcomes=np.array(outcomes, dtype=np.int16).reshape(-1, 4),
-        spans=spans_from(mission_index, subgoal, achieved),
-        query_steps=query_steps,
-    )
+        recorder.acted(outcome, mission, planner.observe(outcome))
+        recorder.record()
+    return recorder.trajectory(house, house_id, seed)
 
 
 def spans_from(mission_index: list[int], subgoal: list[int], achieved: set[tuple[int, int]]) -> tuple[SubgoalSpan, ...]:

@@ -108,7 +108,7 @@ class Trajectory:
         out = [testimony(None, world.house)]
         for t in range(self.length):
             outcome = world.step(0, int(self.actions[t]))
-            out.append(testimony(outcome, world.house) if _changes_state(outcome) else out[-1])
+            out.append(testimony(outcome, world.house) if changes_state(outcome) else out[-1])
         return out
 
     # ---- rebuilding the world -------------------------------------------------------------------
@@ -155,7 +155,8 @@ class Trajectory:
         )
 
 
-def _changes_state(outcome: Outcome) -> bool:
+def changes_state(outcome: Outcome) -> bool:
+    """Did the action change the state of something (the actions a testimony reports)?"""
     return outcome.success and outcome.action >= 3 and outcome.action != 9
 
 

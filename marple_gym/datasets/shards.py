@@ -19,7 +19,6 @@ that fails to parse raises :class:`ShardError` naming the file.
 from __future__ import annotations
 
 import json
-import os
 import zipfile
 import zlib
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 
 from marple_gym.datasets.records import SubgoalSpan, Trajectory
 from marple_gym.errors import MarpleError
+from marple_gym.files import atomic_write
 from marple_gym.generation.config import HouseConfig
 
 SHARD_FORMAT = "marple-shard"
@@ -121,13 +121,8 @@ def write_shard(path: Path, trajectories: list[Trajectory], extra: dict[str, Any
         arrays[name] = np.concatenate([getattr(tr, name) for tr in trajectories])
     arrays["actions"] = np.concatenate([tr.actions for tr in trajectories])
     arrays["outcomes"] = np.concatenate([tr.outcomes for tr in trajectories]).reshape(-1, 4)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
-    with open(tmp, "wb") as f:
+    with atomic_write(path, "wb") as f:
         np.savez_compressed(f, **arrays)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 # ---- reading -----------------------------------------------------------------------------------------------

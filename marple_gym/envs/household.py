@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -19,6 +20,44 @@ from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
+
+
+def resolve_preferences(
+    mission: str | None,
+    preferences: Mapping[str, float] | None,
+    fallback: Mapping[str, float],
+    lookup: Callable[[str], Mission] = get_mission,
+) -> dict[str, float]:
+    """An agent's mission preferences, normalised: one ``mission``, or ``preferences``, or else ``fallback``
+    (the config's). Raises ValueError for both or neither, an unknown name or weights that are negative or
+    all zero."""
+    if mission is not None and preferences:
+        raise ValueError("give either mission or mission_preferences, not both")
+    if mission is not None:
+        lookup(mission)
+        return {mission: 1.0}
+    prefs = preferences or fallback
+    if not prefs:
+        raise ValueError(
+            "no mission: pass mission='do_laundry' (one of: " + ", ".join(MISSIONS) + ") or mission_preferences={...}"
+        )
+    for name, weight in prefs.items():
+        lookup(name)
+        if weight < 0:
+            raise ValueError(f"mission preference for {name!r} must be >= 0, got {weight}")
+    total = float(sum(prefs.values()))
+    if total <= 0:
+        raise ValueError("mission preferences must not all be zero")
+    return {name: w / total for name, w in prefs.items() if w > 0}
+
+
+def check_view_options(observation_keys: Sequence[str], render_mode: str | None, render_modes: Sequence[str]) -> None:
+    """Raise ValueError for an unknown observation key or render mode."""
+    unknown = [k for k in observation_keys if k not in OBSERVATION_KEYS]
+    if unknown:
+        raise ValueError(f"unknown observation keys {unknown}; choose from {OBSERVATION_KEYS}")
+    if render_mode is not None and render_mode not in render_modes:
+        raise ValueError(f"render_mode must be one of {list(render_modes)}, got {render_mode!r}")
 
 
 class MarpleEnv(gym.Env):
@@ -91,11 +130,7 @@ class MarpleEnv(gym.Env):
         mission = mission.name if isinstance(mission, Mission) else mission
         self.preferences = self._preferences(mission, mission_preferences)
         self.missions: list[Mission] = [self._lookup(m) for m in self.preferences]
-        unknown = [k for k in observation_keys if k not in OBSERVATION_KEYS]
-        if unknown:
-            raise ValueError(f"unknown observation keys {unknown}; choose from {OBSERVATION_KEYS}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        check_view_options(observation_keys, render_mode, self.metadata["render_modes"])
         self.max_steps = int(max_steps)
         self.subgoal_reward = float(subgoal_reward)
         self.observation_keys = tuple(observation_keys)
@@ -115,26 +150,7 @@ class MarpleEnv(gym.Env):
 
     # ---- setup -------------------------------------------------------------------------------
     def _preferences(self, mission: str | None, preferences: dict[str, float] | None) -> dict[str, float]:
-        if mission is not None and preferences:
-            raise ValueError("give either mission or mission_preferences, not both")
-        if mission is not None:
-            self._lookup(mission)
-            return {mission: 1.0}
-        prefs = preferences or self.config.agents[0].mission_preferences
-        if not prefs:
-            raise ValueError(
-                "no mission: pass mission='do_laundry' (one of: "
-                + ", ".join(MISSIONS)
-                + ") or mission_preferences={...}"
-            )
-        for name, weight in prefs.items():
-            self._lookup(name)
-            if weight < 0:
-                raise ValueError(f"mission preference for {name!r} must be >= 0, got {weight}")
-        total = float(sum(prefs.values()))
-        if total <= 0:
-            raise ValueError("mission preferences must not all be zero")
-        return {name: w / total for name, w in prefs.items() if w > 0}
+        return resolve_preferences(mission, preferences, self.config.agents[0].mission_preferences, self._lookup)
 
     def _lookup(self, name: str) -> Mission:
         return self._own_missions.get(name) or get_mission(name)
@@ -179,20 +195,11 @@ class MarpleEnv(gym.Env):
         a window with the mission, intent, last sound and step underneath (called by ``step`` and ``reset``)."""
         if self.render_mode is None or self.world is None:
             return None
-        from marple_gym.rendering.frames import render_frame
-
-        frame = render_frame(self.world, tile_size=self.tile_size)
-        if self.render_mode == "rgb_array":
-            return frame
         from marple_gym.rendering.captions import episode_caption
-        from marple_gym.rendering.window import Window
+        from marple_gym.rendering.window import render_env
 
-        if self.window is None:
-            self.window = Window(f"MARPLE-Gym: {self.mission.title}")
-        self.window.show(frame, episode_caption(self.world.house, self.episode))
-        self.window.pump()  # keep the window responsive without taking the caller's events
-        self.window.tick(self.metadata["render_fps"])
-        return None
+        title = f"MARPLE-Gym: {self.mission.title}"
+        return render_env(self, title, lambda: episode_caption(self.world.house, self.episode))
 
     def close(self) -> None:
         if self.window is not None:

@@ -6,7 +6,8 @@ where the caller owns the state and a copy per step would be waste).
 
 Simultaneous actions are resolved in agent order: acting agent 0's action
 applies first and agent 1's sees its effects (two agents cannot step into one
-cell, or pick up one object: the second finds it taken and fails).
+cell, or pick up one object: the second finds it taken and fails). A door never
+closes on an agent standing in it (see the rules in docs/world.md).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import numpy as np
 
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Action
-from marple_gym.world.assets import ASSETS, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
+from marple_gym.world.assets import ASSETS, BIT, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
 from marple_gym.world.house import House
 from marple_gym.world.navigation import bitboard, reachable_cells
 from marple_gym.world.rules import object_accessible
@@ -81,13 +81,33 @@ def target_cells(world: World, agent: int, sg: Subgoal) -> dict[tuple[int, int],
     return out
 
 
+_STATE_ACTIONS = frozenset({Action.open, Action.close, Action.toggle})
+
+
+def state_holds(world: World, sg: Subgoal, furniture: int | None = None) -> bool:
+    """Is the state ``sg`` would produce (open, closed, on, off) already true of the furniture it names?
+
+    ``furniture`` is the piece the mission uses, if it has chosen one; otherwise any matching piece counts.
+    Always False for subgoals that do not set a furniture state.
+    """
+    if sg.state is None or sg.action not in _STATE_ACTIONS:
+        return False
+    name, value = sg.state
+    pieces = _matching_furniture(world.house, sg) if furniture is None else [furniture]
+    return any(bool(int(world.state.fur_state[f]) & BIT[name]) == value for f in pieces)
+
+
 def access_bits(world: World, agent: int, cells) -> int:
-    """Reachable cells next to any of ``cells``: where the agent can stand to act on them."""
+    """Reachable cells next to any of ``cells``: where the agent can stand to act on them.
+
+    Other agents do not make a cell unreachable: in a shared house they move on (the planner waits or
+    steps aside for them), so a subgoal they only block for now stays feasible.
+    """
     board = bitboard(world.house.width, world.house.height)
     targets = 0
     for x, y in cells:
         targets |= board.bit(x, y)
-    return board.neighbours(targets) & reachable_cells(world.state, agent)
+    return board.neighbours(targets) & reachable_cells(world.state, agent, through_agents=True)
 
 
 def is_feasible(world: World, agent: int, sg: Subgoal) -> bool:

@@ -72,6 +72,26 @@ class MissionProgress:
         self.skipped.append(self.index)
         self.index += 1
 
+    def pass_over(self) -> None:
+        """Pass over the current subgoal, required or not, because its state already holds.
+
+        Only a house shared with other agents needs this: another agent may have done it (opened the
+        laundry this agent was about to open).
+        """
+        self.skipped.append(self.index)
+        self.index += 1
+
+    def rewind(self, index: int) -> None:
+        """Go back to subgoal ``index`` (an earlier one) and forget what was achieved or passed over since.
+
+        Only a house shared with other agents needs this: another agent may undo what an earlier subgoal did.
+        """
+        if not 0 <= index <= self.index:
+            raise ValueError(f"can only rewind to an earlier subgoal (0..{self.index}), got {index}")
+        self.index = index
+        self.achieved = [j for j in self.achieved if j < index]
+        self.skipped = [j for j in self.skipped if j < index]
+
     def skip_infeasible(self, world: World) -> None:
         """Pass over skippable subgoals the agent cannot do in the current world."""
         while not self.complete and self.current.skippable and not is_feasible(world, self.agent, self.current):

@@ -15,14 +15,16 @@ from marple_gym.world.house import House
 from marple_gym.world.state import CH_AGENT, CH_OBJ, WorldState
 
 
-def passable_cells(house: House, state: WorldState, agent: int) -> list[bool]:
+def passable_cells(house: House, state: WorldState, agent: int, through_agents: bool = False) -> list[bool]:
     """Flat (y * width + x) passability for planning: open floor and doors, free of objects and agents.
 
     Closed doors count as passable because the planner opens them on the way;
-    the agent's own cell is passable.
+    the agent's own cell is passable, and with ``through_agents`` every other agent's.
     """
     grid = state.grid
     mask = house.open_floor & (grid[..., CH_OBJ] == 0) & (grid[..., CH_AGENT] == 0)
+    if through_agents:
+        mask |= grid[..., CH_AGENT] > 0  # (an agent's cell shows what it holds in the object channels)
     x, y = state.agent_pos[agent].tolist()
     mask[y, x] = True
     return mask.ravel().tolist()

@@ -17,6 +17,19 @@ a time, like MiniGrid's BabyAI bot::
     while not planner.done:
         outcome = planner.step()          # or: a = planner.next_action(); env.step(a); planner.observe(outcome)
 
+In a house shared with other agents (see :mod:`marple_gym.multiagent.shared`)
+the planner hears of their actions through :meth:`HierarchicalPlanner.notice`
+and plans again when one changed the world its plan relied on (took an object,
+opened or closed something, stepped onto its path). It treats other agents as
+obstacles to route around; when they are the only obstacle it waits a step or,
+half the time, steps aside to a free neighbouring cell, and tries again.
+A subgoal whose furniture state another agent already produced (the laundry
+it was about to open is open) is passed over as accomplished, required or not;
+when another agent undid what an earlier subgoal produced (closed the laundry
+before this agent put its clothes in), the agent goes back to that subgoal.
+Otherwise the same rules apply: impossible skippable subgoals are passed over,
+an impossible mission is dropped and another one sampled.
+
 Once a piece of furniture serves a subgoal, later subgoals on the same kind of
 furniture in the same room use it again when they can ("close the fridge you
 opened"). The first choice prefers pieces that can carry the mission's whole
@@ -33,7 +46,7 @@ from functools import cached_property
 
 import numpy as np
 
-from marple_gym.missions.feasibility import target_cells
+from marple_gym.missions.feasibility import state_holds, target_cells
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.missions.requirements import Requirement, mission_requirements
@@ -41,10 +54,13 @@ from marple_gym.planner.paths import draw_shortest_path, passable_cells, shortes
 from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.assets import ASSETS, BIT, DOOR, OPEN_BIT
 from marple_gym.world.house import DIR_VEC
+from marple_gym.world.navigation import walkable_mask
 from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_OBJ
 from marple_gym.world.world import World
 
 MAX_MISSION_ATTEMPTS = 10
+_KEEPS_PLAN = frozenset({int(Action.left), int(Action.right), int(Action.idle)})
+_STATE_ACTIONS = frozenset({Action.open, Action.close, Action.toggle})
 _DIR_OF_STEP = {v: d for d, v in enumerate(DIR_VEC)}
 
 
@@ -111,6 +127,8 @@ class HierarchicalPlanner:
         self._plan: deque[int] = deque()
         self._binding: dict[tuple[str, str], int] = {}
         self._requirements: dict[tuple[str, str], Requirement] = {}
+        self.waiting = False
+        """Did the last plan wait for other agents to clear the way (see :meth:`_make_way`)?"""
         if history is None:
             self._start_mission()
         else:
@@ -176,10 +194,38 @@ class HierarchicalPlanner:
         while not self.progress.complete:
             if self._make_plan():
                 return True
-            if not self.progress.current.skippable:
+            if self._done_by_others():
+                self.progress.pass_over()
+                continue
+            if self.progress.current.skippable:
+                self.progress.skip_current()
+                continue
+            if not self._undone_by_others():
                 return False
-            self.progress.skip_current()
         return True
+
+    def _done_by_others(self) -> bool:
+        """In a shared house: has another agent already put the current subgoal's furniture in the wanted state?"""
+        if self.world.house.num_agents < 2:
+            return False
+        sg = self.progress.current
+        return state_holds(self.world, sg, self._binding.get((sg.fur, sg.room)))
+
+    def _undone_by_others(self) -> bool:
+        """In a shared house: did another agent undo the state the latest earlier state subgoal produced (close
+        the laundry this agent opened)? Then go back to that subgoal and do it again."""
+        if self.world.house.num_agents < 2:
+            return False
+        subgoals = self.mission.subgoals
+        for j in reversed(range(self.progress.index)):
+            sg = subgoals[j]
+            if sg.state is None or sg.action not in _STATE_ACTIONS:
+                continue
+            if state_holds(self.world, sg, self._binding.get((sg.fur, sg.room))):
+                return False
+            self.progress.rewind(j)
+            return True
+        return False
 
     # ---- acting -----------------------------------------------------------------------------------------
     def next_action(self) -> int | None:
@@ -206,6 +252,35 @@ class HierarchicalPlanner:
             if not self._prepare():
                 self._abandon()
         return achieved
+
+    def notice(self, outcome: Outcome) -> None:
+        """Hear what another agent's action did to the shared world, and drop the plan if it no longer holds.
+
+        A state change (an object taken or put down, something opened, closed, switched or cleaned) may
+        have achieved or ruined what the plan is for; a step onto the plan's path blocks it. Turns, idling,
+        failed actions and steps elsewhere leave the plan as it is.
+        """
+        if not outcome.success or outcome.action in _KEEPS_PLAN or not self._plan:
+            return
+        if outcome.action == Action.forward and (outcome.x, outcome.y) not in self._cells_ahead():
+            return
+        self._plan.clear()
+
+    def _cells_ahead(self) -> set[tuple[int, int]]:
+        """The cells the plan walks into or acts on, from the agent's current cell and direction."""
+        state = self.world.state
+        x, y = state.agent_pos[self.agent].tolist()
+        d = int(state.agent_dir[self.agent])
+        cells = set()
+        for action in self._plan:
+            if action in (Action.left, Action.right):
+                d = (d + (3 if action == Action.left else 1)) % 4
+                continue
+            dx, dy = DIR_VEC[d]
+            cells.add((x + dx, y + dy))
+            if action == Action.forward:
+                x, y = x + dx, y + dy
+        return cells
 
     def step(self) -> Outcome | None:
         """Take the next action in the world and observe its outcome (None when done)."""
@@ -259,13 +334,18 @@ class HierarchicalPlanner:
     def plan_request(self) -> PlanRequest | None:
         """The low-level problem of the current subgoal in the world as it is now (None if no target is reachable
         in principle: no target cell). Planning and exact inverse planning start from the same request."""
+        return self._request(through_agents=False)
+
+    def _request(self, through_agents: bool) -> PlanRequest | None:
+        """:meth:`plan_request`; with ``through_agents`` other agents' cells count as free (the problem once they
+        have moved on), which is how a planner in a shared house tells a blocked way from an impossible one."""
         sg = self.progress.current
         targets = self._targets(sg)
         if not targets:
             return None
         house, state = self.world.house, self.world.state
         width = house.width
-        passable = passable_cells(house, state, self.agent)
+        passable = passable_cells(house, state, self.agent, through_agents)
         goals: dict[int, list[tuple[int, int]]] = {}
         for tx, ty in targets:
             for dx, dy in DIR_VEC:
@@ -292,11 +372,37 @@ class HierarchicalPlanner:
         request = self.plan_request()
         if request is None:
             return False
+        self.waiting = False
         plan = request.sample(self.rng)
+        if plan is None and self.world.house.num_agents > 1:
+            plan = self._make_way()
         if plan is None:
             return False
         self._plan = deque(plan)
         return True
+
+    def _make_way(self) -> list[int] | None:
+        """When only other agents block every way to the subgoal: wait a step, or half the time step aside.
+
+        None when the subgoal stays out of reach with the other agents gone. Stepping aside breaks the
+        deadlock of two agents waiting for each other in a doorway.
+        """
+        request = self._request(through_agents=True)
+        if request is None or not request.search[2]:
+            return None
+        self.waiting = True
+        return self.step_aside() if self.rng.random() < 0.5 else [int(Action.idle)]
+
+    def step_aside(self) -> list[int]:
+        """The actions to step onto a free neighbouring cell drawn at random (idle if there is none)."""
+        state = self.world.state
+        x, y = state.agent_pos[self.agent].tolist()
+        free = walkable_mask(state)
+        aside = [d for d, (dx, dy) in enumerate(DIR_VEC) if free[y + dy, x + dx]]
+        if not aside:
+            return [int(Action.idle)]
+        d = aside[int(self.rng.integers(len(aside)))]
+        return turn_actions(int(state.agent_dir[self.agent]), d) + [int(Action.forward)]
 
 
 @dataclass(frozen=True)

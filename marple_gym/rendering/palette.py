@@ -21,7 +21,8 @@ AGENT_COLORS: dict[str, Color] = {
     "yellow": (240, 200, 30),
     "orange": (245, 130, 30),
     "grey": (120, 120, 120),
-}
+    "cyan": (20, 190, 200),
+}  # at most 8: a tile key holds the colour in 3 bits (rendering/layout.py)
 
 # Materials shared by furniture and glyphs.
 WOOD: Color = (160, 108, 62)

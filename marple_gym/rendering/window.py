@@ -7,7 +7,8 @@ drives one. Headless runs (tests, servers) work with ``SDL_VIDEODRIVER=dummy``.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -57,6 +58,12 @@ class Window:
             self.screen.blit(self.font.render(text, True, color), (pad, h + pad + i * self.line_height))
         pg.display.flip()
 
+    def present(self, frame: np.ndarray, lines: Sequence[str], fps: float) -> None:
+        """An env's ``human`` rendering: show the frame and lines, keep the window responsive, keep to ``fps``."""
+        self.show(frame, lines)
+        self.pump()  # without taking the caller's events
+        self.tick(fps)
+
     def tick(self, fps: float) -> None:
         """Wait so that successive calls run at most ``fps`` times a second."""
         self.clock.tick(fps)
@@ -84,3 +91,20 @@ def wrap_lines(font, text: str, width: int) -> list[str]:
         else:
             out.append(word)
     return out or [""]
+
+
+def render_env(env: Any, title: str, lines: Callable[[], Sequence[str]]) -> np.ndarray | None:
+    """What an env's ``render()`` does: for ``rgb_array`` return the house's frame; for ``human`` show it with
+    ``lines()`` under it in ``env.window`` (opened, titled ``title``, on first use). ``env`` has the
+    ``render_mode``, ``world``, ``tile_size``, ``window`` and ``metadata`` of the MARPLE envs."""
+    if env.render_mode is None or env.world is None:
+        return None
+    from marple_gym.rendering.frames import render_frame
+
+    frame = render_frame(env.world, tile_size=env.tile_size)
+    if env.render_mode == "rgb_array":
+        return frame
+    if env.window is None:
+        env.window = Window(title)
+    env.window.present(frame, lines(), env.metadata["render_fps"])
+    return None

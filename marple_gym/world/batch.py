@@ -264,7 +264,8 @@ def _change_bits(s: _Step, rows: np.ndarray) -> None:
     bit = np.where(actions == TOGGLE, TOGGLE_BIT, OPEN_BIT)
     bits = state_at(s.batch.fur_state, rows, fur)
     new = _wanted(bits, bit, actions)
-    on_fur = (fur >= 0) & ((_FUR_MASK[s.house.fur_codes[fur]] & bit) > 0) & (new != bits)
+    shuts_on_agent = (s.cell[rows, CH_AGENT] > 0) & ((bits & ~new & OPEN_BIT) > 0)
+    on_fur = (fur >= 0) & ((_FUR_MASK[s.house.fur_codes[fur]] & bit) > 0) & (new != bits) & ~shuts_on_agent
     s.set_fur_bits(rows[on_fur], fur[on_fur], new[on_fur])
     s.succeed(rows[on_fur], fur[on_fur], -1, (new[on_fur] & bit[on_fur]) > 0)
     rest, bit, actions = rows[~on_fur], bit[~on_fur], actions[~on_fur]

@@ -94,14 +94,19 @@ def walkable_mask(state: WorldState) -> np.ndarray:
     return ((fur == 0) | open_door) & (grid[..., CH_OBJ] == 0) & (grid[..., CH_AGENT] == 0)
 
 
-def reachable_cells(state: WorldState, agent: int, through_closed_doors: bool = True) -> int:
+def reachable_cells(
+    state: WorldState, agent: int, through_closed_doors: bool = True, through_agents: bool = False
+) -> int:
     """Bits of every cell agent ``agent`` can walk to (its own cell included).
 
     Closed doors count as passable by default: an agent can open them on its way.
+    With ``through_agents``, so do the cells other agents stand on (they move on).
     """
     board = bitboard(state.grid.shape[1], state.grid.shape[0])
     x, y = state.agent_pos[agent].tolist()
     mask = walkable_mask(state)
     if through_closed_doors:
         mask |= state.grid[..., CH_FUR] == DOOR
+    if through_agents:
+        mask |= state.grid[..., CH_AGENT] > 0
     return board.flood(board.bit(x, y), board.from_mask(mask))

@@ -16,7 +16,9 @@ Rules, for the cell the agent faces ("front"):
 * ``toggle`` / ``open`` / ``close`` / ``clean`` act on the furniture (or door) in
   front when it has that ability and the action changes its state, otherwise on
   the object in front; ``clean`` needs a cleaning tool (towel, rag, broom, scrub
-  brush) in hand and clears both dust and stains.
+  brush) in hand and clears both dust and stains. Nothing can close while an
+  agent stands in it (only a door can hold an agent): a door with an agent in
+  it stays open, so a closed door never holds one.
 * ``idle`` always succeeds and changes nothing; its outcome names the furniture
   in front (a mission may ask to idle at the television).
 """
@@ -194,13 +196,15 @@ def _change_bits(
     """Set (``want`` 1), clear (``want`` 0) or flip (``want`` None) one state bit.
 
     The furniture in front is tried first, then the object in front. The action
-    fails if neither has the ability or the bit is already as wanted.
+    fails if neither has the ability or the bit is already as wanted, and a
+    door does not close on an agent standing in it.
     """
     fur = house.fur_at[fy][fx]
     if fur >= 0 and _FUR_MASK[house.fur_type_list[fur]] & bit:
         bits = int(state.fur_state[fur])
         new = (bits ^ bit) if want is None else (bits | bit if want else bits & ~bit)
-        if new != bits:
+        shuts_on_agent = cell[CH_AGENT] and bits & ~new & OPEN_BIT
+        if new != bits and not shuts_on_agent:
             _set_fur_bits(house, state, fur, new)
             return Outcome(action, True, fur, -1, int(bool(new & bit)), fx, fy)
     obj = _object_in_front(house, state, fx, fy, cell)

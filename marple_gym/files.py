@@ -1,0 +1,46 @@
+"""Files written whole or not at all: a temporary file beside the target, then one rename.
+
+A reader (or a crash, or a full disk) never sees half a file, and a failed write
+leaves neither a half-written target nor a stray temporary file behind: what was
+there before stays as it was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
+    """Open a temporary file for writing (``mode`` ``"w"`` or ``"wb"``) that replaces ``path`` when the block ends.
+
+    The data is flushed to disk before the rename; if the block raises, the
+    temporary file is removed and ``path`` is untouched.
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"atomic_write writes text ('w') or bytes ('wb'), not {mode!r}")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = 1) -> Path:
+    """Write ``data`` as JSON to ``path`` atomically (see :func:`atomic_write`)."""
+    with atomic_write(path) as f:
+        json.dump(data, f, indent=indent)
+    return Path(path)

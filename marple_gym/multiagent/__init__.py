@@ -1,0 +1,40 @@
+"""Many agents in one house: a PettingZoo environment and the planner in a shared house.
+
+* :func:`parallel_env` / :func:`env`: the PettingZoo Parallel and AEC environments
+  (:class:`~marple_gym.multiagent.environment.MarpleParallelEnv`; needs the ``multiagent`` extra).
+* :func:`generate_shared_episode` / :func:`run_shared_episode`: N hierarchical planners
+  acting together, every agent's actions and evidence recorded in one
+  :class:`SharedEpisode` (numpy only, no PettingZoo needed).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from marple_gym.multiagent.shared import (
+    SharedEpisode,
+    generate_shared_episode,
+    run_shared_episode,
+    shared_house_config,
+)
+
+__all__ = [
+    "MarpleParallelEnv",
+    "SharedEpisode",
+    "env",
+    "generate_shared_episode",
+    "parallel_env",
+    "run_shared_episode",
+    "shared_house_config",
+]
+
+_ENV_NAMES = ("MarpleParallelEnv", "env", "parallel_env")
+
+
+def __getattr__(name: str) -> Any:
+    # The environments import PettingZoo: load them on first use, so the planner side works without it.
+    if name in _ENV_NAMES:
+        from marple_gym.multiagent import environment
+
+        return getattr(environment, name)
+    raise AttributeError(f"module 'marple_gym.multiagent' has no attribute {name!r}")

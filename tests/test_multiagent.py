@@ -1,0 +1,162 @@
+"""The PettingZoo environment: PettingZoo's own checks, N = 1 equals the single env, per-agent views, rendering."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test  # noqa: E402
+
+from marple_gym.envs import MarpleEnv  # noqa: E402
+from marple_gym.missions.mission import UnknownMissionError  # noqa: E402
+from marple_gym.multiagent import env, parallel_env  # noqa: E402
+from marple_gym.multiagent.environment import MULTIAGENT_KEYS  # noqa: E402
+from marple_gym.rendering.palette import AGENT_COLORS  # noqa: E402
+from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR  # noqa: E402
+
+THREE = {"missions": ["do_laundry", "change_outfit", "get_snack"], "max_steps": 80}
+
+
+def test_parallel_api():
+    parallel_api_test(parallel_env(num_agents=3, **THREE), num_cycles=200)
+
+
+def test_parallel_seed():
+    parallel_seed_test(lambda: parallel_env(num_agents=3, **THREE), num_cycles=100)
+
+
+def test_aec_api():
+    api_test(env(num_agents=3, **THREE), num_cycles=100)
+
+
+def test_render_modes(monkeypatch):
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
+    render_test(lambda render_mode: env(num_agents=3, render_mode=render_mode, tile_size=8, **THREE))
+
+
+@pytest.mark.parametrize("mission", ["do_laundry", "watch_movie_cozily", "feed_dog"])
+def test_one_agent_reproduces_the_single_env_exactly(mission):
+    single = MarpleEnv(mission=mission, max_steps=150, subgoal_reward=0.1)
+    multi = parallel_env(missions=[mission], max_steps=150, subgoal_reward=0.1)
+    (name,) = multi.possible_agents
+    rng = np.random.default_rng(0)
+    for seed in (3, 4):
+        obs, _ = single.reset(seed=seed)
+        multi_obs, _ = multi.reset(seed=seed)
+        _assert_same(obs, multi_obs[name])
+        for action in rng.integers(0, 10, size=150).tolist():
+            obs, reward, terminated, truncated, _ = single.step(action)
+            multi_obs, rewards, terminations, truncations, _ = multi.step({name: action})
+            _assert_same(obs, multi_obs[name])
+            assert (reward, terminated, truncated) == (rewards[name], terminations[name], truncations[name])
+            if terminated or truncated:
+                assert multi.agents == []
+                break
+
+
+def _assert_same(a: dict, b: dict) -> None:
+    assert a.keys() == b.keys()
+    for key in a:
+        assert np.array_equal(a[key], b[key]), key
+
+
+def test_every_agent_sees_itself_as_agent_one():
+    multi = parallel_env(num_agents=4, view_size=None, **{**THREE, "missions": THREE["missions"] + ["feed_dog"]})
+    observations, _ = multi.reset(seed=1)
+    world = multi.world.state
+    state = multi.state()
+    for i, agent in enumerate(multi.possible_agents):
+        image = observations[agent]["image"]
+        x, y = world.agent_pos[i].tolist()
+        assert image[y, x, CH_AGENT] == 1 and state[y, x, CH_AGENT] == i + 1
+        assert image[y, x, CH_AGENT_DIR] == observations[agent]["direction"] + 1
+        others = [tuple(p) for k, p in enumerate(world.agent_pos.tolist()) if k != i]
+        assert [int(image[py, px, CH_AGENT]) for px, py in others] == [2, 3, 4]
+        # Everything but the agent ids is the shared grid.
+        keep = [c for c in range(8) if c != CH_AGENT]
+        assert np.array_equal(image[..., keep], state[..., keep])
+
+
+def test_the_egocentric_view_marks_the_agent_itself_as_agent_one():
+    multi = parallel_env(missions=THREE["missions"], view_size=5)
+    observations, _ = multi.reset(seed=0)
+    for agent in multi.possible_agents:
+        assert observations[agent]["image"][4, 2, CH_AGENT] == 1  # bottom row, middle column: the agent itself
+
+
+def test_every_agent_hears_the_others():
+    multi = parallel_env(missions=THREE["missions"], observation_keys=MULTIAGENT_KEYS, max_steps=50)
+    observations, _ = multi.reset(seed=0)
+    assert multi.observation_space(multi.possible_agents[0])["heard"].shape == (3,)
+    rng = np.random.default_rng(0)
+    heard_something = False
+    while multi.agents:
+        observations, *_ = multi.step({a: int(rng.integers(10)) for a in multi.agents})
+        own = {a: int(o["audio"]) for a, o in observations.items()}
+        for i, agent in enumerate(multi.possible_agents):
+            if agent in observations:
+                others = [
+                    observations[a]["heard"][0] for k, a in enumerate(multi.possible_agents) if k != i and a in own
+                ]
+                assert observations[agent]["heard"][0] == own[agent]
+                assert sorted(observations[agent]["heard"][1:].tolist()) == sorted(others) or len(own) < 3
+                heard_something |= bool(observations[agent]["heard"][1:].any())
+    assert heard_something
+
+
+def test_reset_options_fix_an_agents_mission():
+    multi = parallel_env(preferences=[{"do_laundry": 1.0, "get_snack": 1.0}, {"change_outfit": 1.0}])
+    observations, infos = multi.reset(seed=0, options={"missions": {multi.possible_agents[0]: "get_snack"}})
+    assert infos[multi.possible_agents[0]]["mission"] == "get_snack"
+    with pytest.raises(ValueError, match="unknown agents"):
+        multi.reset(options={"missions": {"nobody": "get_snack"}})
+
+
+def test_a_finished_agent_leaves_and_idles_while_the_others_act():
+    multi = parallel_env(missions=["do_laundry", "get_snack"], max_steps=5)
+    multi.reset(seed=0)
+    first = multi.possible_agents[0]
+    multi.episode.progress[0].index = len(multi.episode.progress[0].mission.subgoals)  # as if it were done
+    _, rewards, terminations, _, _ = multi.step({a: 2 for a in multi.agents})
+    assert terminations[first] and rewards[first] == 1.0 and multi.agents == multi.possible_agents[1:]
+    before = multi.world.state.agent_pos[0].copy()
+    for _ in range(4):
+        _, _, _, truncations, _ = multi.step({a: 2 for a in multi.agents})
+    assert np.array_equal(multi.world.state.agent_pos[0], before)
+    assert truncations == {multi.possible_agents[1]: True} and multi.agents == []
+
+
+def test_the_picture_shows_every_agent_in_its_own_colour(tmp_path):
+    from PIL import Image
+
+    four = ["do_laundry", "change_outfit", "get_snack", "feed_dog"]
+    multi = parallel_env(missions=four, render_mode="rgb_array", tile_size=32)
+    multi.reset(seed=2)
+    frame = multi.render()
+    house = multi.world.house
+    assert frame.shape == (house.height * 32, house.width * 32, 3)
+    assert len(set(house.agent_colors)) == 4
+    for (x, y), color in zip(multi.world.state.agent_pos.tolist(), house.agent_colors):
+        tile = frame[y * 32 : (y + 1) * 32, x * 32 : (x + 1) * 32].reshape(-1, 3)
+        assert (tile == AGENT_COLORS[color]).all(axis=1).any(), color
+    Image.fromarray(frame).save(tmp_path / "four_agents.png")
+
+
+def test_bad_arguments_are_named():
+    with pytest.raises(ValueError, match="one entry per agent"):
+        parallel_env(num_agents=2, missions=["do_laundry"])
+    with pytest.raises(ValueError, match="num_agents must be a positive integer"):
+        parallel_env(num_agents=0)
+    with pytest.raises(ValueError, match="distinct names"):
+        parallel_env(agents=["a", "a"], missions=["do_laundry", "get_snack"])
+    with pytest.raises(UnknownMissionError, match="did you mean 'do_laundry'"):
+        parallel_env(missions=["do_laundy"])
+    with pytest.raises(ValueError, match="agent A: no mission"):
+        parallel_env(num_agents=2)
+    multi = parallel_env(num_agents=2, missions=["do_laundry", "get_snack"])
+    with pytest.raises(RuntimeError, match="reset"):
+        multi.step({})
+    multi.reset(seed=0)
+    with pytest.raises(ValueError, match="missing"):
+        multi.step({multi.possible_agents[0]: 2})
