@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import time
 from pathlib import Path
 
@@ -43,11 +44,15 @@ class Counting(RolloutAgent):
 
     def __init__(self, inner: RolloutAgent) -> None:
         self.inner = inner
+        self.groups_starts = inner.groups_starts
         self.steps = 0
         self.calls = 0
 
     def reset(self, worlds, evidence, rng) -> None:
         self.inner.reset(worlds, evidence, rng)
+
+    def reset_groups(self, worlds, evidences, rngs) -> None:
+        self.inner.reset_groups(worlds, evidences, rngs)
 
     def act(self, active, rng):
         self.steps += len(active)
@@ -118,17 +123,18 @@ def rollout_throughput(episodes, template: str, args: argparse.Namespace) -> dic
     language, audio = "language" in model.modalities, "audio" in model.modalities
     agents = {r: Counting(PolicyAgent(policies[r], use_language=language, use_audio=audio)) for r in "AB"}
     model.setup(agents)
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), time.process_time()
     for episode in episodes[: args.sample_trials]:
-        for tau in episode.evidence_steps(11):
-            model.predict(trial_evidence(episode, tau, False, model.modalities, ("A", "B")))
-    seconds = time.perf_counter() - start
+        taus = episode.evidence_steps(11)
+        model.predict_all([trial_evidence(episode, tau, False, model.modalities, ("A", "B")) for tau in taus])
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - start_cpu
     steps, calls = sum(a.steps for a in agents.values()), sum(a.calls for a in agents.values())
     policy_seconds = sum(p.seconds for p in policies.values())
     return {
         "world_steps": steps,
         "policy_calls": calls,
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "steps_per_second": steps / seconds,
         "calls_per_second": calls / seconds,
         "mean_batch": steps / max(1, calls),
@@ -136,9 +142,16 @@ def rollout_throughput(episodes, template: str, args: argparse.Namespace) -> dic
     }
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its finished worker processes (on a shared machine, steadier than wall
+    time)."""
+    own, workers = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + workers.ru_utime + workers.ru_stime
+
+
 def full_evaluation(episodes, template: str, args: argparse.Namespace) -> dict:
     factory = model_factory("simulation", variant=args.variant, rollouts=args.rollouts, seed=0)
-    start = time.perf_counter()
+    start, start_cpu = time.perf_counter(), cpu_seconds()
     run = evaluate(
         factory,
         episodes,
@@ -147,12 +160,13 @@ def full_evaluation(episodes, template: str, args: argparse.Namespace) -> dict:
         workers=args.workers,
         progress=not args.no_progress,
     )
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - start_cpu
     accuracy = np.mean([t.p_culprit for t in run.trials], axis=0)
     return {
         "trials": len(run.trials),
         "seconds": seconds,
         "seconds_per_trial": seconds / len(run.trials),
+        "cpu_seconds": cpu,
         "speedup_vs_paper": PAPER_SECONDS_PER_TRIAL / (seconds / len(run.trials)),
         "accuracy_per_tau": np.round(accuracy, 3).tolist(),
         "evidence_needed_for_0.8": evidence_needed(accuracy),
@@ -185,12 +199,14 @@ def main() -> None:
     t = throughput
     print(f"{args.scenario}, {args.variant} variant, m = {args.rollouts} rollouts, {os.cpu_count()} cores")
     print(
-        f"lockstep rollouts (one process): {t['steps_per_second']:,.0f} world steps/s, "
+        f"lockstep rollouts (one process, {t['seconds']:.0f} s, {t['cpu_seconds']:.0f} CPU s): "
+        f"{t['steps_per_second']:,.0f} world steps/s, "
         f"{t['calls_per_second']:,.0f} policy calls/s (mean batch {t['mean_batch']:.0f}), "
         f"{100 * t['policy_share']:.0f}% of the time in the policy"
     )
     print(
         f"full evaluation: {full['trials']} trials x 11 evidence points in {full['seconds']:.0f} s "
+        f"({full['cpu_seconds']:.0f} CPU s) "
         f"({full['seconds_per_trial']:.1f} s per trial; the paper: {PAPER_SECONDS_PER_TRIAL:.0f} s per trial, "
         f"{full['speedup_vs_paper']:,.0f}x)"
     )

@@ -17,10 +17,12 @@ from marple_agents.config import HOLDOUTS
 from marple_agents.loggers import LOGGERS
 from marple_gym.cli.options import devices, positive_float, positive_int, seed
 from marple_gym.errors import MarpleError
+from marple_gym.missions.suspects import MAX_SUSPECTS, suspect_labels
 
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps")
 
 SPLITS = {"in": "train-in", "ood": "train-ood"}
+ROLES = suspect_labels(MAX_SUSPECTS)
 
 
 def add_train_parser(subparsers) -> None:
@@ -37,9 +39,18 @@ def add_train_parser(subparsers) -> None:
     )
     what = parser.add_argument_group("what to train")
     unit = what.add_mutually_exclusive_group()
-    unit.add_argument("--scenario", default=None, help="scenario: pillow, shower, snack, plant, laundry (default)")
+    unit.add_argument(
+        "--scenario",
+        default=None,
+        help="scenario: pillow, shower, snack, plant, laundry (default), or an N-suspect one such as sandwich-3",
+    )
     unit.add_argument("--mission", default=None, help="a single mission's dataset (role A)")
-    what.add_argument("--role", choices=("A", "B"), default="A", help="agent role (default: A)")
+    what.add_argument(
+        "--role",
+        choices=ROLES,
+        default="A",
+        help="agent role: A, B (C, D, ... in N-suspect scenarios; default: A)",
+    )
     what.add_argument("--split", choices=tuple(SPLITS), default="in", help="training split: in or ood (default: in)")
     what.add_argument("--model", choices=("vision", "language"), default="vision", help="policy (default: vision)")
     what.add_argument("--preset", choices=("small", "paper"), default="small", help="model size (default: small)")

@@ -10,7 +10,8 @@ from pathlib import Path
 from marple_agents.simulation.inference import VARIANTS
 from marple_benchmark.presets import PRESETS
 from marple_eval.cli import add_protocol_arguments, protocol_settings
-from marple_gym.cli.options import devices, positive_float, positive_int, seed
+from marple_gym.cli.options import devices, int_in, positive_float, positive_int, seed
+from marple_gym.missions.suspects import MAX_SUSPECTS
 
 
 def add_parser(subparsers) -> None:
@@ -29,6 +30,16 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--preset", choices=sorted(PRESETS), default="small", help="sizes (default: small)")
     parser.add_argument("--out", default=None, help="output directory (default: runs/benchmark-<preset>)")
     parser.add_argument("--scenario", action="append", default=[], metavar="NAME", help="scenario (default: all five)")
+    parser.add_argument(
+        "--suspects",
+        type=int_in(2, MAX_SUSPECTS),
+        metavar="N",
+        help="the N-suspect scenarios instead (sandwich, light, television, clothes; --scenario picks among them): "
+        "N suspects whose query state several of them can produce (default with --shared: 3)",
+    )
+    parser.add_argument(
+        "--shared", action="store_true", help="the N suspects act at once in one shared house (with --suspects)"
+    )
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: vision,audio,language,all")
     parser.add_argument(
         "--splits",
@@ -104,10 +115,20 @@ def run_command(args: argparse.Namespace) -> int:
     bad = [v for v in variants if v not in VARIANTS]
     if bad or not variants:
         raise ValueError(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
-    scenarios = tuple(get_scenario(s).name for s in args.scenario) or tuple(SCENARIOS)
+    if args.suspects is not None or args.shared:
+        from marple_gym.cli.generate import suspect_units
+        from marple_gym.missions.suspects import DEFAULT_SUSPECTS
+
+        args.mission = []  # suspect_units reads the generate command's arguments; the benchmark has no --mission
+        scenarios = tuple(unit.name for unit in suspect_units(args))
+        shared = "-shared" if args.shared else ""
+        default_out = f"runs/benchmark-{preset.name}-{args.suspects or DEFAULT_SUSPECTS}-suspects{shared}"
+    else:
+        scenarios = tuple(get_scenario(s).name for s in args.scenario) or tuple(SCENARIOS)
+        default_out = f"runs/benchmark-{preset.name}"
     cfg = BenchmarkConfig(
         preset=preset,
-        out=Path(args.out or f"runs/benchmark-{preset.name}"),
+        out=Path(args.out or default_out),
         scenarios=scenarios,
         variants=variants,
         seed=args.seed,

@@ -3,7 +3,7 @@
 1. **data**: ``marple generate`` for the scenarios (test pairs, train-in and
    train-ood, so a later run that adds out-of-distribution models resumes);
 2. **models**: a vision-only and a language-conditioned policy for each agent
-   (two per scenario), training split and model seed, each for a fixed number
+   (two per scenario, N with N suspects), training split and model seed, each for a fixed number
    of optimizer steps;
 3. **inference**: simulation inference for each variant, split and model seed,
    inverse planning with the language-conditioned models as likelihood
@@ -65,6 +65,11 @@ class BenchmarkConfig:
         return self.out / "data"
 
     @property
+    def roles(self) -> list[str]:
+        """Every agent role of the scenarios: A and B, and C, D, ... with N suspects."""
+        return list(dict.fromkeys(r for s in self.scenarios for r in get_scenario(s).roles))
+
+    @property
     def model_seeds(self) -> list[int]:
         return list(range(self.seed, self.seed + self.seeds))
 
@@ -117,7 +122,7 @@ def model_jobs(cfg: BenchmarkConfig) -> list[ModelJob]:
         for seed in cfg.model_seeds
         for split in cfg.preset.splits
         for scenario in cfg.scenarios
-        for role in ("A", "B")
+        for role in get_scenario(scenario).roles
         for kind in kinds
     ]
 
@@ -228,7 +233,7 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
             "perfect-agent-models",
             "simulation",
             {"variant": "vision", **sim},
-            {"A": "planner", "B": "planner"},
+            dict.fromkeys(cfg.roles, "planner"),
             method=planner_row,
         ),
         # The ceiling: exact Bayesian inverse planning with the true planner (docs/evaluation.md).
@@ -253,7 +258,7 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                         variant,
                         "simulation",
                         {"variant": variant, **sim},
-                        {"A": template, "B": template},
+                        dict.fromkeys(cfg.roles, template),
                         split=split,
                         model_seed=model_seed,
                     )

@@ -46,6 +46,18 @@ PRESETS: dict[str, BenchmarkPreset] = {
         uncut=("uniform", "distance", "perfect-agent-models", "ideal", "all"),
         estimate="about 13 minutes on 2 CPU cores",
     ),
+    "quick": BenchmarkPreset(
+        "quick",
+        # 10 test houses x 1 group: 10 trials per scenario (the paper's number); 20 training episodes per house
+        Sizes(test_houses=10, test_per_house=1, train_per_house=20, train_ood=20),
+        trials=10,
+        model="small",
+        rollouts=10,
+        splits=("in",),
+        train={"max_steps": 250},
+        uncut=("uniform", "distance"),
+        estimate="about 40 minutes for the four three-suspect shared-house scenarios on 2 CPU cores shared with other jobs",
+    ),
     "paper": BenchmarkPreset(
         "paper",
         PAPER_SIZES,

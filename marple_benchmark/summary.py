@@ -222,7 +222,8 @@ def write_summary(
 
 def protocol_words(cfg: BenchmarkConfig) -> str:
     p = cfg.protocol
-    cutoff = "none" if p.cutoff is None else f"0.5 where T + {p.margin} - tau > {p.cutoff}"
+    share = "0.5" if len(cfg.roles) == 2 else "1/N each (chance)"
+    cutoff = "none" if p.cutoff is None else f"{share} where T + {p.margin} - tau > {p.cutoff}"
     return (
         f"horizon T + {p.margin}, cutoff {cutoff}, combination {p.combine} (eta {p.eta:g}), "
         f"last evidence point {p.last_point}, placements {p.labelings}"

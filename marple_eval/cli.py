@@ -199,8 +199,8 @@ def parse_agents(items: list[str]) -> dict[str, str]:
     out = {}
     for item in items:
         role, sep, value = item.partition("=")
-        if not sep or role not in ("A", "B") or not value:
-            raise ValueError(f"--agent expects A=MODEL or B=MODEL, got {item!r}")
+        if not sep or len(role) != 1 or not "A" <= role <= "Z" or not value:
+            raise ValueError(f"--agent expects ROLE=MODEL with a role A, B, C, ..., got {item!r}")
         out[role] = value
     return out
 
@@ -208,9 +208,10 @@ def parse_agents(items: list[str]) -> dict[str, str]:
 def check_agent_files(resources, scenarios: list[str]) -> None:
     """Every agent checkpoint the run will load exists, before anything is written."""
     from marple_gym.errors import MarpleError
+    from marple_gym.missions.scenarios import get_scenario
 
     for scenario in scenarios:
-        for role in resources.templates:
+        for role in get_scenario(scenario).roles:  # every suspect needs one: a missing role fails here
             value = resources(scenario, role)
             if isinstance(value, str) and not Path(value).is_file():
                 raise MarpleError(f"--agent {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
@@ -233,9 +234,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
     else:
         data = MarpleDataset(args.data)
         data.check_complete(args.allow_incomplete)
-        scenarios = args.scenario or [u.name for u in data.spec.units if len(u.roles) == 2]
+        scenarios = args.scenario or [u.name for u in data.spec.units if len(u.roles) >= 2]
         if not scenarios:
-            raise ValueError(f"{args.data} has no two-agent scenarios to evaluate")
+            raise ValueError(f"{args.data} has no whodunit scenarios (two or more agents) to evaluate")
         model_args = parse_model_args(args.model_arg)
         target = _model_target(args.model)
         out = Path(args.out or f"results/{args.model.replace(':', '.')}.json")

@@ -8,23 +8,26 @@ culprit or when anyone reached the query state.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from marple_eval.shared import SharedReplay, neutral_agents
 from marple_gym.datasets.dataset import subgoal_codes
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.evidence.audio import SILENCE
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Subgoal
+from marple_gym.missions.suspects import suspect_labels
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
 VISION, AUDIO, LANGUAGE = "vision", "audio", "language"
 MODALITIES = frozenset({VISION, AUDIO, LANGUAGE})
 NEUTRAL_AGENT = AgentSpec(name="agent", color="red")
-"""How every agent appears in the start configs models receive: the same name and colour for both."""
+"""How every agent appears in the start configs models receive: the same name and colour for all."""
 
 
 class UndeclaredModalityError(AttributeError):
@@ -53,7 +56,7 @@ class AgentEvidence:
     """
 
     label: str
-    """How the agent is shown in this trial: "A" or "B" (randomised per trial)."""
+    """How the agent is shown in this trial: "A", "B", "C", ... (randomised per trial)."""
     identity: str
     """An opaque name, stable within a run, for the agent's past behaviour: a model uses it to pick that
     agent's learned model (the paper's D_i). It does not say which agent is the culprit."""
@@ -65,6 +68,7 @@ class AgentEvidence:
     _audio: np.ndarray | None = field(repr=False)
     _intents: tuple[str, ...] | None = field(repr=False)
     _subgoals: np.ndarray | None = field(repr=False)
+    _shared: SharedReplay | None = field(default=None, repr=False)
 
     def _require(self, modality: str) -> None:
         if modality not in self.modalities:
@@ -112,13 +116,24 @@ class AgentEvidence:
 
     def replay(self, t: int | None = None) -> tuple[World, list[Outcome]]:
         """The world at observation ``t`` (default: tau) and what each observed action did on the way."""
+        return self.replays([self.tau if t is None else t])[0]
+
+    def replays(self, ts: Sequence[int]) -> list[tuple[World, list[Outcome]]]:
+        """:meth:`replay` at each observation of ``ts`` (ascending), from one replay of the actions."""
         self._require(VISION)
-        t = self.tau if t is None else t
-        if not 0 <= t <= self.tau:
-            raise ValueError(f"observation {t} is outside the evidence 0..{self.tau}")
+        if any(not 0 <= t <= self.tau for t in ts):
+            raise ValueError(f"observations {list(ts)} are not all inside the evidence 0..{self.tau}")
+        if list(ts) != sorted(ts):
+            raise ValueError(f"observations {list(ts)} are not in ascending order")
+        if self._shared is not None:
+            return [self._shared.replay(self.start, t) for t in ts]
         world = generate_world(self.start, np.random.default_rng(0))
-        outcomes = [world.step(0, action) for action in self._actions[:t].tolist()]
-        return world, outcomes
+        outcomes: list[Outcome] = []
+        out = []
+        for t in ts:
+            outcomes += [world.step(0, action) for action in self._actions[len(outcomes) : t].tolist()]
+            out.append((world.clone(), list(outcomes)))
+        return out
 
 
 COMBINE_RULES = ("softmax", "ratio")
@@ -152,9 +167,14 @@ class TrialEvidence:
     horizon: int
     """T: the step at which *some* agent reached the query state (it does not say which)."""
     tau: int
-    agents: tuple[AgentEvidence, AgentEvidence]
-    """Shown as "A" and "B"; which one is the culprit is not given (and is randomised)."""
+    agents: tuple[AgentEvidence, ...]
+    """The suspects, shown as "A", "B" (, "C", ...); which one is the culprit is not given (and is randomised)."""
     rules: QueryRules = QueryRules()
+
+    @property
+    def suspects(self) -> int:
+        """N: how many agents are suspected (2 in the paper's scenarios)."""
+        return len(self.agents)
 
     @property
     def fraction(self) -> float:
@@ -180,12 +200,20 @@ def _neutral(config: HouseConfig) -> HouseConfig:
 
 
 def agent_evidence(
-    trajectory: Trajectory, label: str, identity: str, tau: int, modalities: frozenset[str]
+    trajectory: Trajectory,
+    label: str,
+    identity: str,
+    tau: int,
+    modalities: frozenset[str],
+    shared: SharedReplay | None = None,
 ) -> AgentEvidence:
-    """Cut a trajectory at ``tau`` and keep only the declared modalities."""
+    """Cut a trajectory at ``tau`` and keep only the declared modalities (``shared``: the agent acted in a
+    shared house, whose joint actions rebuild its world)."""
     cut = trajectory.evidence_until(tau)
     vision = VISION in modalities
     language = LANGUAGE in modalities
+    if shared is not None and vision:
+        shared = replace(shared, actions=_frozen(shared.actions[: cut.length]))
     return AgentEvidence(
         label=label,
         identity=identity,
@@ -197,35 +225,74 @@ def agent_evidence(
         _audio=_frozen(sounds_while_acting(trajectory, cut.length)) if AUDIO in modalities else None,
         _intents=tuple(cut.intents) if language else None,
         _subgoals=_frozen(subgoal_codes(cut)) if language else None,
+        _shared=shared if vision else None,
     )
+
+
+Placement = bool | Sequence[int]
+"""Where each suspect is shown. Two suspects: ``swap`` (True shows the culprit as "B"). Any number: for each
+label A, B, C, ... the position, in "the culprit, then the others in the episode's order", of the suspect shown
+under it (``(1, 0)`` is the swap of two; ``(2, 0, 1)`` shows the culprit as "B")."""
+
+
+def culprit_first(episode: WhodunitEpisode) -> list[int]:
+    """The episode's trajectory indices: the culprit, then the other suspects in order."""
+    c = episode.culprit
+    return [c] + [i for i in range(episode.suspects) if i != c]
+
+
+def shown_order(placement: Placement, suspects: int) -> list[int]:
+    """Positions in the culprit-first order of the suspects shown as A, B, ... (see :data:`Placement`)."""
+    if isinstance(placement, bool):
+        if suspects != 2:
+            raise ValueError(f"a swap places two suspects; this trial has {suspects}: give an order")
+        return [1, 0] if placement else [0, 1]
+    order = [int(k) for k in placement]
+    if sorted(order) != list(range(suspects)):
+        raise ValueError(f"placement {order} is not an order of {suspects} suspects")
+    return order
 
 
 def trial_evidence(
     episode: WhodunitEpisode,
     tau: int,
-    swap: bool,
+    swap: Placement,
     modalities: frozenset[str],
-    identities: tuple[str, str],
+    identities: Sequence[str],
     rules: QueryRules = QueryRules(),
 ) -> TrialEvidence:
     """The evidence for one (episode, tau).
 
-    ``identities`` are the opaque names of the episode's two agents (culprit
-    first); ``swap`` shows the culprit as "B" instead of "A".
+    ``identities`` are the opaque names of the episode's agents, culprit first
+    and then the others in order; ``swap`` places them (:data:`Placement`):
+    with two suspects True shows the culprit as "B" instead of "A".
     """
     unknown = set(modalities) - MODALITIES
     if unknown:
         raise ValueError(f"unknown modalities {sorted(unknown)}; choose from {sorted(MODALITIES)}")
-    c = episode.culprit
-    agents = [(episode.trajectories[c], identities[0]), (episode.trajectories[1 - c], identities[1])]
-    if swap:
-        agents.reverse()
+    base = culprit_first(episode)
+    labels = suspect_labels(len(base))
+    shown = shown_order(swap, len(base))
+    joint = None
+    if episode.shared:
+        actions = np.stack([tr.actions for tr in episode.trajectories], axis=1)
+        joint = SharedReplay(neutral_agents(episode.trajectories[0].house), actions)
     return TrialEvidence(
         question=episode.question,
         query=episode.query,
         scenario=episode.scenario,
         horizon=episode.horizon,
         tau=tau,
-        agents=tuple(agent_evidence(tr, label, ident, tau, modalities) for (tr, ident), label in zip(agents, "AB")),
+        agents=tuple(
+            agent_evidence(
+                episode.trajectories[base[k]],
+                label,
+                identities[k],
+                tau,
+                modalities,
+                None if joint is None else replace(joint, agent=base[k]),
+            )
+            for k, label in zip(shown, labels)
+        ),
         rules=rules,
     )

@@ -1,13 +1,16 @@
 """Figure-4-style plots: accuracy against the fraction of evidence, one panel per scenario.
 
 Each run is a line with a band: ``band="paper"`` draws the paper's mean +/-
-sigma/sqrt(n), ``band="bootstrap"`` the 95 % percentile bootstrap interval.
+sigma/sqrt(n), ``band="bootstrap"`` the 95 % percentile bootstrap interval. A
+dashed line marks 0.8, a dotted one chance (1/N for N suspects).
 """
 
 from __future__ import annotations
 
 import math
 from pathlib import Path
+
+import numpy as np
 
 from marple_eval.metrics import accuracy_curve, bootstrap_interval, fractions_for, sem_band
 from marple_eval.results import RunResults
@@ -49,7 +52,8 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
             (line,) = ax.plot(f, curve, markersize=3.5, label=run.label, **style)
             ax.fill_between(f, lo, hi, color=line.get_color(), alpha=0.2)
         ax.axhline(0.8, color="grey", linestyle="--", linewidth=0.8)
-        ax.axhline(0.5, color="grey", linestyle=":", linewidth=0.8)
+        chance = [run.chance(None if panel == "all scenarios" else panel) for run in runs if run.trials]
+        ax.axhline(float(np.mean(chance)) if chance else 0.5, color="grey", linestyle=":", linewidth=0.8)
         ax.set_title(panel)
         ax.set_xlabel("fraction of evidence")
         ax.set_xlim(0, 1)

@@ -1,17 +1,19 @@
 """The evaluation protocol (paper section 6.1; SPEC section 8; docs/evaluation.md).
 
-For each trial (a test-split whodunit pair), T is the step at which the
-culprit reached the query state, and the model answers at tau = 0, T/10, ...,
-T. Which agent is shown as "A" is drawn per trial from a generator seeded with
-(run seed, episode id), so every run can be reproduced and no model profits
-from always answering "A"; ``labelings="both"`` scores both placements and
-averages them.
+For each trial (a test-split whodunit group: two suspects in the paper's
+scenarios, N in the N-suspect ones), T is the step at which the culprit reached
+the query state, and the model answers at tau = 0, T/10, ..., T with one
+probability per suspect. Which agent is shown as "A" (and "B", "C", ...) is
+drawn per trial from a generator seeded with (run seed, episode id), so every
+run can be reproduced and no model profits from always answering "A";
+``labelings="both"`` scores every placement of the culprit (both, for two
+suspects; the culprit under each label in turn, for N) and averages them.
 
 Where the paper's text is silent, the rules follow the original code, each a
 named field of :class:`ProtocolSettings` recorded in every results file: the
-horizon T + ``margin``, the ``cutoff`` (0.5 to each agent, without asking the
-model, where T + margin - tau > cutoff), the combination of the two agents'
-query probabilities, and the last evidence point.
+horizon T + ``margin``, the ``cutoff`` (1/N to each of N agents, 0.5 for two,
+without asking the model, where T + margin - tau > cutoff), the combination of
+the agents' query probabilities, and the last evidence point.
 
 Nothing a model receives depends on the agents' roles (which name the
 culprit): agents appear under identities salted afresh in every run, their
@@ -40,12 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.evidence import QueryRules, trial_evidence
-from marple_eval.models.base import InferenceModel, normalise
+from marple_eval.evidence import Placement, QueryRules, culprit_first, shown_order, trial_evidence
+from marple_eval.models.base import InferenceModel, normalise_answer
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.records import WhodunitEpisode, evidence_steps
 from marple_gym.datasets.selection import select_trials
+from marple_gym.missions.suspects import suspect_labels
 
 log = logging.getLogger(__name__)
 
@@ -61,11 +64,11 @@ class ProtocolSettings:
     """The protocol's choices, recorded in every results file (see docs/evaluation.md for their sources)."""
 
     seed: int = 0
-    labelings: str = "random"  # "random": one seeded placement per trial; "both": score both and average
+    labelings: str = "random"  # "random": one seeded placement per trial; "both": the culprit under every label
     points: int = 11
     last_point: str = "T"  # the last evidence point: T (the paper's text) or T - 1 (the original code)
     margin: int = 10  # methods look for the query state up to T + margin (original code: extra_steps = 10)
-    cutoff: int | None = 40  # 0.5 each where T + margin - tau > cutoff (original code); None: never cut
+    cutoff: int | None = 40  # 1/N each where T + margin - tau > cutoff (original code); None: never cut
     eta: float = 5.0  # softmax temperature of the combination (paper)
     combine: str = "softmax"  # "softmax" (the paper's text) or "ratio" (the original code)
 
@@ -92,7 +95,7 @@ class ProtocolSettings:
         return evidence_steps(last, self.points)
 
     def is_cut(self, horizon: int, tau: int) -> bool:
-        """Whether the cutoff answers 0.5 for both agents at this point (original code:
+        """Whether the cutoff answers 1/N for each of N agents at this point (original code:
         ``last_step + extra_steps - i > 40``)."""
         return self.cutoff is not None and horizon + self.margin - tau > self.cutoff
 
@@ -113,12 +116,17 @@ class Identities:
         return "agent-" + hashlib.sha256(f"{self.salt}/{scenario}/{role}".encode()).hexdigest()[:10]
 
 
-def placements(settings: ProtocolSettings, episode_id: str) -> list[bool]:
-    """Which placements to score: ``swap`` True shows the culprit as "B"."""
-    if settings.labelings == "both":
+def placements(settings: ProtocolSettings, episode_id: str, suspects: int = 2) -> list[Placement]:
+    """Which placements to score (:data:`~marple_eval.evidence.Placement`). Two suspects: ``swap`` True shows
+    the culprit as "B". N suspects: a seeded order, or with ``labelings="both"`` the culprit under each label."""
+    if suspects == 2 and settings.labelings == "both":
         return [False, True]
+    if settings.labelings == "both":
+        return [tuple((j - k) % suspects for j in range(suspects)) for k in range(suspects)]
     rng = np.random.default_rng([settings.seed, zlib.crc32(episode_id.encode())])
-    return [bool(rng.random() < 0.5)]
+    if suspects == 2:
+        return [bool(rng.random() < 0.5)]
+    return [tuple(rng.permutation(suspects).tolist())]
 
 
 def score_trial(
@@ -127,26 +135,38 @@ def score_trial(
     settings: ProtocolSettings,
     identities: Identities | None = None,
 ) -> TrialResult:
-    """Ask ``model`` at every evidence point of one trial, for each placement (0.5 each at cut points)."""
+    """Ask ``model`` at every evidence point of one trial, for each placement (1/N each at cut points).
+
+    A labeling records the answers per label (``p_a``, ``p_b``, ...) and where the culprit was shown:
+    ``swap`` for two suspects, ``culprit_as`` (its label) for more.
+    """
     identities = identities or Identities()
+    n = episode.suspects
+    if model.suspects is not None and n > model.suspects:
+        raise ValueError(f"{model.name} answers for at most {model.suspects} suspects; {episode.episode_id} has {n}")
     taus = settings.taus(episode.horizon)
     scenario = episode.scenario
-    roles = ("A", "B") if episode.culprit == 0 else ("B", "A")
-    names = (identities(scenario, roles[0]), identities(scenario, roles[1]))
+    labels = suspect_labels(n)
+    names = tuple(identities(scenario, labels[i]) for i in culprit_first(episode))
     labelings = []
-    for swap in placements(settings, episode.episode_id):
-        p_a, p_b = [], []
-        for tau in taus:
-            if settings.is_cut(episode.horizon, tau):
-                a, b = 0.5, 0.5
-            else:
-                evidence = trial_evidence(episode, tau, swap, model.modalities, names, settings.rules)
-                a, b = normalise(*model.predict(evidence), model=model.name)
-            p_a.append(a)
-            p_b.append(b)
-        labelings.append({"swap": swap, "p_a": p_a, "p_b": p_b})
-    p_culprit = np.mean([lab["p_b"] if lab["swap"] else lab["p_a"] for lab in labelings], axis=0)
-    return TrialResult(episode.episode_id, scenario, episode.horizon, taus, p_culprit.tolist(), labelings)
+    for placement in placements(settings, episode.episode_id, n):
+        asked = [tau for tau in taus if not settings.is_cut(episode.horizon, tau)]
+        # All evidence points of the trial in one call: a method may answer them together.
+        evidence = [trial_evidence(episode, tau, placement, model.modalities, names, settings.rules) for tau in asked]
+        given = dict(zip(asked, model.predict_all(evidence)))
+        answers = [normalise_answer(given[tau], n, model=model.name) if tau in given else (1.0 / n,) * n for tau in taus]
+        shown_as = labels[shown_order(placement, n).index(0)]
+        where = {"swap": placement} if n == 2 else {"culprit_as": shown_as}
+        labelings.append({**where, **{f"p_{label.lower()}": [a[k] for a in answers] for k, label in enumerate(labels)}})
+    p_culprit = np.mean([lab[f"p_{culprit_label(lab).lower()}"] for lab in labelings], axis=0)
+    return TrialResult(episode.episode_id, scenario, episode.horizon, taus, p_culprit.tolist(), labelings, n)
+
+
+def culprit_label(labeling: dict[str, Any]) -> str:
+    """The label under which a scored labeling showed the culprit."""
+    if "culprit_as" in labeling:
+        return labeling["culprit_as"]
+    return "B" if labeling["swap"] else "A"
 
 
 # ---- running a whole evaluation ------------------------------------------------------------------------
@@ -177,8 +197,9 @@ class _Scorer:
 
     def __call__(self, episode: WhodunitEpisode, settings: ProtocolSettings) -> TrialResult:
         if episode.scenario != self.scenario and self.resources is not None:
+            roles = suspect_labels(episode.suspects)
             self.model.setup(
-                {self.identities(episode.scenario, r): opaque(self.resources(episode.scenario, r)) for r in "AB"}
+                {self.identities(episode.scenario, r): opaque(self.resources(episode.scenario, r)) for r in roles}
             )
         self.scenario = episode.scenario
         return score_trial(self.model, episode, settings, self.identities)

@@ -14,7 +14,10 @@
                  "scenarios": {"laundry": {...}, ...}}}
 
 ``p_culprit`` is the probability given to the true culprit at each evidence
-point, averaged over the labelings scored. ``summary`` is derived from the
+point, averaged over the labelings scored. ``suspects`` is N (2 in the
+paper's scenarios; chance is 1/N); a labeling of N > 2 suspects holds
+``p_a``, ``p_b``, ``p_c``, ... and ``culprit_as``, the label the culprit was
+shown under. ``summary`` is derived from the
 trials (:meth:`RunResults.summary`) for readers of the file; loading ignores it
 and recomputes, so files written before it existed load the same.
 """
@@ -45,6 +48,7 @@ from marple_gym import __version__
 from marple_gym.datasets.selection import trial_set_id
 from marple_gym.errors import MarpleError
 from marple_gym.files import write_json_atomic
+from marple_gym.missions.suspects import suspect_labels
 from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.validation import Fields, message_error, read_json_file
 
@@ -64,6 +68,8 @@ class TrialResult:
     taus: list[int]
     p_culprit: list[float]
     labelings: list[dict[str, Any]] = field(default_factory=list)
+    suspects: int = 2
+    """N: how many agents the trial suspects (chance is 1/N)."""
 
 
 @dataclass
@@ -140,8 +146,13 @@ class RunResults:
             "warnings": warnings,
         }
 
+    def chance(self, scenario: str | None = None) -> float:
+        """The accuracy of answering 1/N for every suspect: 0.5 for two suspects, 1/3 for three."""
+        trials = [t for t in self.trials if scenario is None or t.scenario == scenario]
+        return float(np.mean([1.0 / t.suspects for t in trials])) if trials else 0.5
+
     def with_cutoff(self, cutoff: int | None) -> RunResults:
-        """This run seen under another cutoff: 0.5 at every point where T + margin - tau > ``cutoff``.
+        """This run seen under another cutoff: 1/N at every point where T + margin - tau > ``cutoff``.
 
         Exact for any method, because the protocol answers 0.5 at cut points
         without asking the model; so a run scored without a cutoff shows every
@@ -158,12 +169,13 @@ class RunResults:
         trials = []
         for t in self.trials:
             cut = [cutoff is not None and t.horizon + margin - tau > cutoff for tau in t.taus]
-            p = [0.5 if c else x for c, x in zip(cut, t.p_culprit)]
+            share = 1.0 / t.suspects
+            p = [share if c else x for c, x in zip(cut, t.p_culprit)]
             labelings = [
-                {**lab, **{k: [0.5 if c else x for c, x in zip(cut, lab[k])] for k in ("p_a", "p_b") if k in lab}}
+                {**lab, **{k: [share if c else x for c, x in zip(cut, lab[k])] for k in lab if _is_answer_key(k)}}
                 for lab in t.labelings
             ]
-            trials.append(TrialResult(t.episode_id, t.scenario, t.horizon, t.taus, p, labelings))
+            trials.append(TrialResult(t.episode_id, t.scenario, t.horizon, t.taus, p, labelings, t.suspects))
         settings = {**self.settings, "protocol": {**protocol, "cutoff": cutoff}}
         return RunResults(self.method, settings, trials, self.created, self.generator)
 
@@ -203,6 +215,11 @@ class RunResults:
         return cls(top.str("method"), top.mapping("settings"), trials, top.str("created", ""), top.str("generator", ""))
 
 
+def _is_answer_key(key: str) -> bool:
+    """``p_a``, ``p_b``, ...: a labeling's answers under one label."""
+    return len(key) == 3 and key.startswith("p_") and key[2].isalpha() and key[2].islower()
+
+
 def _read_trial(t: Fields) -> TrialResult:
     """One trial entry: every field typed, probabilities finite and in [0, 1], one per evidence point."""
     t.allow(f.name for f in fields(TrialResult)).require("episode_id", "scenario", "horizon", "taus", "p_culprit")
@@ -210,20 +227,20 @@ def _read_trial(t: Fields) -> TrialResult:
     for i, tau in enumerate(taus):
         t.check_int(f"taus[{i}]", tau, low=0)
     p_culprit = _probabilities(t, "p_culprit", len(taus))
+    suspects = t.int("suspects", 2, low=2, high=26)
+    answer_keys = {f"p_{label.lower()}" for label in suspect_labels(suspects)}
     labelings = []
     for lab in t.entries("labelings"):  # a model's placements, or a human answer's participant
-        lab.allow(("swap", "p_a", "p_b", "participant"))
+        lab.allow(("swap", "culprit_as", "participant", *sorted(answer_keys)))
         lab.bool("swap", None)
+        lab.str("culprit_as", None, choices=suspect_labels(suspects))
         lab.str("participant", None)
-        for key in ("p_a", "p_b"):
+        for key in sorted(answer_keys):
             if lab.has(key):
                 _probabilities(lab, key, len(taus))
         labelings.append(dict(lab.raw))
-    extra = {
-        k: t.get(k) for k in t.data if k not in ("episode_id", "scenario", "horizon", "taus", "p_culprit", "labelings")
-    }
     return TrialResult(
-        t.str("episode_id"), t.str("scenario"), t.int("horizon", low=0), taus, p_culprit, labelings, **extra
+        t.str("episode_id"), t.str("scenario"), t.int("horizon", low=0), taus, p_culprit, labelings, suspects
     )
 
 

@@ -78,3 +78,66 @@ def test_joint_actions_of_two_agents_equal_the_episode_transition():
             assert batch.view(i).same_as(episode.world)
     for i in range(16):
         assert_grid_consistent(World(house, batch.view(i)))
+
+
+def _houses_of_one_shape(count: int) -> list:
+    """``count`` worlds of different houses whose shapes match (the largest group among random seeds)."""
+    groups: dict[tuple, list] = {}
+    for seed in range(60):
+        world = generate_world(None, np.random.default_rng(seed), ["do_laundry"])
+        h = world.house
+        group = groups.setdefault((h.width, h.height, h.num_furniture, h.num_objects, h.num_agents), [])
+        group.append(world)
+        if len(group) == count:
+            return group
+    raise AssertionError("no shape repeated often enough")
+
+
+def test_a_stack_of_different_houses_steps_as_each_house_alone():
+    from marple_gym.evidence.audio import audio_token, audio_tokens
+    from marple_gym.missions.batch import subgoal_reached
+    from marple_gym.missions.mission import MISSIONS as ALL
+    from marple_gym.world.house_batch import HouseBatch
+
+    rng = np.random.default_rng(3)
+    worlds = _houses_of_one_shape(4)
+    assert len({w.house.fingerprint for w in worlds}) == 4
+    # Several episodes of each house, interleaved, from states reached by random walks.
+    singles = [(w, s) for w in worlds for s in _diverse_start(w, 6, rng)]
+    rng.shuffle(singles)
+    houses = HouseBatch.of([w.house for w, _ in singles])
+    batch = BatchedState.stack([s.copy() for _, s in singles])
+    queries = [sg for m in ALL.values() for sg in m.subgoals]
+    for _ in range(300):
+        actions = rng.integers(0, 10, size=len(singles))
+        outcomes = apply_actions(houses, batch, 0, actions)
+        tokens = audio_tokens(outcomes, houses, batch)
+        reached = [subgoal_reached(q, houses, outcomes) for q in queries]
+        for i, ((world, state), action) in enumerate(zip(singles, actions.tolist())):
+            expected = apply_action(world.house, state, 0, action)
+            assert outcomes.row(i) == expected, (i, action)
+            assert batch.view(i).same_as(state), (i, action)
+            assert tokens[i] == audio_token(expected, world.house, state)
+            assert [r[i] for r in reached] == [q.matches(expected, world.house) for q in queries]
+    for i, (world, _) in enumerate(singles):
+        assert_grid_consistent(World(world.house, batch.view(i)))
+        assert_objects_conserved(World(world.house, batch.view(i)))
+
+
+def test_houses_of_different_shapes_do_not_share_a_batch():
+    from marple_gym.errors import MarpleError
+    from marple_gym.world.house_batch import HouseBatch, HouseShapeError
+
+    first, second = (generate_world(None, np.random.default_rng(s), ["do_laundry"]) for s in (0, 1))
+    assert first.house.num_objects != second.house.num_objects
+    with pytest.raises(
+        HouseShapeError, match="house 1 has furniture count .doors included. 12, house 0 has 13"
+    ) as error:
+        HouseBatch.of([first.house, second.house])
+    assert isinstance(error.value, MarpleError)
+    houses = HouseBatch.of([first.house, first.house])
+    with pytest.raises(HouseShapeError, match="a batch of 3 episodes needs 3 houses"):
+        apply_actions(houses, BatchedState.repeat(first.state, 3), 0, np.zeros(3, dtype=int))
+    with pytest.raises(ValueError, match="different shapes"):
+        BatchedState.stack([first.state, second.state])
+    assert HouseBatch.of(first.house) is HouseBatch.of(first.house)  # one shared table per house

@@ -31,8 +31,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.episode", "marple_gym.planner", "marple_gym.sound"),
     ("marple_gym.rendering",),  # pure drawing (frames, panels, captions) and the window it shows them in
     ("marple_gym.envs",),
-    ("marple_gym.datasets",),
+    ("marple_gym.datasets.records", "marple_gym.datasets.recorder"),  # the episode record and its recorder
     ("marple_gym.multiagent",),  # many agents in one house: the PettingZoo env and the shared-house planner
+    ("marple_gym.datasets",),  # datasets, including shared-house ones made with the planner above
     # Viewers and applications built on the layers below.
     ("marple_gym.rendering.replays", "marple_gym.rendering.play", "marple_gym.study", "marple_gym.cli", "marple_gym"),
     ("marple_eval",),

@@ -217,3 +217,28 @@ def test_decoded_subgoals_are_real_subgoals_other_than_the_one_just_achieved():
     after = most_likely_subgoals(heads, exclude=np.array([toggle_on_light]))
     assert tuple(after[0]) == pick_up_plant  # not "toggle the light in the Living Room", which no mission has
     assert {tuple(c) for c in catalogue} >= {toggle_on_light, pick_up_plant}
+
+
+@pytest.mark.parametrize("agent_model", ["planner", "policy-audio"])
+def test_all_evidence_points_in_one_batch_answer_as_one_at_a_time(data, agent_model):
+    """predict_all rolls out every evidence point of a trial in one batch, with the same answers as predict."""
+    episode = next(e for e in data.whodunit("laundry"))
+    ids = ("agent-a", "agent-b")
+    roles = ("A", "B") if episode.culprit == 0 else ("B", "A")
+
+    def model() -> tuple[SimulationModel, list[FixedPolicy]]:
+        if agent_model == "planner":
+            sim, policies = SimulationModel("vision", rollouts=12, seed=5), []
+            sim.setup({name: planner_resources("laundry", role) for name, role in zip(ids, roles)})
+        else:
+            sim, policies = SimulationModel("audio", rollouts=12, seed=5), [FixedPolicy(np.full(10, 0.1)) for _ in ids]
+            sim.setup(dict(zip(ids, policies)))
+        return sim, policies
+
+    batched, batched_policies = model()
+    trials = [trial_evidence(episode, tau, False, batched.modalities, ids) for tau in episode.evidence_steps(11)]
+    together = batched.predict_all(trials)
+    alone_model, alone_policies = model()
+    assert together == [alone_model.predict(t) for t in trials]
+    if agent_model != "planner":  # fewer, larger policy calls
+        assert sum(len(p.calls) for p in batched_policies) < sum(len(p.calls) for p in alone_policies)

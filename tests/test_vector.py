@@ -77,6 +77,21 @@ def test_truncation_after_max_steps_then_autoreset():
     assert not truncated.any() and np.array_equal(obs["image"], start)
 
 
+def test_copy_false_returns_the_grid_as_a_view_with_the_same_observations():
+    copied = gym.make_vec("Marple-DoLaundry-v0", num_envs=8, max_steps=5)
+    viewed = gym.make_vec("Marple-DoLaundry-v0", num_envs=8, max_steps=5, copy=False)
+    a, _ = copied.reset(seed=4)
+    b, _ = viewed.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(12):  # through an autoreset
+        for key in a:
+            assert np.array_equal(np.asarray(a[key]), np.asarray(b[key])), key
+        assert b["image"] is viewed.unwrapped.batch.grid and a["image"] is not copied.unwrapped.batch.grid
+        actions = rng.integers(0, 10, size=8)
+        a, *_ = copied.step(actions)
+        b, *_ = viewed.step(actions)
+
+
 def test_mixed_missions_and_bad_input():
     vec = gym.make_vec("Marple-Household-v0", num_envs=64, mission_preferences={"do_laundry": 1, "get_snack": 1})
     obs, _ = vec.reset(seed=2)

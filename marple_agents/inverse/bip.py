@@ -162,16 +162,16 @@ class BipModel(InversePlanningModel):
 @dataclass(frozen=True)
 class BipResources:
     """Resources for the protocol: each role's language-conditioned checkpoint (templates with ``{scenario}`` and
-    ``{role}``; one template serves both roles) and its mission prior from a training split of ``data``."""
+    ``{role}``; one template serves every role) and its mission prior from a training split of ``data``."""
 
     policies: str | Mapping[str, str]
     data: str
     split: str = "in"
 
     def __call__(self, scenario: str, role: str) -> dict[str, Any]:
-        templates = self.policies if isinstance(self.policies, Mapping) else {"A": self.policies, "B": self.policies}
-        if role not in templates:
+        if isinstance(self.policies, Mapping) and role not in self.policies:
             raise ValueError(f"bip: no policy given for role {role!r} (use --agent {role}=CHECKPOINT)")
+        template = self.policies[role] if isinstance(self.policies, Mapping) else self.policies
         prior = TrainingPriors(self.data, self.split)(scenario, role)
         # By content, like every agent model: a checkpoint's path names the agent's role.
-        return {"policy": opaque(templates[role].format(scenario=scenario, role=role)), "prior": prior}
+        return {"policy": opaque(template.format(scenario=scenario, role=role)), "prior": prior}

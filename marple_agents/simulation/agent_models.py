@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,8 +21,12 @@ from marple_agents.audio import refine_with_audio
 from marple_agents.inputs import SUBGOAL_FIELDS, input_rows, row_keys
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions import MISSIONS
+from marple_gym.missions.batch import outcomes_match
 from marple_gym.planner.planner import HierarchicalPlanner, follow_history
 from marple_gym.world.actions import Action, Outcome
+from marple_gym.world.batch import BatchOutcome
+from marple_gym.world.house import House
+from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
 IDLE = int(Action.idle)
@@ -30,18 +35,35 @@ KNOWN_INPUTS = 200_000
 
 
 class RolloutAgent(ABC):
-    """Chooses actions for a batch of worlds that started from one agent's state at tau."""
+    """Chooses actions for a batch of worlds that started from one agent's state at tau.
+
+    Rows are numbered as in the rollouts' batch; ``active`` (ascending) are the
+    rows still rolling out; ``rng`` gives uniform draws with ``rng.random(len(active))``.
+    An agent model with ``groups_starts`` also takes, in :meth:`reset_groups`,
+    the rollouts of several evidence points in one batch.
+    """
+
+    groups_starts: bool = False
+    """Whether :meth:`reset_groups` is implemented (rollouts of several evidence points in one batch)."""
 
     @abstractmethod
-    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+    def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
         """Start rollouts in ``worlds`` (clones of the agent's world at tau)."""
 
+    def reset_groups(
+        self, worlds: Sequence[World], evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+    ) -> None:
+        """Start rollouts of several evidence points: rows ``worlds.groups[g]`` start at ``evidences[g]``, and
+        draw from ``rngs[g]`` as :meth:`reset` would from its generator."""
+        raise NotImplementedError(f"{type(self).__name__} rolls out one evidence point at a time")
+
     @abstractmethod
-    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
+    def act(self, active: np.ndarray, rng: np.random.Generator) -> Sequence[int] | np.ndarray:
         """One action for each world index in ``active``."""
 
-    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:  # noqa: B027  (optional hook)
-        """What the actions did (same order as ``active``)."""
+    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:  # noqa: B027  (optional hook)
+        """What the actions did (same order as ``active``; :class:`~marple_agents.simulation.rollouts.OutcomeRows`
+        also gives them as the batch's arrays)."""
 
 
 def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -51,32 +73,50 @@ def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.minimum((u > cdf).sum(axis=1), probs.shape[1] - 1)
 
 
+def _group_rows(worlds: Sequence[World], groups: int) -> list[range]:
+    """The rows of each group of a rollout batch (one group: all of them)."""
+    slices = getattr(worlds, "groups", None) or (slice(0, len(worlds)),)
+    if len(slices) != groups:
+        raise ValueError(f"{groups} evidence points for a batch of {len(slices)} groups")
+    return [range(s.start, s.stop) for s in slices]
+
+
 class PlannerAgent(RolloutAgent):
     """The hierarchical planner as the agent model (each rollout samples a mission from ``preferences``)."""
+
+    groups_starts = True
 
     def __init__(self, preferences: dict[str, float]) -> None:
         total = float(sum(preferences.values()))
         self.preferences = {m: w / total for m, w in preferences.items() if w > 0}
         self.planners: list[HierarchicalPlanner] = []
 
-    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
-        start = evidence.world(0)
-        histories = {m: follow_history(start, evidence.actions, m) for m in self.preferences}
-        names = list(self.preferences)
-        picks = rng.choice(len(names), size=len(worlds), p=list(self.preferences.values()))
-        self.planners = [
-            HierarchicalPlanner(world, history=histories[names[k]], rng=rng) for world, k in zip(worlds, picks.tolist())
-        ]
+    def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        self.reset_groups(worlds, [evidence], [rng])
 
-    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
+    def reset_groups(
+        self, worlds: Sequence[World], evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+    ) -> None:
+        names = list(self.preferences)
+        self.planners = []
+        for rows, evidence, rng in zip(_group_rows(worlds, len(evidences)), evidences, rngs):
+            start = evidence.world(0)
+            histories = {m: follow_history(start, evidence.actions, m) for m in self.preferences}
+            picks = rng.choice(len(names), size=len(rows), p=list(self.preferences.values()))
+            self.planners += [
+                HierarchicalPlanner(worlds[i], history=histories[names[k]], rng=rng)
+                for i, k in zip(rows, picks.tolist())
+            ]
+
+    def act(self, active: np.ndarray, rng: np.random.Generator) -> list[int]:
         actions = []
-        for i in active:
+        for i in active.tolist():
             action = self.planners[i].next_action()
             actions.append(IDLE if action is None else action)
         return actions
 
-    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
-        for i, outcome in zip(active, outcomes):
+    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
+        for i, outcome in zip(active.tolist(), outcomes):
             if not self.planners[i].done:
                 self.planners[i].observe(outcome)
 
@@ -94,46 +134,57 @@ class PolicyAgent(RolloutAgent):
     P(a | vision, audio) ~ P(audio | a) P(a | vision).
     """
 
+    groups_starts = True
+
     def __init__(self, policy: Any, use_language: bool = False, use_audio: bool = False) -> None:
         if use_language and getattr(policy, "conditioning", "vision") != "language":
             raise ValueError("language rollouts need a language-conditioned policy")
         self.policy = policy
         self.use_language = use_language
         self.use_audio = use_audio
-        self.worlds: list[World] = []
+        self.worlds: Sequence[World] = []
         self.subgoals: np.ndarray | None = None
         self.first_step = True
-        self.heard = 0
+        self.heard = np.zeros(0, dtype=np.int64)
         self._known: dict[bytes, np.ndarray] = {}
 
-    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+    def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        self.reset_groups(worlds, [evidence], [rng])
+
+    def reset_groups(
+        self, worlds: Sequence[World], evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+    ) -> None:
         self.worlds = worlds
         self.first_step = True
-        self.heard = int(evidence.audio[-1]) if self.use_audio else 0
+        sizes = [len(rows) for rows in _group_rows(worlds, len(evidences))]
+        if self.use_audio:
+            self.heard = np.repeat([int(e.audio[-1]) for e in evidences], sizes)
         if self.use_language:
-            latest = evidence.subgoals[-1]
-            self.subgoals = np.repeat(latest[None, :], len(worlds), axis=0).astype(np.int64)
-            if latest[0] < 0:  # the intent says the agent is done: let the decoders say what comes next
-                self.subgoals[:] = self._decoded(list(range(len(worlds))))
+            latest = np.stack([e.subgoals[-1] for e in evidences]).astype(np.int64)
+            self.subgoals = np.repeat(latest, sizes, axis=0)
+            done = np.flatnonzero(self.subgoals[:, 0] < 0)  # the intent says the agent is done: decode what is next
+            if done.size:
+                self.subgoals[done] = self._decoded(done)
 
-    def _decoded(self, rows: list[int], achieved: np.ndarray | None = None) -> np.ndarray:
+    def _decoded(self, rows: np.ndarray, achieved: np.ndarray | None = None) -> np.ndarray:
         vision = self._grids(rows)
         return most_likely_subgoals(self.policy.subgoal_probs(vision), exclude=achieved)
 
-    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
+    def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        active = np.asarray(active)
         vision = self._grids(active)
         subgoal = self.subgoals[active] if self.use_language else None
         probs = self._action_probs(vision, subgoal)
         if self.use_audio and self.first_step:
-            probs = refine_with_audio(probs, np.full(len(probs), self.heard)).astype(np.float64)
+            probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
         self.first_step = False
-        return sample_rows(probs, rng).tolist()
+        return sample_rows(probs, rng)
 
-    def _grids(self, rows: list[int]) -> np.ndarray:
+    def _grids(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), H, W, 8): the rollouts' vision grids, read from their batch when they share one."""
         batch = getattr(self.worlds, "batch", None)
         if batch is not None:
-            return batch.grid[rows]
+            return np.take(batch.grid, rows, axis=0)
         return np.stack([self.worlds[i].state.grid for i in rows])
 
     def _action_probs(self, vision: np.ndarray, subgoal: np.ndarray | None) -> np.ndarray:
@@ -147,32 +198,39 @@ class PolicyAgent(RolloutAgent):
         keys = row_keys(input_rows(vision, subgoal))
         unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
         names = unique.tolist()
-        new = [k for k, name in enumerate(names) if name not in self._known]
+        known = self._known
+        new = [k for k, name in enumerate(names) if name not in known]
         if new:
             rows = first[new]
             probs = self.policy.action_probs(vision[rows], None if subgoal is None else subgoal[rows])
-            if len(self._known) + len(new) > KNOWN_INPUTS:
-                self._known.clear()
-            self._known.update(zip((names[k] for k in new), np.asarray(probs, dtype=np.float64)))
-        return np.stack([self._known[name] for name in names])[inverse.ravel()]
+            if len(known) + len(new) > KNOWN_INPUTS:
+                known.clear()
+            known.update(zip((names[k] for k in new), np.asarray(probs, dtype=np.float64)))
+        return np.stack([known[name] for name in names])[inverse.ravel()]
 
-    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
+    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
         if not self.use_language:
             return
-        done = [i for i, o in zip(active, outcomes) if self._achieves(self.subgoals[i], o, self.worlds[i])]
-        if done:
+        done = active[self._achieves(self.subgoals[active], outcomes, active)]
+        if done.size:
             self.subgoals[done] = self._decoded(done, achieved=self.subgoals[done])
 
-    @staticmethod
-    def _achieves(codes: np.ndarray, outcome: Outcome, world: World) -> bool:
-        """Does the outcome achieve the subgoal given as (action, object, furniture, room) codes?"""
-        action, obj, fur, room = codes.tolist()
-        if not outcome.success or outcome.action != action or outcome.fur < 0:
-            return False
-        house = world.house
-        if house.fur_type_list[outcome.fur] != fur or house.room_type_at[outcome.y][outcome.x] != room:
-            return False
-        return obj <= 0 or (outcome.obj >= 0 and house.obj_type_list[outcome.obj] == obj)
+    def _achieves(self, codes: np.ndarray, outcomes: Sequence[Outcome], active: np.ndarray) -> np.ndarray:
+        """Which outcomes achieve the subgoal of their row, given as (action, object, furniture, room) codes."""
+        batch = getattr(outcomes, "batch", None)
+        if batch is None:  # outcomes as a plain list: put them in arrays
+            batch = BatchOutcome(*(np.zeros(len(self.worlds), dtype=np.int64) for _ in BatchOutcome._fields))
+            for i, outcome in zip(active.tolist(), outcomes):
+                for name, value in zip(BatchOutcome._fields, outcome):
+                    getattr(batch, name)[i] = value
+        action, obj, fur, room = codes.T
+        # As Subgoal codes (action, furniture, room, object, any value); object code 0: any object or none.
+        subgoal = np.stack([action, fur, room, np.maximum(obj, 0), np.full_like(action, -1)], axis=1)
+        return outcomes_match(subgoal, self._house(), batch, active)
+
+    def _house(self) -> House | HouseBatch:
+        house = getattr(self.worlds, "house", None)
+        return house if house is not None else self.worlds[0].house
 
 
 @functools.cache

@@ -18,16 +18,18 @@ from __future__ import annotations
 
 import io
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
-from marple_agents.simulation.rollouts import query_probability
+from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
-from marple_eval.models.base import QueryModel
+from marple_eval.models.base import QueryModel, combine_suspects
 from marple_eval.protocol import ModelFile
+from marple_gym.world.actions import Outcome
+from marple_gym.world.world import World
 
 VARIANTS: dict[str, frozenset[str]] = {
     "vision": frozenset({VISION}),
@@ -92,14 +94,57 @@ class SimulationModel(QueryModel):
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent): 1 if the evidence shows the agent reaching it, else the fraction of rollouts that do."""
-        if agent.identity not in self.agents:
-            raise ValueError(f"no agent model was set up for {agent.identity}; the run must provide one per agent")
-        world, outcomes = agent.replay()
-        if any(trial.query.matches(o, world.house) for o in outcomes):
-            return 1.0
-        # Seeded by what was observed, never by the identity: identities are salted per run,
-        # and the figures must not depend on the salt.
-        first, last = agent.vision[0], agent.vision[-1]
-        rng = np.random.default_rng([self.seed, trial.tau, zlib.crc32(first.tobytes()), zlib.crc32(last.tobytes())])
-        agent_model = self.agents[agent.identity]
-        return query_probability(world, agent_model, agent, trial.query, trial.steps_left, self.rollouts, rng)
+        return self.query_probabilities([agent], [trial])[0]
+
+    def query_probabilities(self, agents: Sequence[AgentEvidence], trials: Sequence[TrialEvidence]) -> list[float]:
+        """:meth:`query_probability` of one agent at several evidence points (``agents[k]`` in ``trials[k]``), all
+        rolled out in one batch when the agent model can (the answers are the same either way)."""
+        if not agents:
+            return []
+        identity = agents[0].identity
+        if identity not in self.agents or any(a.identity != identity for a in agents):
+            raise ValueError(f"no agent model was set up for {identity}; the run must provide one per agent")
+        agent_model = self.agents[identity]
+        answers: list[float] = [1.0] * len(agents)
+        todo: list[tuple[int, World, np.random.Generator]] = []
+        for k, (agent, trial, (world, outcomes)) in enumerate(zip(agents, trials, _replays(agents))):
+            if any(trial.query.matches(o, world.house) for o in outcomes):
+                continue
+            # Seeded by what was observed, never by the identity: identities are salted per run,
+            # and the figures must not depend on the salt.
+            first, last = agent.vision[0], agent.vision[-1]
+            seed = [self.seed, trial.tau, zlib.crc32(first.tobytes()), zlib.crc32(last.tobytes())]
+            todo.append((k, world, np.random.default_rng(seed)))
+        # One batch per query (the evidence points of one trial share theirs), or one per point.
+        groups: dict[object, list] = {}
+        for item in todo:
+            key = trials[item[0]].query if agent_model.groups_starts else item[0]
+            groups.setdefault(key, []).append(item)
+        for group in groups.values():
+            ks, worlds, rngs = zip(*group)
+            query = trials[ks[0]].query
+            steps = [trials[k].steps_left for k in ks]
+            evidences = [agents[k] for k in ks]
+            found = query_probabilities(worlds, agent_model, evidences, query, steps, self.rollouts, rngs)
+            for k, p in zip(ks, found):
+                answers[k] = p
+        return answers
+
+    def predict_all(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
+        """Every evidence point of one trial, each suspect's rollouts at all of them in one batch."""
+        if not trials:
+            return []
+        suspects = range(len(trials[0].agents))
+        per_suspect = [self.query_probabilities([t.agents[k] for t in trials], trials) for k in suspects]
+        return [combine_suspects(p, t.rules) for p, t in zip(zip(*per_suspect), trials)]
+
+
+def _replays(agents: Sequence[AgentEvidence]) -> list[tuple[World, list[Outcome]]]:
+    """Each agent evidence's :meth:`~AgentEvidence.replay`: one replay for all when they are one agent's evidence
+    at several points of one trial (one start, each one's actions a prefix of the longest one's)."""
+    longest = max(agents, key=lambda a: a.tau)
+    if not all(a.start == longest.start and np.array_equal(a.actions, longest.actions[: a.tau]) for a in agents):
+        return [agent.replay() for agent in agents]
+    order = sorted(range(len(agents)), key=lambda k: agents[k].tau)
+    found = dict(zip(order, longest.replays([agents[k].tau for k in order])))
+    return [found[k] for k in range(len(agents))]

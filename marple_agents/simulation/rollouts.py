@@ -4,6 +4,14 @@ The ``m`` rollouts of one agent at one evidence point are ``m`` episodes of one
 batched world (:class:`~marple_gym.world.batch.BatchedState`), stepped in
 lockstep: each step asks the agent model for a batch of actions (one policy
 forward pass) and applies them all at once with the vectorised world rules.
+
+:func:`query_probabilities` puts the rollouts of several evidence points of one
+agent (a group of ``m`` rows per point, each from the agent's world at that
+point) into one batch, so one policy call serves all of them. Each group keeps
+its own random generator, step budget and count, and draws from its generator
+exactly as it would alone (:class:`RowRandom`): the answers equal those of one
+:func:`query_probability` per point.
+
 Agent models see the rollouts as :class:`~marple_gym.world.world.World` objects
 whose states are views into the batch (the planner steps nothing itself; a
 learned policy reads the stacked grids directly).
@@ -11,25 +19,97 @@ learned policy reads the stacked grids directly).
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
+
 import numpy as np
 
 from marple_agents.simulation.agent_models import RolloutAgent
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions.batch import subgoal_reached
 from marple_gym.missions.mission import Subgoal
-from marple_gym.world.actions import Action
-from marple_gym.world.batch import BatchedState, apply_actions
+from marple_gym.world.actions import Action, Outcome
+from marple_gym.world.batch import BatchedState, BatchOutcome, apply_actions
+from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
 IDLE = int(Action.idle)
 
 
-class RolloutWorlds(list):
-    """The rollouts' worlds, views into one :class:`BatchedState` (``batch``)."""
+class RolloutWorlds(Sequence[World]):
+    """The rollouts' worlds, views into one :class:`BatchedState` (``batch``).
 
-    def __init__(self, world: World, rollouts: int) -> None:
-        self.batch = BatchedState.repeat(world.state, rollouts)
-        super().__init__(World(world.house, self.batch.view(i)) for i in range(rollouts))
+    ``groups[g]`` is the slice of rows that start from ``starts[g]``. A world
+    (a view into the batch) is made when first asked for: a learned policy reads
+    ``batch.grid`` and never needs one.
+    """
+
+    def __init__(self, starts: Sequence[World], rollouts: int) -> None:
+        first = starts[0].house
+        # The worlds at the evidence points of one agent share one layout; stack houses only if they do not.
+        if all(w.house.fingerprint == first.fingerprint for w in starts):
+            self.house: HouseBatch = HouseBatch.of(first)
+        else:
+            self.house = HouseBatch.of([w.house for w in starts for _ in range(rollouts)])
+        self.batch = BatchedState.stack([w.state for w in starts], repeats=rollouts)
+        self.groups = tuple(slice(g * rollouts, (g + 1) * rollouts) for g in range(len(starts)))
+        self._worlds: dict[int, World] = {}
+
+    def __len__(self) -> int:
+        return len(self.batch)
+
+    def __getitem__(self, i):  # type: ignore[override]
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        i = int(i)
+        world = self._worlds.get(i)
+        if world is None:
+            world = self._worlds[i] = World(self.house.house(i), self.batch.view(i))
+        return world
+
+    def __iter__(self) -> Iterator[World]:
+        return (self[i] for i in range(len(self)))
+
+
+class RowRandom:
+    """Uniform draws for batches of rollout rows, each group's from its own generator.
+
+    ``random(n)`` draws for the rows of :attr:`rows` (ascending, ``n`` of them):
+    group by group, from the group's generator, as many as it has rows there,
+    which is exactly what each group's generator would give alone.
+    """
+
+    def __init__(self, rngs: Sequence[np.random.Generator], groups: Sequence[slice]) -> None:
+        self.rngs = tuple(rngs)
+        self.bounds = np.array([g.start for g in groups] + [groups[-1].stop])
+        self.rows = np.arange(0)
+
+    def random(self, n: int) -> np.ndarray:
+        if n != len(self.rows):
+            raise ValueError(f"asked for {n} draws for {len(self.rows)} active rows")
+        if len(self.rngs) == 1:
+            return self.rngs[0].random(n)
+        cuts = np.searchsorted(self.rows, self.bounds).tolist()
+        out = np.empty(n)
+        for rng, lo, hi in zip(self.rngs, cuts, cuts[1:]):
+            if hi > lo:
+                out[lo:hi] = rng.random(hi - lo)
+        return out
+
+
+class OutcomeRows(Sequence[Outcome]):
+    """What the actions of rows ``rows`` did: the batch's arrays (``batch``), or one :class:`Outcome` per row."""
+
+    def __init__(self, batch: BatchOutcome, rows: np.ndarray) -> None:
+        self.batch = batch
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __getitem__(self, k):  # type: ignore[override]
+        if isinstance(k, slice):
+            return [self[j] for j in range(*k.indices(len(self)))]
+        return self.batch.row(int(self.rows[k]))
 
 
 def query_probability(
@@ -42,22 +122,57 @@ def query_probability(
     rng: np.random.Generator,
 ) -> float:
     """Fraction of ``rollouts`` in which the agent reaches ``query`` within ``steps`` actions."""
-    if steps <= 0 or rollouts <= 0:
-        return 0.0
-    worlds = RolloutWorlds(world, rollouts)
-    agent.reset(worlds, evidence, rng)
-    house, batch = world.house, worlds.batch
-    active = list(range(rollouts))
-    actions = np.full(rollouts, IDLE, dtype=np.int64)  # finished rollouts idle: idling changes nothing
-    hits = 0
-    for _ in range(steps):
-        actions[active] = agent.act(active, rng)
+    return query_probabilities([world], agent, [evidence], query, [steps], rollouts, [rng])[0]
+
+
+def query_probabilities(
+    worlds: Sequence[World],
+    agent: RolloutAgent,
+    evidences: Sequence[AgentEvidence],
+    query: Subgoal,
+    steps: Sequence[int],
+    rollouts: int,
+    rngs: Sequence[np.random.Generator],
+) -> list[float]:
+    """:func:`query_probability` for several starts of one agent (its worlds at several evidence points), in one
+    batch; several starts need an agent model that can start groups (:attr:`RolloutAgent.groups_starts`)."""
+    if rollouts <= 0:
+        return [0.0] * len(worlds)
+    # Points with no steps left reach nothing: they take no part (and draw nothing).
+    live = [g for g, s in enumerate(steps) if s > 0]
+    answers = [0.0] * len(worlds)
+    if not live:
+        return answers
+    if len(live) > 1 and not agent.groups_starts:
+        raise ValueError(f"{type(agent).__name__} cannot roll out several starts in one batch")
+    starts = RolloutWorlds([worlds[g] for g in live], rollouts)
+    if len(live) == 1:
+        agent.reset(starts, evidences[live[0]], rngs[live[0]])
+    else:
+        agent.reset_groups(starts, [evidences[g] for g in live], [rngs[g] for g in live])
+    budget = np.repeat([steps[g] for g in live], rollouts)
+    hits = _roll_out(starts, agent, query, budget, RowRandom([rngs[g] for g in live], starts.groups))
+    for g, count in zip(live, np.add.reduceat(hits, [s.start for s in starts.groups]).tolist()):
+        answers[g] = count / rollouts
+    return answers
+
+
+def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, query: Subgoal, budget: np.ndarray, draws: RowRandom):
+    """(N,) int: 1 for each rollout row that reached ``query`` within its budget of steps."""
+    house, batch = worlds.house, worlds.batch
+    n = len(batch)
+    actions = np.full(n, IDLE, dtype=np.int64)  # finished rollouts idle: idling changes nothing
+    hits = np.zeros(n, dtype=np.int64)
+    active = np.arange(n)
+    for t in range(int(budget.max())):
+        draws.rows = active
+        actions[active] = agent.act(active, draws)
         out = apply_actions(house, batch, 0, actions)
-        agent.observe(active, [out.row(i) for i in active])
+        agent.observe(active, OutcomeRows(out, active))
         reached = subgoal_reached(query, house, out)[active]
-        hits += int(reached.sum())
+        hits[active[reached]] = 1
         actions[active] = IDLE
-        active = [i for i, hit in zip(active, reached.tolist()) if not hit]
-        if not active:
+        active = active[~reached & (budget[active] > t + 1)]
+        if not active.size:
             break
-    return hits / rollouts
+    return hits

@@ -27,7 +27,7 @@ import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.priors import MissionPrior
-from marple_eval.models.base import QueryModel, combine_query_probabilities
+from marple_eval.models.base import QueryModel, combine_suspects
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.scenarios import same_state_change
 from marple_gym.world.world import World
@@ -35,10 +35,12 @@ from marple_gym.world.world import World
 log = logging.getLogger(__name__)
 
 ANSWERS = ("protocol", "posterior", "map")
-"""How P(query | A), P(query | B) become the answer: the protocol's combination rule (softmax with eta, or
-the ratio; as simulation inference answers); the posterior that A rather than B is the one who did it, given
-that exactly one did; or all on the more probable agent, which maximises the expected score of the
-benchmark's linear metric (the mean probability given to the culprit) and so is the ceiling of every method."""
+"""How P(query | A), P(query | B), ... become the answer: the protocol's combination rule (softmax with eta, or
+the ratio; as simulation inference answers); the posterior that A rather than B (or C, ...) is the one who did
+it, given that exactly one did; or all on the most probable agent, which maximises the expected score of the
+benchmark's linear metric (the mean probability given to the culprit) and so is the ceiling of every method.
+With several suspects able to produce the query state, "exactly one did it" ignores who came first: the
+posterior and map answers are then an approximation (the protocol's combination is the paper's rule)."""
 
 
 def mission_posterior(prior: Mapping[str, float], log_likelihoods: Mapping[str, float]) -> dict[str, float] | None:
@@ -153,13 +155,15 @@ class InversePlanningModel(QueryModel):
             total += weight * self.reach_probability(agent, mission, world, trial.query, steps, rng)
         return total
 
-    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        p_a, p_b = (self.query_probability(agent, trial) for agent in trial.agents)
+    def predict(self, trial: TrialEvidence) -> tuple[float, ...]:
+        p = [self.query_probability(agent, trial) for agent in trial.agents]
         if self.answer == "protocol":
-            return combine_query_probabilities(p_a, p_b, trial.rules)
-        a, b = p_a * (1 - p_b), p_b * (1 - p_a)  # exactly one of them did it
-        if a == b:
-            return 0.5, 0.5
+            return combine_suspects(p, trial.rules)
+        # Exactly one of them did it: suspect i did and none of the others.
+        w = np.array([p_i * math.prod(1 - q for j, q in enumerate(p) if j != i) for i, p_i in enumerate(p)])
+        if (w == w[0]).all():
+            return (1.0 / len(p),) * len(p)
         if self.answer == "map":
-            return (1.0, 0.0) if a > b else (0.0, 1.0)
-        return a / (a + b), b / (a + b)
+            best = w == w.max()
+            return tuple((best / best.sum()).tolist())
+        return tuple((w / w.sum()).tolist())

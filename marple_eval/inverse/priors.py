@@ -66,7 +66,9 @@ class TrainingPriors:
 
     def describe(self, scenarios: list[str]) -> dict[str, dict[str, dict]]:
         """Every prior a run uses, with its source, for its results file."""
-        return {s: {r: self.prior(s, r).to_json() for r in "AB"} for s in scenarios}
+        from marple_gym.missions.scenarios import get_scenario
+
+        return {s: {r: self.prior(s, r).to_json() for r in get_scenario(s).roles} for s in scenarios}
 
 
 @functools.lru_cache(maxsize=64)

@@ -62,6 +62,7 @@ class LLMModel(InferenceModel):
 
     name = "llm"
     modalities = frozenset({VISION})
+    suspects = 2  # the paper's prompt asks for a 0-100 answer between agent A and agent B
 
     def __init__(
         self,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,7 +15,10 @@ class InferenceModel(ABC):
     """Answers "which agent did it?" from evidence up to tau.
 
     Subclasses set ``name`` and ``modalities`` (a subset of vision, audio,
-    language: the harness hands over only those) and implement :meth:`predict`.
+    language: the harness hands over only those) and implement :meth:`predict`,
+    which answers one probability per suspect shown (two in the paper's
+    scenarios; a model made for two keeps working there unchanged, and sets
+    ``suspects = 2`` so the harness refuses it a trial with more).
     Methods that learn a model per agent receive, once per scenario, the
     resources the run configured for each agent, keyed by the agents' opaque
     identities (:meth:`setup`).
@@ -23,13 +26,24 @@ class InferenceModel(ABC):
 
     name: str = "model"
     modalities: frozenset[str] = frozenset()
+    suspects: int | None = None
+    """The most suspects the model can answer for (None: any number)."""
 
     def setup(self, agents: Mapping[str, Any]) -> None:  # noqa: B027  (optional hook)
         """Receive per-agent resources (e.g. learned policies) keyed by agent identity."""
 
     @abstractmethod
-    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        """P(agent shown as A did it), P(agent shown as B did it)."""
+    def predict(self, trial: TrialEvidence) -> Sequence[float]:
+        """P(the agent shown as A did it), P(... as B did it), ... : one per agent of ``trial.agents``."""
+
+    def predict_all(self, trials: Sequence[TrialEvidence]) -> list[Sequence[float]]:
+        """:meth:`predict` at several evidence points of one trial (ascending tau), in order.
+
+        The harness asks through this, so a method that answers several points at
+        once (simulation inference rolls all of them out in one batch) overrides it;
+        its answers must equal :meth:`predict`'s.
+        """
+        return [self.predict(trial) for trial in trials]
 
     def settings(self) -> dict[str, Any]:
         """What to record about this model in a results file."""
@@ -44,29 +58,45 @@ class InferenceModel(ABC):
 
 
 def normalise(p_a: float, p_b: float, model: str = "model") -> tuple[float, float]:
-    """Check a model's answer and scale it to sum to one."""
+    """Check a two-suspect answer and scale it to sum to one."""
+    a, b = normalise_answer((p_a, p_b), 2, model)
+    return a, b
+
+
+def normalise_answer(answer: Sequence[float], suspects: int, model: str = "model") -> tuple[float, ...]:
+    """Check a model's answer (one probability per suspect) and scale it to sum to one."""
     try:
-        a, b = float(p_a), float(p_b)
+        values = [float(p) for p in answer]
     except (TypeError, ValueError):
-        raise ValueError(f"{model} returned non-numeric probabilities {p_a!r}, {p_b!r}") from None
-    if not (a >= 0 and b >= 0) or a + b <= 0 or a + b == float("inf"):
-        raise ValueError(f"{model} returned invalid probabilities ({a}, {b}): need finite, non-negative, not both zero")
-    return a / (a + b), b / (a + b)
+        raise ValueError(f"{model} returned non-numeric probabilities {answer!r}") from None
+    if len(values) != suspects:
+        raise ValueError(f"{model} returned {len(values)} probabilities for {suspects} suspects")
+    total = sum(values)
+    if not all(p >= 0 for p in values) or total <= 0 or total == float("inf"):
+        shown = ", ".join(str(p) for p in values)
+        raise ValueError(f"{model} returned invalid probabilities ({shown}): need finite, non-negative, not all zero")
+    return tuple(p / total for p in values)
 
 
 def combine_query_probabilities(p_a: float, p_b: float, rules: QueryRules) -> tuple[float, float]:
-    """(P(A), P(B)) from each agent's P(query | agent), by the protocol's rule.
+    """(P(A), P(B)) from each agent's P(query | agent), by the protocol's rule (:func:`combine_suspects`)."""
+    a, b = combine_suspects((p_a, p_b), rules)
+    return a, b
 
-    ``softmax``: softmax(eta * p_A, eta * p_B), the paper's text. ``ratio``:
-    p_A / (p_A + p_B), the original code. Both give 0.5 each when neither agent
-    is expected to reach the query state.
+
+def combine_suspects(p: Sequence[float], rules: QueryRules) -> tuple[float, ...]:
+    """P(suspect i did it) from each suspect's P(query | suspect i), by the protocol's rule.
+
+    ``softmax``: softmax(eta * p_1, ..., eta * p_N), the paper's text. ``ratio``:
+    p_i / sum_j p_j, the original code. Both give 1/N each when no suspect is
+    expected to reach the query state (with two suspects: 0.5 each).
     """
+    q = np.asarray(p, dtype=float)
     if rules.combine == "ratio":
-        total = p_a + p_b
-        return (0.5, 0.5) if total <= 0 else (p_a / total, p_b / total)
-    p = np.array([p_a, p_b], dtype=float)
-    e = np.exp(rules.eta * (p - p.max()))
-    return float(e[0] / e.sum()), float(e[1] / e.sum())
+        total = q.sum()
+        return tuple([1.0 / len(q)] * len(q)) if total <= 0 else tuple((q / total).tolist())
+    e = np.exp(rules.eta * (q - q.max()))
+    return tuple((e / e.sum()).tolist())
 
 
 class QueryModel(InferenceModel):
@@ -81,6 +111,5 @@ class QueryModel(InferenceModel):
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent, evidence to tau): reaching the query state within ``trial.steps_left`` steps."""
 
-    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        a, b = (self.query_probability(agent, trial) for agent in trial.agents)
-        return combine_query_probabilities(a, b, trial.rules)
+    def predict(self, trial: TrialEvidence) -> tuple[float, ...]:
+        return combine_suspects([self.query_probability(agent, trial) for agent in trial.agents], trial.rules)

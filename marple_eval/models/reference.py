@@ -1,11 +1,11 @@
 """Reference models that need no training, to anchor the accuracy scale.
 
-* :class:`UniformModel` always answers 0.5: the chance level.
+* :class:`UniformModel` always answers 1/N (0.5 for two suspects): the chance level.
 * :class:`DistanceModel` is a simple vision heuristic: if the query state
   already shows in an agent's world (it holds the picked-up object, the
   appliance is on, the table is clean...), that agent did it; otherwise the
   agent closer (in steps) to the furniture the question is about is more likely,
-  ``P(A) = softmax(-d_A / scale, -d_B / scale)``.
+  ``P(i) = softmax(-d_1 / scale, ..., -d_N / scale)_i``.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ from marple_gym.world.world import World
 
 
 class UniformModel(InferenceModel):
-    """Always 0.5 / 0.5: what an evaluation scores with no information."""
+    """Always 1/N for each of N suspects: what an evaluation scores with no information."""
 
     name = "uniform"
     modalities = frozenset()
 
-    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        return 0.5, 0.5
+    def predict(self, trial: TrialEvidence) -> tuple[float, ...]:
+        return (1.0 / trial.suspects,) * trial.suspects
 
 
 def _query_furniture(world: World, query: Subgoal) -> list[int]:
@@ -109,11 +109,11 @@ class DistanceModel(InferenceModel):
         d = distance_to(world, query)
         return -d / self.scale
 
-    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        a, b = (self._score(agent, trial.query) for agent in trial.agents)
-        if a == b:
-            return 0.5, 0.5
-        if math.isinf(a) or math.isinf(b):
-            return (1.0, 0.0) if a > b else (0.0, 1.0)
-        e = np.exp(np.array([a, b]) - max(a, b))
-        return float(e[0] / e.sum()), float(e[1] / e.sum())
+    def predict(self, trial: TrialEvidence) -> tuple[float, ...]:
+        scores = np.array([self._score(agent, trial.query) for agent in trial.agents])
+        top = scores.max()
+        if math.isinf(top) or (scores == top).all():  # shown to have done it, or nothing to tell them apart
+            best = scores == top
+            return tuple((best / best.sum()).tolist())
+        e = np.exp(scores - top)
+        return tuple((e / e.sum()).tolist())

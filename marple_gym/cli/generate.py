@@ -7,6 +7,7 @@ import time
 
 from marple_gym.cli.options import float_in, int_in, positive_int, seed
 from marple_gym.datasets.manifest import MAX_SIZE
+from marple_gym.missions.suspects import MAX_SUSPECTS
 
 size = int_in(1, MAX_SIZE)
 
@@ -34,6 +35,19 @@ def add_parser(subparsers) -> None:
         "or missionA-vs-missionB (repeatable; default: all five paper scenarios)",
     )
     what.add_argument("--mission", action="append", default=[], metavar="NAME", help="single mission (repeatable)")
+    what.add_argument(
+        "--suspects",
+        type=int_in(2, MAX_SUSPECTS),
+        metavar="N",
+        help="N-suspect scenarios (sandwich, light, television, clothes; --scenario picks among them) with N "
+        f"suspects, 2 to {MAX_SUSPECTS}, whose query state several suspects' missions produce; the culprit is "
+        "whoever produced it first (default with --shared: 3)",
+    )
+    what.add_argument(
+        "--shared",
+        action="store_true",
+        help="the N suspects act at once in one shared house (default: each in its own copy of the house)",
+    )
     what.add_argument(
         "--config", metavar="JSON", help="house config (the paper's format or ours); default: 20 x 20, 4 rooms"
     )
@@ -71,7 +85,10 @@ def build_spec(args: argparse.Namespace):
     bad = [s for s in splits if s not in SPLIT_CHOICES]
     if bad or not splits:
         raise ValueError(f"--splits: unknown split(s) {bad}; choose from {', '.join(SPLIT_CHOICES)}")
-    units = [Unit.scenario(s) for s in args.scenario] + [Unit.mission(m) for m in args.mission]
+    if args.suspects is not None or args.shared:
+        units = suspect_units(args)
+    else:
+        units = [Unit.scenario(s) for s in args.scenario] + [Unit.mission(m) for m in args.mission]
     if not units:
         units = [Unit.scenario(s) for s in SCENARIOS]
     sizes = PAPER_SIZES.scaled(args.scale)
@@ -81,6 +98,23 @@ def build_spec(args: argparse.Namespace):
     spec = DatasetSpec(units, sizes, args.seed, config, splits, args.shard_size)
     check_spec(Fields(spec.to_json(), "", message_error(DatasetError), "the settings"))  # the limits a manifest has
     return spec
+
+
+def suspect_units(args: argparse.Namespace) -> list:
+    """The units of ``--suspects N [--shared]``: each ``--scenario`` (default: every N-suspect scenario) at
+    that size, ``KEY@0.8`` for a preference variant."""
+    from marple_gym.datasets.generate import Unit
+    from marple_gym.missions.suspects import DEFAULT_SUSPECTS, SUSPECT_SCENARIOS, suspect_scenario
+
+    if args.mission:
+        raise ValueError("--mission makes single-agent units; it cannot be combined with --suspects or --shared")
+    n = args.suspects or DEFAULT_SUSPECTS
+    units = []
+    for name in args.scenario or list(SUSPECT_SCENARIOS):
+        key, _, pref = name.partition("@")
+        scenario = suspect_scenario(key, n, args.shared)
+        units.append(Unit.scenario(scenario.name + (f"@{pref}" if pref else "")))
+    return units
 
 
 def run_generate(args: argparse.Namespace) -> int:

@@ -56,6 +56,7 @@ def run_stats(args: argparse.Namespace) -> int:
     import numpy as np
 
     from marple_gym.missions.scenarios import SCENARIOS, get_scenario, similarity
+    from marple_gym.missions.suspects import SuspectScenario
 
     names = args.scenario or list(SCENARIOS)
     data = None
@@ -74,6 +75,12 @@ def run_stats(args: argparse.Namespace) -> int:
         from marple_gym.generation.config import HouseConfig
 
         config = HouseConfig.load(args.config)  # checked once, before any simulation
+    for s in map(get_scenario, names):
+        if isinstance(s, SuspectScenario):
+            raise MarpleError(
+                f"{s.name}: marple stats compares two-agent scenarios with the paper's Table A.1; the horizons of "
+                "N-suspect scenarios are in `marple evaluate`'s results (each trial's horizon)"
+            )
     header = (
         f"{'scenario':<10} {'question':<28} {'T ours':>14} {'T paper':>8} {'ratio':>6} {'sim ours':>9} {'sim paper':>9}"
     )

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, file_sha256, load_manifest
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.datasets.records import Trajectory, WhodunitEpisode, first_producer
 from marple_gym.datasets.shards import ShardError, read_shard
 
 log = logging.getLogger(__name__)
@@ -130,15 +130,21 @@ class MarpleDataset:
             yield from self._read(path)[0]
 
     def whodunit(self, unit: str) -> Iterator[WhodunitEpisode]:
-        """The test split as whodunit episodes (agent A is the culprit)."""
+        """The test split as whodunit episodes: the culprit is the suspect that produced the query state first
+        (agent A in the paper's scenarios, where no other suspect can)."""
+        shared = self.spec.unit(unit).shared
         for path in self.shards(unit, "test"):
             trajectories, meta = self._read(path)
-            if meta.get("query_mission") is None or len(meta.get("roles", [])) != 2:
+            if meta.get("query_mission") is None or len(meta.get("roles", [])) < 2:
                 raise DatasetError(f"{unit}: test episodes are single-agent; generate a scenario for whodunit pairs")
-            for (a, b), episode_id in zip(meta["groups"], meta["ids"]):
-                yield WhodunitEpisode(
-                    unit, meta["query_mission"], (trajectories[a], trajectories[b]), culprit=0, episode_id=episode_id
-                )
+            for group, episode_id in zip(meta["groups"], meta["ids"]):
+                suspects = tuple(trajectories[i] for i in group)
+                culprit = first_producer(suspects, meta["query_mission"], shared)
+                if culprit is None:
+                    raise DatasetError(
+                        f"{self.root / path}: {episode_id}: no one suspect produced the query state first"
+                    )
+                yield WhodunitEpisode(unit, meta["query_mission"], suspects, culprit, episode_id, shared)
 
     def samples(self, unit: str, split: str, role: str = "A", limit: int | None = None) -> Samples:
         """Training samples: each observation before an action, the action, and the subgoal then."""

@@ -3,8 +3,11 @@
 For each *unit* (a whodunit scenario, or a single mission) and each agent role:
 
 * ``test``: ``test_houses`` houses x ``test_per_house`` episodes. For a
-  scenario each test episode is a pair: agent A does mission A and agent B does
-  mission B, in copies of the same house.
+  scenario each test episode is a group: agent A does mission A, agent B does
+  mission B (and C, D, ... theirs, in N-suspect scenarios), each in a copy of
+  the same house. Where several suspects' missions produce the query state, a
+  group in which two suspects produce it first at the same step (no one
+  culprit) is drawn again with the next redraw number in its seed.
 * ``train-in``: ``train_per_house`` episodes in each test house, with the
   role's mission preferences.
 * ``train-ood``: ``train_ood`` episodes, each in a house of its own.
@@ -31,13 +34,14 @@ import numpy as np
 
 from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS, DatasetError, check_manifest
 from marple_gym.datasets.recorder import record_trajectory
-from marple_gym.datasets.records import Trajectory
+from marple_gym.datasets.records import Trajectory, first_producer
 from marple_gym.datasets.shards import write_shard
 from marple_gym.files import write_json_atomic
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import get_mission
 from marple_gym.missions.scenarios import get_scenario
+from marple_gym.missions.suspects import SuspectScenario
 from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.planner.planner import HierarchicalPlanner
 from marple_gym.validation import message_error, read_json_file
@@ -46,6 +50,8 @@ from marple_gym.version import __version__
 MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)
 _SPLIT_CODE = {"house": 0, "test": 1, "train-in": 2, "train-ood": 3}
+MAX_REDRAWS = 50
+"""How often a test group without one first producer is drawn again before generation gives up."""
 
 
 @dataclass(frozen=True)
@@ -71,17 +77,27 @@ PAPER_SIZES = Sizes()
 
 @dataclass(frozen=True)
 class Unit:
-    """What one part of a dataset is about: a scenario (roles A and B) or one mission (role A)."""
+    """What one part of a dataset is about: a scenario (roles A, B, ...) or one mission (role A).
+
+    ``shared``: the scenario's suspects act at once in one house instead of each in a copy of it.
+    """
 
     name: str
     roles: dict[str, dict[str, float]]
     test_missions: dict[str, str]
     query_mission: str | None = None
+    shared: bool = False
 
     @classmethod
     def scenario(cls, name: str) -> Unit:
         s = get_scenario(name)
+        if isinstance(s, SuspectScenario):
+            return cls(s.name, s.roles, s.test_missions, s.query_of, s.shared)
         return cls(s.name, s.roles, {"A": s.mission_a, "B": s.mission_b}, s.mission_a)
+
+    def to_json(self) -> dict[str, Any]:
+        """The unit as a manifest records it (``shared`` only when set, so older manifests read the same)."""
+        return {k: v for k, v in asdict(self).items() if k != "shared" or v}
 
     @classmethod
     def mission(cls, name: str, preferences: dict[str, float] | None = None) -> Unit:
@@ -125,7 +141,7 @@ class DatasetSpec:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "units": [asdict(u) for u in self.units],
+            "units": [u.to_json() for u in self.units],
             "sizes": asdict(self.sizes),
             "seed": self.seed,
             "config": self.config,
@@ -201,13 +217,56 @@ def _episode(
     return record_trajectory(world, agent, house=house, house_id=house_id, seed=seed)
 
 
+def _shared_training_episode(
+    unit: Unit, house: HouseConfig, house_id: str, role: str, rng: np.random.Generator, seed: int, **new_house
+) -> Trajectory:
+    """A training episode of a shared-house unit: every role acts with its preferences; ``role``'s is kept."""
+    from marple_gym.datasets.shared_house import shared_episode
+
+    planners = {r: {"preferences": prefs} for r, prefs in unit.roles.items()}
+    _, trajectories = shared_episode(house, planners, rng, house_id=house_id, seed=seed, **new_house)
+    return trajectories[list(unit.roles).index(role)]
+
+
 def _ood_episode(spec: DatasetSpec, unit: Unit, role: str, i: int) -> Trajectory:
     rng = _rng(spec, unit.name, "train-ood", _role_code(role), i)
+    if unit.shared:
+        config = HouseConfig.load(spec.config)
+        return _shared_training_episode(unit, config, f"ood-{role}-{i:05d}", role, rng, i, missions=unit.missions)
     config = replace(HouseConfig.load(spec.config), agents=[AgentSpec(name=role)])
     world = generate_world(config, rng, unit.missions)
     house = _without_agents(world.house.source["config"])
     agent = HierarchicalPlanner(world, rng=rng, preferences=unit.roles[role])
     return record_trajectory(world, agent, house=house, house_id=f"ood-{role}-{i:05d}", seed=i)
+
+
+def _test_group(spec: DatasetSpec, unit: Unit, house: HouseConfig, house_id: str, k: int, i: int) -> list[Trajectory]:
+    """Test episode ``i`` of house ``k``: one trajectory per role, each in its own copy of the house (or all in
+    the one house, for a shared unit), drawn again (the redraw number joins the seed) until exactly one
+    suspect produced the query state first."""
+    for redraw in range(MAX_REDRAWS):
+        again = (redraw,) if redraw else ()  # the first draw keeps the seeds of datasets made before redraws
+        if unit.shared:
+            from marple_gym.datasets.shared_house import shared_episode
+
+            planners = {role: {"mission": mission} for role, mission in unit.test_missions.items()}
+            rng = _rng(spec, unit.name, "test", k, i, *again)
+            group = shared_episode(house, planners, rng, house_id=house_id, seed=i)[1]
+            if first_producer(group, unit.query_mission, shared=True) is not None:
+                return group
+            continue
+        group = [
+            _episode(
+                house, house_id, role, _rng(spec, unit.name, "test", k, i, _role_code(role), *again), i, mission=mission
+            )
+            for role, mission in unit.test_missions.items()
+        ]
+        if len(group) < 2 or unit.query_mission is None or first_producer(group, unit.query_mission) is not None:
+            return group
+    raise DatasetError(
+        f"{unit.name}: test episode {i} of house {k}: no draw in {MAX_REDRAWS} had one suspect produce the "
+        "query state first; the house cannot serve this scenario"
+    )
 
 
 def run_task(spec: DatasetSpec, task: ShardTask, root: Path) -> dict[str, Any]:
@@ -222,16 +281,17 @@ def run_task(spec: DatasetSpec, task: ShardTask, root: Path) -> dict[str, Any]:
         house_id = f"{unit.name}-house-{task.house:02d}"
         for i in range(task.start, task.start + task.count):
             if task.split == "test":
-                pair = []
-                for role, mission in unit.test_missions.items():
-                    rng = _rng(spec, unit.name, "test", task.house, i, _role_code(role))
-                    pair.append(len(trajectories))
-                    trajectories.append(_episode(house, house_id, role, rng, i, mission=mission))
-                extra.setdefault("groups", []).append(pair)
+                group = _test_group(spec, unit, house, house_id, task.house, i)
+                extra.setdefault("groups", []).append(list(range(len(trajectories), len(trajectories) + len(group))))
+                trajectories += group
                 extra.setdefault("ids", []).append(f"{unit.name}/h{task.house:02d}/{i:03d}")
             else:
                 rng = _rng(spec, unit.name, "train-in", _role_code(task.role), task.house, i)
-                trajectories.append(_episode(house, house_id, task.role, rng, i, preferences=unit.roles[task.role]))
+                if unit.shared:
+                    trajectories.append(_shared_training_episode(unit, house, house_id, task.role, rng, i))
+                else:
+                    prefs = unit.roles[task.role]
+                    trajectories.append(_episode(house, house_id, task.role, rng, i, preferences=prefs))
         if task.split == "test":
             extra["roles"] = list(unit.test_missions)
             extra["query_mission"] = unit.query_mission

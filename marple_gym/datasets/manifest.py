@@ -97,9 +97,10 @@ def check_spec(spec: Fields) -> None:
 
 
 def _check_unit(unit: Fields) -> None:
-    unit.allow(("name", "roles", "test_missions", "query_mission")).require("name", "roles", "test_missions")
+    unit.allow(("name", "roles", "test_missions", "query_mission", "shared")).require("name", "roles", "test_missions")
     unit.str("name")
     unit.str("query_mission", None)
+    unit.bool("shared", None)
     roles = unit.fields("roles")
     if not roles.data:
         raise unit.fail("roles", "a unit needs at least one role")

@@ -10,12 +10,14 @@ config: the exact house can be rebuilt), the missions, where each subgoal
 started and ended, and the step at which each mission's query state was
 reached. The scene graph of any step is rebuilt by replaying the actions.
 
-A :class:`WhodunitEpisode` pairs two trajectories in copies of one house with
-a query state that only the culprit's mission produces.
+A :class:`WhodunitEpisode` holds the suspects' trajectories in copies of one
+house (two in the paper's scenarios) and the query state; the culprit is the
+suspect that produced it first (:func:`first_producer`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -169,9 +171,22 @@ def evidence_steps(horizon: int, points: int = EVIDENCE_POINTS) -> list[int]:
     return [int(k * horizon / (points - 1) + 0.5) for k in range(points)]
 
 
+def first_producer(trajectories: Sequence[Trajectory], query_mission: str, shared: bool = False) -> int | None:
+    """The index of the trajectory that reached ``query_mission``'s query state first; None when none did.
+
+    In copies of a house, suspects that reach it at the same step tie (None: no one culprit). In a shared
+    house (``shared``) agents act in index order within a joint step, so the lower index was first.
+    """
+    steps = [tr.query_steps.get(query_mission) for tr in trajectories]
+    reached = [s for s in steps if s is not None]
+    if not reached or (not shared and reached.count(min(reached)) > 1):
+        return None
+    return steps.index(min(reached))
+
+
 @dataclass(eq=False)
 class WhodunitEpisode:
-    """Two agents' trajectories in copies of one house, and the whodunit question.
+    """The suspects' trajectories in copies of one house, and the whodunit question.
 
     ``culprit`` indexes ``trajectories``; ``horizon`` is T, the number of actions
     after which the culprit reached the query state.
@@ -179,17 +194,25 @@ class WhodunitEpisode:
 
     scenario: str
     query_mission: str
-    trajectories: tuple[Trajectory, Trajectory]
+    trajectories: tuple[Trajectory, ...]
     culprit: int = 0
     episode_id: str = ""
     """Stable id within its dataset, e.g. ``laundry/h03/017`` (scenario, test house, pair)."""
+    shared: bool = False
+    """The suspects acted at once in one house (their trajectories are aligned on its joint steps, each
+    ``house`` holds every agent at its start) rather than each in a copy of it."""
 
     def __repr__(self) -> str:
-        a, b = self.trajectories
+        agents = ", ".join(f"{chr(ord('A') + i)}={tr!r}" for i, tr in enumerate(self.trajectories))
         return (
             f"WhodunitEpisode({self.episode_id or self.scenario!r}, question={self.question!r}, "
-            f"culprit={self.culprit}, A={a!r}, B={b!r})"
+            f"culprit={self.culprit}, {agents})"
         )
+
+    @property
+    def suspects(self) -> int:
+        """N: how many agents are suspected."""
+        return len(self.trajectories)
 
     @property
     def query(self) -> Subgoal:

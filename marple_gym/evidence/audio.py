@@ -26,6 +26,7 @@ from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
 from marple_gym.world.assets import ASSETS, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
 from marple_gym.world.batch import BatchedState, BatchOutcome, state_at
 from marple_gym.world.house import House
+from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.state import WorldState
 
 SILENCE = 0
@@ -152,18 +153,28 @@ def _token_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return objects, furniture, idle
 
 
-def audio_tokens(outcomes: BatchOutcome, house: House, batch: BatchedState) -> np.ndarray:
-    """:func:`audio_token` of every episode of a batch at once (``batch`` is the state after the actions)."""
+def audio_tokens(outcomes: BatchOutcome, house: House | HouseBatch, batch: BatchedState) -> np.ndarray:
+    """:func:`audio_token` of every episode of a batch at once (``batch`` is the state after the actions).
+
+    ``house`` is the episodes' one house or a :class:`HouseBatch` of one house per episode.
+    """
+    action = outcomes.action
+    tokens = np.where(action <= Action.forward, FOOTSTEP, SILENCE)
+    # Only successful interactions make a sound of their own; they are few, so the tables are read for them alone.
+    rows = np.flatnonzero(outcomes.success & (action > Action.forward))
+    if rows.size:
+        tokens[rows] = _interaction_tokens(outcomes, HouseBatch.of(house), batch, rows)
+    return tokens
+
+
+def _interaction_tokens(
+    outcomes: BatchOutcome, houses: HouseBatch, batch: BatchedState, rows: np.ndarray
+) -> np.ndarray:
     objects, furniture, idle = _token_tables()
-    action, fur, obj = outcomes.action, outcomes.fur, outcomes.obj
-    fur_code = house.fur_codes[fur]
-    slot = np.where((action == Action.toggle) & (outcomes.value == 0), _TOGGLE_OFF, action)
+    action, fur, obj = outcomes.action[rows], outcomes.fur[rows], outcomes.obj[rows]
+    fur_code = houses.fur_code(rows, fur)
+    slot = np.where((action == Action.toggle) & (outcomes.value[rows] == 0), _TOGGLE_OFF, action)
     on_object = (action == Action.pickup) | (action == Action.drop) | (obj >= 0)
-    thing = np.where(on_object, objects[slot, house.obj_codes[obj]], furniture[slot, fur_code])
-    rows = np.arange(len(action))
+    thing = np.where(on_object, objects[slot, houses.obj_code(rows, obj)], furniture[slot, fur_code])
     humming = (fur >= 0) & ((state_at(batch.fur_state, rows, fur) & TOGGLE_BIT) > 0)
-    return np.select(
-        [action <= Action.forward, ~outcomes.success, action == Action.idle],
-        [FOOTSTEP, SILENCE, np.where(humming, idle[fur_code], SILENCE)],
-        thing,
-    )
+    return np.where(action == Action.idle, np.where(humming, idle[fur_code], SILENCE), thing)

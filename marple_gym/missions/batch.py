@@ -19,23 +19,33 @@ from marple_gym.missions.feasibility import is_feasible
 from marple_gym.missions.mission import Mission, Subgoal
 from marple_gym.world.batch import FORWARD, BatchedState, BatchOutcome
 from marple_gym.world.house import House
+from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
 
-def outcomes_match(codes: np.ndarray, house: House, out: BatchOutcome, rows: np.ndarray) -> np.ndarray:
-    """:meth:`Subgoal.matches` for outcome rows ``rows``: ``codes`` is (len(rows), 5) or (5,), as ``Subgoal._codes``."""
+def outcomes_match(codes: np.ndarray, house: House | HouseBatch, out: BatchOutcome, rows: np.ndarray) -> np.ndarray:
+    """:meth:`Subgoal.matches` for outcome rows ``rows``: ``codes`` is (len(rows), 5) or (5,), as ``Subgoal._codes``.
+
+    ``house`` is the episodes' one house or a :class:`HouseBatch` of one house per episode.
+    """
+    houses = HouseBatch.of(house)
     action, fur_code, room_code, obj_code, value = np.moveaxis(np.asarray(codes), -1, 0)
     fur, obj = out.fur[rows], out.obj[rows]
     ok = out.success[rows] & (out.action[rows] == action) & (fur >= 0)
-    ok &= house.fur_codes[fur] == fur_code
-    ok &= house.room_type_map[out.y[rows], out.x[rows]] == room_code
-    ok &= (obj_code == 0) | ((obj >= 0) & (house.obj_codes[obj] == obj_code))
+    ok &= houses.fur_code(rows, fur) == fur_code
+    ok &= houses.room_type_at(rows, out.x[rows], out.y[rows]) == room_code
+    ok &= (obj_code == 0) | ((obj >= 0) & (houses.obj_code(rows, obj) == obj_code))
     return ok & ((value < 0) | (out.value[rows] == value))
 
 
-def subgoal_reached(subgoal: Subgoal, house: House, out: BatchOutcome) -> np.ndarray:
+def subgoal_reached(subgoal: Subgoal, house: House | HouseBatch, out: BatchOutcome) -> np.ndarray:
     """(N,) bool: which outcomes of a batch achieve ``subgoal`` (a whodunit query, say)."""
-    return outcomes_match(np.array(subgoal._codes), house, out, np.arange(len(out.action)))
+    # Only successful interactions can: the codes are compared for those rows alone.
+    reached = np.zeros(len(out.action), dtype=bool)
+    rows = np.flatnonzero(out.success & (out.action == subgoal._codes[0]))
+    if rows.size:
+        reached[rows] = outcomes_match(np.array(subgoal._codes), house, out, rows)
+    return reached
 
 
 class MissionTable:
@@ -73,7 +83,7 @@ class BatchProgress:
         self.mission[rows] = mission
         self.index[rows] = 0
 
-    def update(self, house: House, batch: BatchedState, agent: int, out: BatchOutcome) -> np.ndarray:
+    def update(self, house: House | HouseBatch, batch: BatchedState, agent: int, out: BatchOutcome) -> np.ndarray:
         """Record one outcome per episode; return the index of the subgoal each achieved (-1: none)."""
         achieved = np.full(len(self.index), -1, dtype=np.int64)
         # Subgoals are never navigation, so only successful interactions can achieve or unblock one.
@@ -91,12 +101,12 @@ class BatchProgress:
         self._skip_infeasible(house, batch, agent, rows)
         return achieved
 
-    def _skip_infeasible(self, house: House, batch: BatchedState, agent: int, rows: np.ndarray) -> None:
+    def _skip_infeasible(self, house: House | HouseBatch, batch: BatchedState, agent: int, rows: np.ndarray) -> None:
         done = self.complete[rows]
         rows = rows[~done]
         rows = rows[self.table.skippable[self.mission[rows], self.index[rows]]]
         for i in rows.tolist():
-            world = World(house, batch.view(i))
+            world = World(HouseBatch.of(house).house(i), batch.view(i))
             mission = self.table.missions[self.mission[i]]
             while self.index[i] < len(mission.subgoals):
                 subgoal = mission.subgoals[self.index[i]]

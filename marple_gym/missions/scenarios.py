@@ -13,11 +13,15 @@ import difflib
 import json
 from dataclasses import dataclass, replace
 from importlib import resources
+from typing import TYPE_CHECKING
 
 from marple_gym.errors import MarpleError
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.words import relation, word
 from marple_gym.world.actions import Action
+
+if TYPE_CHECKING:
+    from marple_gym.missions.suspects import SuspectScenario
 
 
 class ScenarioError(MarpleError, ValueError):
@@ -119,18 +123,25 @@ SCENARIOS_VERSION, SCENARIOS = _load()
 """The paper's five scenarios by short name: pillow, shower, snack, plant, laundry."""
 
 
-def get_scenario(name: str) -> Scenario:
-    """A paper scenario by name, ``name@0.8`` for a preference variant, or ``missionA-vs-missionB``."""
+def get_scenario(name: str) -> Scenario | SuspectScenario:
+    """A paper scenario by name, ``name@0.8`` for a preference variant, ``missionA-vs-missionB``, or an
+    N-suspect scenario such as ``sandwich-3`` or ``sandwich-3-shared`` (:mod:`marple_gym.missions.suspects`)."""
+    # Imported here: the N-suspect module builds on this one's helpers.
+    from marple_gym.missions.suspects import SUSPECT_SCENARIOS, parse_suspect_scenario
+
     base, _, pref = name.partition("@")
     if base in SCENARIOS:
         scenario = SCENARIOS[base]
     elif "-vs-" in base:
         scenario = Scenario.from_missions(*base.split("-vs-", 1))
+    elif (suspects := parse_suspect_scenario(base)) is not None:
+        scenario = suspects
     else:
-        close = difflib.get_close_matches(base, SCENARIOS, n=1)
+        close = difflib.get_close_matches(base, [*SCENARIOS, *SUSPECT_SCENARIOS], n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         raise ScenarioError(
-            f"unknown scenario {name!r}{hint}; use one of {', '.join(SCENARIOS)} or 'missionA-vs-missionB'"
+            f"unknown scenario {name!r}{hint}; use one of {', '.join(SCENARIOS)}, 'missionA-vs-missionB', or an "
+            f"N-suspect scenario ({', '.join(f'{k}-3' for k in SUSPECT_SCENARIOS)}; '-shared' for one house)"
         )
     if pref:
         try:

@@ -1,7 +1,7 @@
 """Fingerprints of the data tables that give codes their meaning, recorded in every file made with them.
 
 Asset codes are positions in ``assets.json``; mission and scenario names point
-into ``missions.json`` and ``scenarios.json``. A dataset, a checkpoint or a
+into ``missions.json``, ``scenarios.json`` and ``suspects.json``. A dataset, a checkpoint or a
 results file read with other tables would be misread without a word, so each
 records :func:`table_fingerprints` when written and :func:`check_tables` names
 the table that changed when it is read back. Files written before fingerprints
@@ -22,6 +22,7 @@ TABLES: dict[str, tuple[str, str]] = {
     "assets": ("marple_gym.world", "data/assets.json"),
     "missions": ("marple_gym.missions", "data/missions.json"),
     "scenarios": ("marple_gym.missions", "data/scenarios.json"),
+    "suspects": ("marple_gym.missions", "data/suspects.json"),
 }
 """Each table: the package holding it and its path there."""
 

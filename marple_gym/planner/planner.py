@@ -9,9 +9,11 @@
   a cell next to a target of the subgoal, turn to face the target and act.
   Closed doors on the way are opened.
 
-The planner only decides. Every action goes through the world's transition
-function (:meth:`World.step`, the same rules ``env.step`` uses), one action at
-a time, like MiniGrid's BabyAI bot::
+The planner only decides. Every action it takes goes through the episode
+transition (:func:`marple_gym.episode.transition.advance`, the function
+``env.step`` and the dataset recorder wrap), one action at a time, like
+MiniGrid's BabyAI bot; the planner keeps its own mission progress, so its
+episode state scores none (a progress of None)::
 
     planner = HierarchicalPlanner(world, mission="do_laundry", rng=np.random.default_rng(0))
     while not planner.done:
@@ -46,6 +48,8 @@ from functools import cached_property
 
 import numpy as np
 
+from marple_gym.episode.state import EpisodeState
+from marple_gym.episode.transition import advance
 from marple_gym.missions.feasibility import state_holds, target_cells
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
@@ -82,9 +86,10 @@ def follow_history(start: World, actions, mission: str | Mission, agent: int = 0
     progress = MissionProgress(mission if isinstance(mission, Mission) else get_mission(mission), agent)
     binding: dict[tuple[str, str], int] = {}
     progress.skip_infeasible(world)
+    # The episode transition steps the world and updates the mission's progress, as env.step does.
+    episode = EpisodeState(world.state, (agent,), (progress,), (None,), world.house.fingerprint)
     for action in actions:
-        outcome = world.step(agent, int(action))
-        achieved = progress.update(outcome, world)
+        ((outcome, achieved),) = advance(world.house, episode, (int(action),))
         if achieved is not None and outcome.fur >= 0:
             sg = progress.mission.subgoals[achieved]
             binding[(sg.fur, sg.room)] = outcome.fur
@@ -127,6 +132,7 @@ class HierarchicalPlanner:
         self._plan: deque[int] = deque()
         self._binding: dict[tuple[str, str], int] = {}
         self._requirements: dict[tuple[str, str], Requirement] = {}
+        self._episode: EpisodeState | None = None
         self.waiting = False
         """Did the last plan wait for other agents to clear the way (see :meth:`_make_way`)?"""
         if history is None:
@@ -235,7 +241,8 @@ class HierarchicalPlanner:
         if not self._plan and not self._prepare():
             self._abandon()
             return self.next_action()
-        return self._plan[0]
+        # In a shared house the others may have done the mission's last subgoals: then it is complete, unplanned.
+        return self._plan[0] if self._plan else self.next_action()
 
     def observe(self, outcome: Outcome) -> int | None:
         """Record the outcome of the action last returned; return the subgoal index it achieved."""
@@ -287,7 +294,12 @@ class HierarchicalPlanner:
         action = self.next_action()
         if action is None:
             return None
-        outcome = self.world.step(self.agent, action)
+        if self._episode is None or self._episode.world is not self.world.state:
+            # The planner tracks its mission itself: the episode state scores none.
+            self._episode = EpisodeState(
+                self.world.state, (self.agent,), (None,), (None,), self.world.house.fingerprint
+            )
+        ((outcome, _),) = advance(self.world.house, self._episode, (action,))
         self.observe(outcome)
         return outcome
 
