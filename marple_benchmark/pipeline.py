@@ -114,9 +114,9 @@ class ModelJob(NamedTuple):
 
 
 def model_jobs(cfg: BenchmarkConfig) -> list[ModelJob]:
-    """Every agent model the variants and ``bip`` need: one per model seed, split, scenario, role and kind of
-    policy (``bip``'s likelihood is the language-conditioned policy, whatever the variants)."""
-    kinds = sorted({POLICY_OF_VARIANT[v] for v in cfg.variants} | {BIP_POLICY})
+    """Every agent model the variants need (``bip`` uses the language-conditioned ones): one per model seed,
+    split, scenario, role and kind of policy."""
+    kinds = sorted({POLICY_OF_VARIANT[v] for v in cfg.variants})
     return [
         ModelJob(scenario, split, role, kind, seed)
         for seed in cfg.model_seeds
@@ -264,7 +264,9 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                     )
                 )
             # Inverse planning with the same split's language-conditioned models as likelihood, and that split's
-            # mission priors: in and out of distribution like the variants.
+            # mission priors: in and out of distribution like the variants, wherever those models are trained.
+            if BIP_POLICY not in {POLICY_OF_VARIANT[v] for v in cfg.variants}:
+                continue
             template = str(cfg.checkpoint("{scenario}", split, "{role}", BIP_POLICY, model_seed))
             runs.append(
                 InferenceRun(
@@ -272,7 +274,7 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                     "bip",
                     "bip",
                     sim,
-                    {"A": template, "B": template},
+                    dict.fromkeys(cfg.roles, template),
                     split=split,
                     model_seed=model_seed,
                     priors=True,

@@ -92,10 +92,8 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert "0.48" in summary  # the paper's human row for reference
     assert (cfg.out / "figure4.png").stat().st_size > 0
     results = sorted(p.name for p in (cfg.out / "results").glob("*.json"))
-    sims = [f"{m}-in-seed{s}.json" for m in ("simulation-vision", "bip") for s in (0, 1)]
+    sims = [f"simulation-vision-in-seed{s}.json" for s in (0, 1)]  # no language models: no bip
     assert results == sorted(["distance.json", "ideal.json", "perfect-agent-models.json", "uniform.json", *sims])
-    bip = json.loads((cfg.out / "results" / "bip-in-seed0.json").read_text())
-    assert bip["settings"]["train_split"] == "in" and "pillow" in bip["settings"]["mission_priors"]
     stamps = {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
     run_benchmark(cfg)  # everything exists: nothing is recomputed
     assert stamps == {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
@@ -103,7 +101,7 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert record["protocol"]["cutoff"] == 40 and record["training_budget"] == "steps 4"
     cut = {row["method"] for row in record["views"]["cutoff 40"]}
     uncut = [row["method"] for row in record["views"]["no cutoff"]]
-    assert len(record["views"]["cutoff 40"]) == 8 and {"distance", "ideal observer", "bip"} <= cut
+    assert len(record["views"]["cutoff 40"]) == 6 and {"distance", "ideal observer"} <= cut
     assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
     # Asked without the cutoff now, the run scored with it is scored again; the rest are reused.
     run_benchmark(replace(cfg, preset=replace(TINY, uncut=(*TINY.uncut, "distance"))))
@@ -127,7 +125,7 @@ def test_a_preference_scenario_end_to_end(tmp_path, monkeypatch, capsys):
 
     monkeypatch.setitem(presets.PRESETS, "small", TINY)
     out = tmp_path / "pref"
-    args = ["benchmark", "--scenario", "feed_dog-vs-do_laundry@0.6", "--variants", "vision", "--out", str(out)]
+    args = ["benchmark", "--scenario", "feed_dog-vs-do_laundry@0.6", "--variants", "language", "--out", str(out)]
     fast = ["--rollouts", "1", "--uncut", "uniform", "--workers", "1", "--no-progress", "--accelerator", "cpu"]
     assert main([*args, *fast]) == 0
     summary = (out / "summary.md").read_text()
@@ -136,6 +134,8 @@ def test_a_preference_scenario_end_to_end(tmp_path, monkeypatch, capsys):
     assert "| ideal observer |" in summary and "| bip | in |" in summary
     # At preference 0.6 the planner with sampled missions is no perfect agent model: the row says what it is.
     assert "simulation: planner agents (mission from the prior)" in summary and "perfect agent models" not in summary
+    bip = json.loads((out / "results" / "bip-in-seed0.json").read_text())
+    assert bip["settings"]["train_split"] == "in" and bip["settings"]["mission_priors"]
     ideal = json.loads((out / "results" / "ideal.json").read_text())
     prior = ideal["settings"]["mission_priors"]["feed_dog-vs-do_laundry@0.6"]["A"]
     assert set(prior["probabilities"]) <= {"feed_dog", "do_laundry"} and prior["source"].endswith("train-in/A")
