@@ -2,11 +2,14 @@
 
     python bench/bench_inverse.py                       # 30 trials per scenario (150 in all), 2 workers
     python bench/bench_inverse.py --trials 10 --rollouts 100
-    python bench/bench_inverse.py --bip-models 'runs/benchmark-small/models/{scenario}/in/{role}-language/policy.pt'
+    python bench/bench_inverse.py --data runs/benchmark-small/data \
+        --bip-models 'runs/benchmark-small/models/seed-0/{scenario}/in/{role}-language/policy.pt'
 
 Steps: generate the five scenarios' test split (10 houses x 3 pairs) and a
 train-in split in the same houses (the agents' mission priors come from it;
-skipped when present); time the ideal observer trial by trial in one process
+skipped when present), or use ``--data`` (a benchmark's data, so that its
+in-distribution models are rolled out in the houses they learnt in); time
+the ideal observer trial by trial in one process
 on ``--sample-trials`` trials per scenario; then time the whole evaluation
 (``--trials`` per scenario, every evidence point, ``--workers`` processes)
 and print its accuracy per evidence point. With ``--bip-models`` (a
@@ -35,6 +38,10 @@ NAMES = Identities("bench")
 
 
 def prepare(args: argparse.Namespace) -> MarpleDataset:
+    if args.data is not None:
+        data = MarpleDataset(args.data)
+        data.check_complete(False)
+        return data
     root = args.out / "data"
     units = [Unit.scenario(s) for s in SCENARIOS]
     spec = DatasetSpec(units, Sizes(10, 3, args.train_per_house, 1), seed=0, splits=("test", "train-in"))
@@ -94,6 +101,9 @@ def main() -> None:
     parser.add_argument("--rollouts", type=int, default=100, help="ideal: planner rollouts per mission (default: 100)")
     parser.add_argument("--sample-trials", type=int, default=5, help="trials per scenario timed one by one")
     parser.add_argument("--train-per-house", type=int, default=20, help="train-in episodes per house (default: 20)")
+    parser.add_argument(
+        "--data", type=Path, default=None, help="an existing dataset with test and train-in splits (default: generate)"
+    )
     parser.add_argument("--bip-models", default=None, help="language-conditioned checkpoints, {scenario} and {role}")
     parser.add_argument("--bip-rollouts", type=int, default=20, help="bip: policy rollouts per mission (default: 20)")
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="processes (default: 2)")

@@ -20,7 +20,8 @@ def add_parser(subparsers) -> None:
         help="the whole benchmark: generate data, train agent models, run inference, report",
         description=(
             "Generate the data, train the agent models, run simulation inference for the five scenarios (every "
-            "variant), and write results, a Table-2-style summary with intervals and Figure-4-style plots. "
+            "variant), inverse planning (bip, and the ideal observer as the ceiling), and write results, a "
+            "Table-2-style summary with intervals and Figure-4-style plots. "
             f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset paper uses the paper's "
             f"sizes and takes {PRESETS['paper'].estimate}. Budgets are steps, trials and rollouts, never time: "
             "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped."
@@ -63,8 +64,8 @@ def add_parser(subparsers) -> None:
         "--uncut",
         default=None,
         metavar="RUNS",
-        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, ideal, "
-        "vision, audio, language, all (small: uniform,distance,perfect-agent-models,ideal,all; each variant costs "
+        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, "
+        "ideal, bip, vision, audio, language, all (small: uniform,distance,perfect-agent-models,ideal,all; each variant costs "
         "about four times its cut scoring)",
     )
     parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
@@ -106,7 +107,7 @@ def run_command(args: argparse.Namespace) -> int:
         preset = replace(preset, splits=splits)
     if args.uncut is not None:
         uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
-        known = ("uniform", "distance", "perfect-agent-models", "ideal", *VARIANTS)
+        known = ("uniform", "distance", "perfect-agent-models", "ideal", "bip", *VARIANTS)
         if set(uncut) - set(known):
             raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
         preset = replace(preset, uncut=uncut)

@@ -6,7 +6,9 @@
    (two per scenario, N with N suspects), training split and model seed, each for a fixed number
    of optimizer steps;
 3. **inference**: simulation inference for each variant, split and model seed,
-   the perfect-agent-model row (the planner with the scenario's preferences)
+   inverse planning with the language-conditioned models as likelihood
+   (``bip``) for each split and model seed, the perfect-agent-model row (the
+   planner with the scenario's preferences), the ideal observer (the ceiling)
    and the two reference models. Runs the preset names in ``uncut`` are
    scored without the cutoff, and the summary shows them with it exactly
    (:meth:`marple_eval.results.RunResults.with_cutoff`) and without it; the
@@ -23,7 +25,7 @@ import multiprocessing as mp
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
@@ -34,6 +36,9 @@ from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
 log = logging.getLogger(__name__)
+
+BIP_POLICY = "language"
+"""The kind of agent model whose action probabilities are ``bip``'s likelihood (given each hypothesis's subgoal)."""
 
 
 @dataclass
@@ -109,7 +114,8 @@ class ModelJob(NamedTuple):
 
 
 def model_jobs(cfg: BenchmarkConfig) -> list[ModelJob]:
-    """Every agent model the variants need: one per model seed, split, scenario, role and kind of policy."""
+    """Every agent model the variants need (``bip`` uses the language-conditioned ones): one per model seed,
+    split, scenario, role and kind of policy."""
     kinds = sorted({POLICY_OF_VARIANT[v] for v in cfg.variants})
     return [
         ModelJob(scenario, split, role, kind, seed)
@@ -209,7 +215,7 @@ class InferenceRun(NamedTuple):
     method: str | None = None  # how tables name it (default: the model's name)
     split: str | None = None  # the agent models' training split
     model_seed: int | None = None
-    priors: bool = False  # the model receives each agent's mission prior from its training split
+    priors: bool = False  # the model receives each agent's mission prior from its training split (``split``, else in)
 
 
 def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
@@ -232,7 +238,13 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
         ),
         # The ceiling: exact Bayesian inverse planning with the true planner (docs/evaluation.md).
         InferenceRun(
-            "ideal", "ideal", "ideal", {"rollouts": 100, "seed": cfg.seed}, None, "ideal observer", priors=True
+            "ideal",
+            "ideal",
+            "ideal",
+            {"rollouts": cfg.preset.ideal_rollouts, "seed": cfg.seed},
+            None,
+            "ideal observer",
+            priors=True,
         ),
     ]
     for model_seed in cfg.model_seeds:
@@ -251,41 +263,84 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                         model_seed=model_seed,
                     )
                 )
+            # Inverse planning with the same split's language-conditioned models as likelihood, and that split's
+            # mission priors: in and out of distribution like the variants, wherever those models are trained.
+            if BIP_POLICY not in {POLICY_OF_VARIANT[v] for v in cfg.variants}:
+                continue
+            template = str(cfg.checkpoint("{scenario}", split, "{role}", BIP_POLICY, model_seed))
+            runs.append(
+                InferenceRun(
+                    f"bip-{split}-seed{model_seed}",
+                    "bip",
+                    "bip",
+                    sim,
+                    dict.fromkeys(cfg.roles, template),
+                    split=split,
+                    model_seed=model_seed,
+                    priors=True,
+                )
+            )
     return runs
 
 
 def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     """Score every run (those without a results file yet); return the results files."""
-    from marple_eval.inverse import TrainingPriors
-    from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
+    from marple_eval.protocol import dataset_episodes
     from marple_gym.datasets.dataset import MarpleDataset
 
     episodes = dataset_episodes(MarpleDataset(cfg.data), cfg.scenarios, cfg.preset.trials)
     paths = []
     for run in inference_runs(cfg):
-        out = cfg.results(run.name)
-        paths.append(out)
-        if out.is_file():
-            continue
-        extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
-        if run.split is not None:
-            extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
-        resources = AgentResources(run.agents) if run.agents else None
-        if run.priors:
-            resources = TrainingPriors(str(cfg.data), "in")
-            extra["mission_priors"] = resources.describe(list(cfg.scenarios))
-        evaluate(
-            model_factory(run.model, **run.kwargs),
-            episodes,
-            cfg.scoring(run.key),
-            method=run.method,
-            run_settings=extra,
-            resources=resources,
-            workers=cfg.workers,
-            out=out,
-            progress=cfg.progress,
-        )
+        paths.append(cfg.results(run.name))
+        if not reusable(cfg, run):
+            score_run(cfg, run, episodes)
     return paths
+
+
+def reusable(cfg: BenchmarkConfig, run: InferenceRun) -> bool:
+    """Whether ``run``'s results file serves this configuration: scored under the settings it needs, or under
+    the same settings without a cutoff (every cutoff follows exactly from that). A file scored with a cutoff
+    where the run is now wanted without one (``--uncut``) is scored again."""
+    from marple_eval.results import RunResults
+
+    path = cfg.results(run.name)
+    if not path.is_file():
+        return False
+    made = RunResults.load(path).protocol
+    wanted = asdict(cfg.scoring(run.key))
+    if made == wanted or made == {**wanted, "cutoff": None}:
+        return True
+    log.info("%s was scored with protocol %s; scoring it again with %s", path, made, wanted)
+    return False
+
+
+def score_run(cfg: BenchmarkConfig, run: InferenceRun, episodes: list) -> Path:
+    """Score one run of the inference stage on ``episodes`` into its results file."""
+    from marple_agents.inverse import BipResources
+    from marple_eval.inverse import TrainingPriors
+    from marple_eval.protocol import AgentResources, evaluate, model_factory
+
+    out = cfg.results(run.name)
+    extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
+    if run.split is not None:
+        extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
+    resources = AgentResources(run.agents) if run.agents else None
+    if run.priors:
+        priors = TrainingPriors(str(cfg.data), run.split or "in")
+        extra["mission_priors"] = priors.describe(list(cfg.scenarios))
+        resources = BipResources(run.agents, str(cfg.data), priors.split) if run.model == "bip" else priors
+    evaluate(
+        model_factory(run.model, **run.kwargs),
+        episodes,
+        cfg.scoring(run.key),
+        method=run.method,
+        run_settings=extra,
+        resources=resources,
+        workers=cfg.workers,
+        out=out,
+        progress=cfg.progress,
+    )
+    return out
 
 
 def training_budget(cfg: BenchmarkConfig) -> str:

@@ -25,6 +25,9 @@ class BenchmarkPreset:
     splits: tuple[str, ...]  # training splits of the agent models: "in", "ood"
     train: dict[str, Any] = field(default_factory=dict)  # extra train_policy arguments (the budget)
     uncut: tuple[str, ...] = ()  # runs scored without the cutoff too (reference models, variants)
+    # The ideal observer's planner rollouts per mission and evidence point: enough that its intervals are
+    # dominated by the trials, not the rollouts (docs/evaluation.md).
+    ideal_rollouts: int = 100
     estimate: str = ""
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -75,6 +76,7 @@ TINY = BenchmarkPreset(
     splits=("in",),
     train={"max_steps": 4},
     uncut=("uniform", "vision"),
+    ideal_rollouts=5,
 )
 
 
@@ -90,7 +92,7 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert "0.48" in summary  # the paper's human row for reference
     assert (cfg.out / "figure4.png").stat().st_size > 0
     results = sorted(p.name for p in (cfg.out / "results").glob("*.json"))
-    sims = [f"simulation-vision-in-seed{s}.json" for s in (0, 1)]
+    sims = [f"simulation-vision-in-seed{s}.json" for s in (0, 1)]  # no language models: no bip
     assert results == sorted(["distance.json", "ideal.json", "perfect-agent-models.json", "uniform.json", *sims])
     stamps = {p: p.stat().st_mtime_ns for p in (cfg.out / "results").glob("*.json")}
     run_benchmark(cfg)  # everything exists: nothing is recomputed
@@ -101,6 +103,10 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     uncut = [row["method"] for row in record["views"]["no cutoff"]]
     assert len(record["views"]["cutoff 40"]) == 6 and {"distance", "ideal observer"} <= cut
     assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
+    # Asked without the cutoff now, the run scored with it is scored again; the rest are reused.
+    run_benchmark(replace(cfg, preset=replace(TINY, uncut=(*TINY.uncut, "distance"))))
+    again = {p.name for p, t in stamps.items() if p.stat().st_mtime_ns != t}
+    assert again == {"distance.json"}
 
 
 def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
@@ -111,3 +117,25 @@ def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
         run_benchmark(cfg)
         texts.append((cfg.out / "benchmark.json").read_text())
     assert texts[0] == texts[1]
+
+
+def test_a_preference_scenario_end_to_end(tmp_path, monkeypatch, capsys):
+    """Section 6.4 in one command: `marple benchmark --scenario feed_dog-vs-do_laundry@0.6` (tiny sizes)."""
+    from marple_benchmark import presets
+
+    monkeypatch.setitem(presets.PRESETS, "small", TINY)
+    out = tmp_path / "pref"
+    args = ["benchmark", "--scenario", "feed_dog-vs-do_laundry@0.6", "--variants", "language", "--out", str(out)]
+    fast = ["--rollouts", "1", "--uncut", "uniform", "--workers", "1", "--no-progress", "--accelerator", "cpu"]
+    assert main([*args, *fast]) == 0
+    summary = (out / "summary.md").read_text()
+    assert "evidence for 0.8 [95% CI] | evidence for 0.6 [95% CI]" in summary
+    assert "| feed_dog-vs-do_laundry@0.6 |" in summary
+    assert "| ideal observer |" in summary and "| bip | in |" in summary
+    # At preference 0.6 the planner with sampled missions is no perfect agent model: the row says what it is.
+    assert "simulation: planner agents (mission from the prior)" in summary and "perfect agent models" not in summary
+    bip = json.loads((out / "results" / "bip-in-seed0.json").read_text())
+    assert bip["settings"]["train_split"] == "in" and bip["settings"]["mission_priors"]
+    ideal = json.loads((out / "results" / "ideal.json").read_text())
+    prior = ideal["settings"]["mission_priors"]["feed_dog-vs-do_laundry@0.6"]["A"]
+    assert set(prior["probabilities"]) <= {"feed_dog", "do_laundry"} and prior["source"].endswith("train-in/A")
