@@ -154,7 +154,9 @@ def score_trial(
         # All evidence points of the trial in one call: a method may answer them together.
         evidence = [trial_evidence(episode, tau, placement, model.modalities, names, settings.rules) for tau in asked]
         given = dict(zip(asked, model.predict_all(evidence)))
-        answers = [normalise_answer(given[tau], n, model=model.name) if tau in given else (1.0 / n,) * n for tau in taus]
+        answers = [
+            normalise_answer(given[tau], n, model=model.name) if tau in given else (1.0 / n,) * n for tau in taus
+        ]
         shown_as = labels[shown_order(placement, n).index(0)]
         where = {"swap": placement} if n == 2 else {"culprit_as": shown_as}
         labelings.append({**where, **{f"p_{label.lower()}": [a[k] for a in answers] for k, label in enumerate(labels)}})
