@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 
-import gymnasium as gym
+import bench_vector
 import numpy as np
 from bench_vector import timed
 
@@ -39,16 +39,7 @@ MISSIONS = ("do_laundry", "change_outfit", "get_snack", "feed_dog")
 
 def single_env(seconds: float) -> float:
     """Agent-steps (= steps) per CPU second of the single-agent env."""
-    env = gym.make("Marple-DoLaundry-v0")
-    env.reset(seed=0)
-
-    def loop(actions: np.ndarray) -> None:
-        for a in actions.tolist():
-            _, _, terminated, truncated, _ = env.step(a)
-            if terminated or truncated:
-                env.reset()
-
-    return timed(loop, 256, 10, seconds)[1]
+    return bench_vector.single_env(256, seconds)[1]
 
 
 def one_env(agents: int, seconds: float) -> float:

@@ -126,7 +126,7 @@ class AgentEvidence:
         if list(ts) != sorted(ts):
             raise ValueError(f"observations {list(ts)} are not in ascending order")
         if self._shared is not None:
-            return [self._shared.replay(self.start, t) for t in ts]
+            return self._shared.replays(self.start, ts)
         world = generate_world(self.start, np.random.default_rng(0))
         outcomes: list[Outcome] = []
         out = []

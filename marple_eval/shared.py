@@ -15,6 +15,7 @@ state (docs/suspects.md).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -41,12 +42,21 @@ class SharedReplay:
     def replay(self, alone: HouseConfig, t: int) -> tuple[World, list[Outcome]]:
         """The world after ``t`` joint steps seen from the agent alone (``alone``: the house with only this
         agent, at its start), and what each of its actions did."""
+        return self.replays(alone, [t])[0]
+
+    def replays(self, alone: HouseConfig, ts: Sequence[int]) -> list[tuple[World, list[Outcome]]]:
+        """:meth:`replay` at each of ``ts`` (ascending), from one replay of the joint actions."""
         world = generate_world(self.house, np.random.default_rng(0))
         episode = EpisodeState.start(world.house, world.state, (None,) * world.house.num_agents)
-        outcomes = [advance(world.house, episode, joint)[self.agent].outcome for joint in self.actions[:t].tolist()]
-        seen = generate_world(alone, np.random.default_rng(0))
-        project(world, self.agent, seen)
-        return seen, outcomes
+        outcomes: list[Outcome] = []
+        out = []
+        for t in ts:
+            joints = self.actions[len(outcomes) : t].tolist()
+            outcomes += [advance(world.house, episode, joint)[self.agent].outcome for joint in joints]
+            seen = generate_world(alone, np.random.default_rng(0))
+            project(world, self.agent, seen)
+            out.append((seen, list(outcomes)))
+        return out
 
 
 def project(shared: World, agent: int, alone: World) -> None:
