@@ -59,16 +59,18 @@ def _is_marple(env_id: str) -> bool:
     return env_id.startswith("Marple-")
 
 
-def _model(env_id: str, seed: int, dense: bool) -> PPO:
+def _model(env_id: str, seed: int, dense: bool, view_size: int | None) -> PPO:
     if _is_marple(env_id):
-        return rl.make_ppo(env_id, seed=seed, dense=dense)
+        return rl.make_ppo(env_id, seed=seed, dense=dense, view_size=view_size)
     envs = make_vec_env(env_id, n_envs=rl.N_ENVS, seed=seed, wrapper_class=FlatObsWrapper)
     return PPO("MlpPolicy", envs, seed=seed, device="cpu", **rl.PPO_SETTINGS)
 
 
-def _eval_env(env_id: str) -> gym.Env:
+def _eval_env(env_id: str, view_size: int | None) -> gym.Env:
     """The trained policy's observation stack, without shaping (success does not depend on it)."""
-    return rl.marple_env(env_id, dense=False) if _is_marple(env_id) else FlatObsWrapper(gym.make(env_id))
+    if _is_marple(env_id):
+        return rl.marple_env(env_id, view_size=view_size, dense=False)
+    return FlatObsWrapper(gym.make(env_id))
 
 
 def _random_env(env_id: str) -> gym.Env:
@@ -92,6 +94,7 @@ def run_one(
     episodes: int,
     stop_at: float | None = None,
     on_record: Callable[[dict], None] | None = None,
+    view_size: int | None = 7,
 ) -> dict:
     """Train PPO on one env; its success curve, and greedy, stochastic and random success with intervals.
 
@@ -99,12 +102,20 @@ def run_one(
     success record, so a run stopped mid-env keeps its curve.
     """
     random_env = _random_env(env_id)
-    entry: dict = {"env": env_id, "steps": steps, "seed": seed, "dense": dense and _is_marple(env_id)}
+    entry: dict = {
+        "env": env_id,
+        "steps": steps,
+        "seed": seed,
+        "dense": dense and _is_marple(env_id),
+        "stop_at": stop_at,
+    }
+    if _is_marple(env_id):
+        entry["view"] = "full" if view_size is None else view_size
     entry["random"] = _summary(
         rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
     )
     entry["random_success"] = entry["random"]["success"]
-    model = _model(env_id, seed, dense)
+    model = _model(env_id, seed, dense, view_size)
 
     def record(history: list[tuple[int, float, int]]) -> None:
         entry["curve"] = [{"steps": s, "success": rate, "episodes": n} for s, rate, n in history]
@@ -120,7 +131,7 @@ def run_one(
     entry["trained_steps"] = int(model.num_timesteps)
     entry.setdefault("curve", [])
     entry.setdefault("final_success", None)
-    eval_env = _eval_env(env_id)
+    eval_env = _eval_env(env_id, view_size)
     for name, deterministic in (("greedy", True), ("stochastic", False)):
         act = rl.greedy_actions(model, deterministic)
         entry[name] = _summary(rl.episode_outcomes(eval_env, act, episodes, EVAL_SEED))
@@ -169,6 +180,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--sparse", action="store_true", help="no dense reward on MARPLE levels")
     parser.add_argument(
+        "--view", type=_view, default=7, help="MARPLE levels' view: an odd egocentric size (default 7) or 'full'"
+    )
+    parser.add_argument(
         "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"
     )
     parser.add_argument("--eval-episodes", type=int, default=100, help="fresh episodes for greedy and random success")
@@ -202,6 +216,7 @@ def main() -> None:
             args.eval_episodes,
             args.stop_at,
             on_record=lambda partial: save(results + [partial]),
+            view_size=args.view,
         )
         results.append(r)
         log.info(
@@ -216,6 +231,19 @@ def main() -> None:
         )
         save(results)
     print(table(results))
+
+
+def _view(text: str) -> int | None:
+    """``--view``: 'full' (the whole house) or an odd egocentric view size."""
+    if text == "full":
+        return None
+    try:
+        size = int(text)
+    except ValueError:
+        size = 0
+    if size < 3 or size % 2 == 0:
+        raise argparse.ArgumentTypeError(f"expected 'full' or an odd size >= 3, got {text!r}")
+    return size
 
 
 def _finished(path: Path, envs: list[str]) -> list[dict]:

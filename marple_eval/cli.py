@@ -146,7 +146,11 @@ def add_evaluate_parser(subparsers) -> None:
         help="use a dataset whose generation was interrupted (recorded in the results)",
     )
     parser.add_argument(
-        "--train-split", choices=("in", "ood"), default=None, help="record the agent models' training split"
+        "--train-split",
+        choices=("in", "ood"),
+        default=None,
+        help="the agent models' training split: recorded in the results (the report's split column); for ideal "
+        "and bip also the split whose episodes give each agent's mission prior (default: in)",
     )
     parser.add_argument("--out", default=None, help="results file (default: results/<model>.json)")
     parser.add_argument("--no-progress", action="store_true")
