@@ -203,10 +203,34 @@ def test_cached_distance_map_agrees_with_a_search_from_the_agent(env_id):
             if not base.progress.complete:
                 steps = _actions_to_face_a_target(env)
                 scale = base.width + base.height
-                assert env.potential() == pytest.approx(-0.5 * (scale if steps is None else min(steps, scale)) / scale)
+                later = len(base.mission.subgoals) - base.progress.index - 1
+                distance = (scale if steps is None else min(steps, scale)) / scale
+                assert env.potential() == pytest.approx(-0.5 * (later + distance))
             _, _, terminated, truncated, _ = env.step(planner.next_action() if planned else int(rng.integers(0, 7)))
             if planned:
                 planner.observe(base.last_outcome)
+
+
+@pytest.mark.parametrize("env_id", ["Marple-Put-OneRoom-v0", "Marple-GetSnack-Short-v0", "Marple-GetSnack-v0"])
+def test_achieving_a_subgoal_never_lowers_the_potential(env_id):
+    # with the distance alone the next target is farther than the one just reached, so progress was punished
+    env = DenseReward(gym.make(env_id), subgoal_bonus=0.0)
+    for seed in range(3):
+        env.reset(seed=seed)
+        base = env.unwrapped
+        planner = HierarchicalPlanner(base.world, mission=base.mission, rng=np.random.default_rng(seed))
+        terminated = truncated = False
+        achieved = 0
+        while not (terminated or truncated):
+            before = env.potential()
+            _, reward, terminated, truncated, info = env.step(planner.next_action())
+            planner.observe(base.last_outcome)
+            if info.get("achieved") is not None:
+                achieved += 1
+                after = 0.0 if terminated else env.potential()
+                assert after >= before
+                assert reward > 0
+        assert terminated and achieved >= 1
 
 
 def test_distance_shaping_is_potential_based():

@@ -5,13 +5,21 @@
 * ``subgoal_bonus`` on each step that achieves a subgoal (the env's own
   ``subgoal_reward``, counted here so the wrapper works on any MARPLE env);
 * ``F = gamma * phi(s') - phi(s)`` with the potential
-  ``phi(s) = -distance_weight * min(d(s), width + height) / (width + height)``,
-  where ``d(s)`` is the fewest moves and turns that bring the agent onto a
-  floor cell facing a target of its current subgoal, the pose its action needs
+  ``phi(s) = -distance_weight * (r(s) - 1 + min(d(s), width + height) / (width + height))``,
+  where ``r(s)`` is the number of subgoals left (the current one included) and
+  ``d(s)`` the fewest moves and turns that bring the agent onto a floor cell
+  facing a target of its current subgoal, the pose its action needs
   (:func:`facing_distance_map`; closed doors count as passable, as the agent
   can open them). On the step that ends the episode ``phi(s') = 0``. Counting
   the turns matters: every skill acts on the faced cell, and a potential of
   position alone says nothing about the last turn towards the target.
+  Counting the subgoals left matters for missions of several: with the
+  distance alone, achieving a subgoal would lower the potential (the next
+  target is farther than the one just reached, at distance 0), so the step that
+  makes progress would be punished and PPO learns not to take it (on
+  ``Marple-Put-OneRoom-v0`` it stopped picking the remote up). With ``r(s)``
+  each achieved subgoal raises the potential by at least ``distance_weight``
+  minus the next target's scaled distance, never less than nothing.
 
 The distance term is potential-based shaping (Ng, Harada and Russell, 1999): it
 changes every policy's return by ``-phi(s_0)`` only, so the optimal policies of
@@ -119,15 +127,18 @@ class DenseReward(gym.Wrapper):
         self._map = np.zeros((4, 0, 0), dtype=np.int64)
 
     def potential(self) -> float:
-        """phi of the current state: minus the scaled distance to the current subgoal's target."""
+        """phi of the current state: minus the subgoals left after this one and the scaled distance to its target."""
         base = self.env.unwrapped
-        if base.progress.complete:
+        progress = base.progress
+        if progress.complete:
             return 0.0
         state = base.world.state
         x, y = state.agent_pos[0].tolist()
         steps = int(self._distances()[int(state.agent_dir[0]), y, x])
         scale = base.width + base.height
-        return -self.distance_weight * (scale if steps < 0 else min(steps, scale)) / scale
+        distance = (scale if steps < 0 else min(steps, scale)) / scale
+        later = len(progress.mission.subgoals) - progress.index - 1
+        return -self.distance_weight * (later + distance)
 
     def _distances(self) -> np.ndarray:
         """The current subgoal's distance map, recomputed only when the house, hands or subgoal change."""
