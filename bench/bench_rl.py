@@ -59,11 +59,11 @@ def _is_marple(env_id: str) -> bool:
     return env_id.startswith("Marple-")
 
 
-def _model(env_id: str, seed: int, dense: bool, view_size: int | None) -> PPO:
+def _model(env_id: str, seed: int, dense: bool, view_size: int | None, overrides: dict) -> PPO:
     if _is_marple(env_id):
-        return rl.make_ppo(env_id, seed=seed, dense=dense, view_size=view_size)
+        return rl.make_ppo(env_id, seed=seed, dense=dense, view_size=view_size, **overrides)
     envs = make_vec_env(env_id, n_envs=rl.N_ENVS, seed=seed, wrapper_class=FlatObsWrapper)
-    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **rl.PPO_SETTINGS)
+    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **{**rl.PPO_SETTINGS, **overrides})
 
 
 def _eval_env(env_id: str, view_size: int | None) -> gym.Env:
@@ -95,6 +95,7 @@ def run_one(
     stop_at: float | None = None,
     on_record: Callable[[dict], None] | None = None,
     view_size: int | None = 7,
+    overrides: dict | None = None,
 ) -> dict:
     """Train PPO on one env; its success curve, and greedy, stochastic and random success with intervals.
 
@@ -115,7 +116,9 @@ def run_one(
         rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
     )
     entry["random_success"] = entry["random"]["success"]
-    model = _model(env_id, seed, dense, view_size)
+    overrides = overrides or {}
+    entry["ppo"] = {**rl.PPO_SETTINGS, **overrides}
+    model = _model(env_id, seed, dense, view_size, overrides)
 
     def record(history: list[tuple[int, float, int]]) -> None:
         entry["curve"] = [{"steps": s, "success": rate, "episodes": n} for s, rate, n in history]
@@ -185,6 +188,14 @@ def main() -> None:
     parser.add_argument(
         "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"
     )
+    parser.add_argument(
+        "--ppo",
+        nargs="+",
+        type=_setting,
+        default=[],
+        metavar="KEY=VALUE",
+        help="override PPO_SETTINGS for every env, e.g. --ppo learning_rate=1e-3 n_epochs=8 (recorded per env)",
+    )
     parser.add_argument("--eval-episodes", type=int, default=100, help="fresh episodes for greedy and random success")
     parser.add_argument("--out", type=Path, default=Path("runs/bench_rl"))
     parser.add_argument("--resume", action="store_true", help="keep the envs OUT/results.json already finished")
@@ -217,6 +228,7 @@ def main() -> None:
             args.stop_at,
             on_record=lambda partial: save(results + [partial]),
             view_size=args.view,
+            overrides=dict(args.ppo),
         )
         results.append(r)
         log.info(
@@ -231,6 +243,18 @@ def main() -> None:
         )
         save(results)
     print(table(results))
+
+
+def _setting(text: str) -> tuple[str, float | int]:
+    """``--ppo KEY=VALUE``: one of PPO_SETTINGS with a number."""
+    key, _, value = text.partition("=")
+    if key not in rl.PPO_SETTINGS:
+        raise argparse.ArgumentTypeError(f"unknown PPO setting {key!r}; known: {', '.join(rl.PPO_SETTINGS)}")
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{key} needs a number, got {value!r}") from None
+    return key, int(number) if isinstance(rl.PPO_SETTINGS[key], int) else number
 
 
 def _view(text: str) -> int | None:
