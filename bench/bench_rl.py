@@ -7,7 +7,7 @@
 Every env trains with stable-baselines3 PPO, 16 envs in one process
 (``marple_agents.rl.N_ENVS``), the settings of ``marple_agents.rl.PPO_SETTINGS``
 (64 steps per env and update, 1,024 in all, 4 epochs of 4 minibatches of 256,
-lr 2.5e-4, entropy 0.01) and one CPU thread, so it fits 2 cores. MARPLE levels see the egocentric 7 x 7 code view, the numeric subgoal,
+lr 1e-3, entropy 0.01; ``--ppo KEY=VALUE`` overrides them) and one CPU thread, so it fits 2 cores. MARPLE levels see the egocentric 7 x 7 code view, the numeric subgoal,
 direction, carrying and audio, through ``CodeArrayExtractor``, with the dense
 reward (``DenseReward``: subgoal bonus 0.1, potential-based shaping by the
 moves and turns to face the target); ``--sparse`` turns the shaping off. MiniGrid and BabyAI use MiniGrid's
