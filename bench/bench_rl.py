@@ -155,7 +155,7 @@ def plot(results: list[dict], path: Path) -> None:
         (line,) = ax.plot(xs, ys, style, label=f"{r['env']} (random {r['random_success']:.2f})")
         if "greedy" in r:  # the greedy policy's success at the end, with its 95% interval
             g = r["greedy"]
-            err = [[g["success"] - g["low"]], [g["high"] - g["success"]]]
+            err = [[max(0.0, g["success"] - g["low"])], [max(0.0, g["high"] - g["success"])]]
             ax.errorbar(
                 [r.get("trained_steps", r["steps"])],
                 [g["success"]],

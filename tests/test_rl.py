@@ -310,6 +310,11 @@ def test_wilson_interval_brackets_the_rate_and_stays_in_zero_one():
     assert low < 0.9 < high and high - low < 0.13
     assert wilson_interval(0, 100)[0] == 0.0 and 0.0 < wilson_interval(0, 100)[1] < 0.04
     assert wilson_interval(100, 100)[1] == pytest.approx(1.0) and wilson_interval(100, 100)[0] > 0.96
+    # the plot draws rate - low and high - rate as error bars: never negative, even at 0 or all successes
+    for trials in (1, 7, 100, 1000):
+        for wins in (0, trials):
+            low, high = wilson_interval(wins, trials)
+            assert low <= wins / trials <= high
     assert wilson_interval(0, 0) == (0.0, 1.0)
     # the textbook value: 8 of 10 -> (0.490, 0.943)
     assert wilson_interval(8, 10) == pytest.approx((0.4902, 0.9433), abs=1e-3)

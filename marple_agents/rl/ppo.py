@@ -124,7 +124,10 @@ def wilson_interval(successes: int, trials: int, z: float = 1.96) -> tuple[float
     denominator = 1 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denominator
     half = z * np.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / denominator
-    return float(max(0.0, centre - half)), float(min(1.0, centre + half))
+    # at 0 or all successes the bound is the rate itself; computed, it misses it by a rounding error
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return float(low), float(high)
 
 
 def episode_outcomes(env: gym.Env, act: Callable[[Any], int], episodes: int, seed: int) -> list[tuple[bool, int]]:
