@@ -59,11 +59,11 @@ def _is_marple(env_id: str) -> bool:
     return env_id.startswith("Marple-")
 
 
-def _model(env_id: str, seed: int, dense: bool, view_size: int | None, overrides: dict) -> PPO:
+def _model(env_id: str, seed: int, dense: bool, view_size: int | None, settings: dict) -> PPO:
     if _is_marple(env_id):
-        return rl.make_ppo(env_id, seed=seed, dense=dense, view_size=view_size, **overrides)
+        return rl.make_ppo(env_id, seed=seed, dense=dense, view_size=view_size, **settings)
     envs = make_vec_env(env_id, n_envs=rl.N_ENVS, seed=seed, wrapper_class=FlatObsWrapper)
-    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **{**rl.PPO_SETTINGS, **overrides})
+    return PPO("MlpPolicy", envs, seed=seed, device="cpu", **settings)
 
 
 def _eval_env(env_id: str, view_size: int | None) -> gym.Env:
@@ -116,9 +116,8 @@ def run_one(
         rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
     )
     entry["random_success"] = entry["random"]["success"]
-    overrides = overrides or {}
-    entry["ppo"] = {**rl.PPO_SETTINGS, **overrides}
-    model = _model(env_id, seed, dense, view_size, overrides)
+    entry["ppo"] = {**rl.PPO_SETTINGS, **(overrides or {})}
+    model = _model(env_id, seed, dense, view_size, entry["ppo"])
 
     def record(history: list[tuple[int, float, int]]) -> None:
         entry["curve"] = [{"steps": s, "success": rate, "episodes": n} for s, rate, n in history]

@@ -141,13 +141,18 @@ def test_every_id_passes_stable_baselines3_checker_through_numeric_observation(e
 # ---- the ladder and its reward ------------------------------------------------------------------------------
 
 
+def _reset_with_planner(env, seed: int):
+    """Reset ``env`` with ``seed``; its unwrapped env and a planner for its mission (observe each outcome)."""
+    env.reset(seed=seed)
+    base = env.unwrapped
+    return base, HierarchicalPlanner(base.world, mission=base.mission, rng=np.random.default_rng(seed))
+
+
 @pytest.mark.parametrize("env_id", LEVEL_IDS)
 def test_the_planner_solves_every_level(env_id):
     env = gym.make(env_id)
     for seed in range(2):
-        env.reset(seed=seed)
-        base = env.unwrapped
-        planner = HierarchicalPlanner(base.world, mission=base.mission, rng=np.random.default_rng(seed))
+        base, planner = _reset_with_planner(env, seed)
         terminated = truncated = False
         while not (terminated or truncated):
             _, reward, terminated, truncated, _ = env.step(planner.next_action())
@@ -194,9 +199,7 @@ def test_cached_distance_map_agrees_with_a_search_from_the_agent(env_id):
     # the planner changes hands, doors and objects, random actions wander; the map must follow every change
     env = DenseReward(gym.make(env_id))
     for seed, planned in ((0, True), (1, True), (2, False)):
-        env.reset(seed=seed)
-        base = env.unwrapped
-        planner = HierarchicalPlanner(base.world, mission=base.mission, rng=np.random.default_rng(seed))
+        base, planner = _reset_with_planner(env, seed)
         rng = np.random.default_rng(seed)
         terminated = truncated = False
         while not (terminated or truncated):
@@ -216,9 +219,7 @@ def test_achieving_a_subgoal_never_lowers_the_potential(env_id):
     # with the distance alone the next target is farther than the one just reached, so progress was punished
     env = DenseReward(gym.make(env_id), subgoal_bonus=0.0)
     for seed in range(3):
-        env.reset(seed=seed)
-        base = env.unwrapped
-        planner = HierarchicalPlanner(base.world, mission=base.mission, rng=np.random.default_rng(seed))
+        base, planner = _reset_with_planner(env, seed)
         terminated = truncated = False
         achieved = 0
         while not (terminated or truncated):
