@@ -59,17 +59,17 @@ def _is_marple(env_id: str) -> bool:
     return env_id.startswith("Marple-")
 
 
-def _model(env_id: str, seed: int, dense: bool, view_size: int | None, settings: dict) -> PPO:
+def _model(env_id: str, seed: int, dense: bool, view: dict, settings: dict) -> PPO:
     if _is_marple(env_id):
-        return rl.make_ppo(env_id, seed=seed, dense=dense, view_size=view_size, **settings)
+        return rl.make_ppo(env_id, seed=seed, dense=dense, **view, **settings)
     envs = make_vec_env(env_id, n_envs=rl.N_ENVS, seed=seed, wrapper_class=FlatObsWrapper)
     return PPO("MlpPolicy", envs, seed=seed, device="cpu", **settings)
 
 
-def _eval_env(env_id: str, view_size: int | None) -> gym.Env:
+def _eval_env(env_id: str, view: dict) -> gym.Env:
     """The trained policy's observation stack, without shaping (success does not depend on it)."""
     if _is_marple(env_id):
-        return rl.marple_env(env_id, view_size=view_size, dense=False)
+        return rl.marple_env(env_id, dense=False, **view)
     return FlatObsWrapper(gym.make(env_id))
 
 
@@ -96,6 +96,7 @@ def run_one(
     on_record: Callable[[dict], None] | None = None,
     view_size: int | None = 7,
     overrides: dict | None = None,
+    see_through_walls: bool = False,
 ) -> dict:
     """Train PPO on one env; its success curve, and greedy, stochastic and random success with intervals.
 
@@ -112,12 +113,14 @@ def run_one(
     }
     if _is_marple(env_id):
         entry["view"] = "full" if view_size is None else view_size
+        entry["see_through_walls"] = see_through_walls
+    view = {"view_size": view_size, "see_through_walls": see_through_walls}
     entry["random"] = _summary(
         rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
     )
     entry["random_success"] = entry["random"]["success"]
     entry["ppo"] = {**rl.PPO_SETTINGS, **(overrides or {})}
-    model = _model(env_id, seed, dense, view_size, entry["ppo"])
+    model = _model(env_id, seed, dense, view, entry["ppo"])
 
     def record(history: list[tuple[int, float, int]]) -> None:
         entry["curve"] = [{"steps": s, "success": rate, "episodes": n} for s, rate, n in history]
@@ -133,7 +136,7 @@ def run_one(
     entry["trained_steps"] = int(model.num_timesteps)
     entry.setdefault("curve", [])
     entry.setdefault("final_success", None)
-    eval_env = _eval_env(env_id, view_size)
+    eval_env = _eval_env(env_id, view)
     for name, deterministic in (("greedy", True), ("stochastic", False)):
         act = rl.greedy_actions(model, deterministic)
         entry[name] = _summary(rl.episode_outcomes(eval_env, act, episodes, EVAL_SEED))
@@ -185,6 +188,11 @@ def main() -> None:
         "--view", type=_view, default=7, help="MARPLE levels' view: an odd egocentric size (default 7) or 'full'"
     )
     parser.add_argument(
+        "--see-through",
+        action="store_true",
+        help="walls do not hide what is behind them (with --view 39, a 20 x 20 house is seen whole from anywhere)",
+    )
+    parser.add_argument(
         "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"
     )
     parser.add_argument(
@@ -228,6 +236,7 @@ def main() -> None:
             on_record=lambda partial: save(results + [partial]),
             view_size=args.view,
             overrides=dict(args.ppo),
+            see_through_walls=args.see_through,
         )
         results.append(r)
         log.info(

@@ -339,3 +339,50 @@ def test_extractor_marks_the_cells_the_subgoal_names():
         assert (planes[1] == (image[..., 1] == fur)).all() and planes[1].any()
         assert (planes[2] == (image[..., 0] == room)).all()
         assert extractor(batch).shape == (1, extractor.features_dim)
+
+
+def test_extractor_embeds_only_the_near_window_and_sees_far_walls_and_targets_as_planes():
+    import torch
+    from stable_baselines3.common.preprocessing import preprocess_obs
+
+    from marple_agents.rl import CodeArrayExtractor
+    from marple_agents.rl.features import near_window
+    from marple_gym.world.assets import WALL
+
+    env = NumericObservation(gym.make("Marple-PickUp-OneRoom-v0", view_size=15, see_through_walls=True))
+    torch.manual_seed(0)
+    extractor = CodeArrayExtractor(env.observation_space, near_size=7)
+    obs, _ = env.reset(seed=0)
+    assert near_window(15, 15, 7) == (slice(8, 15), slice(4, 11))
+
+    def features(image):
+        batch = preprocess_obs(
+            {**{k: torch.as_tensor(v)[None] for k, v in obs.items()}, "image": torch.as_tensor(image)[None]},
+            env.observation_space,
+        )
+        with torch.no_grad():
+            return extractor(batch)[0]
+
+    base = features(obs["image"])
+    far_state = obs["image"].copy()
+    far_state[0, 0, 2] += 1  # a far cell's furniture state: neither a wall, a door nor a target
+    assert torch.allclose(features(far_state), base)
+    far_wall = obs["image"].copy()
+    far_wall[0, 0, 1] = WALL if obs["image"][0, 0, 1] != WALL else 0
+    assert not torch.allclose(features(far_wall), base)
+    near_room = obs["image"].copy()
+    near_room[12, 7, 0] = 9  # a room code next to the agent is embedded
+    assert not torch.allclose(features(near_room), base)
+    with pytest.raises(ValueError, match="near_size"):
+        CodeArrayExtractor(env.observation_space, near_size=8)
+
+
+def test_make_ppo_gives_a_house_wide_view_two_streams():
+    from marple_agents.rl import make_ppo
+
+    model = make_ppo(
+        "Marple-GoTo-TwoRooms-v0", n_envs=2, view_size=25, see_through_walls=True, n_steps=16, batch_size=16, n_epochs=1
+    )
+    extractor = model.policy.features_extractor
+    assert extractor.far is not None and model.observation_space["image"].shape == (25, 25, 8)
+    model.learn(32)

@@ -48,6 +48,11 @@ def marple_env(env_id: str, view_size: int | None = 7, dense: bool = True, **kwa
     return NumericObservation(env)
 
 
+NEAR_SIZE = 7
+"""With a larger egocentric view, :func:`make_ppo` embeds only this window around the agent (MiniGrid's view)
+and passes the whole view as cheap 0/1 planes (``CodeArrayExtractor(near_size=...)``)."""
+
+
 def make_ppo(
     env_id: str,
     n_envs: int = N_ENVS,
@@ -55,12 +60,21 @@ def make_ppo(
     view_size: int | None = 7,
     dense: bool = True,
     device: str = "cpu",
+    see_through_walls: bool = False,
     **ppo_kwargs: Any,
 ) -> PPO:
-    """PPO with :class:`CodeArrayExtractor` on ``n_envs`` copies of a MARPLE env (see :func:`marple_env`)."""
-    envs = make_vec_env(lambda: marple_env(env_id, view_size, dense), n_envs=n_envs, seed=seed)
+    """PPO with :class:`CodeArrayExtractor` on ``n_envs`` copies of a MARPLE env (see :func:`marple_env`).
+
+    A view larger than :data:`NEAR_SIZE` (``view_size=39, see_through_walls=True`` shows a whole 20 x 20
+    house in the agent's frame) gets the extractor's two streams: embeddings near the agent, planes beyond.
+    """
+    envs = make_vec_env(
+        lambda: marple_env(env_id, view_size, dense, see_through_walls=see_through_walls), n_envs=n_envs, seed=seed
+    )
     settings = {**PPO_SETTINGS, **ppo_kwargs}
     policy_kwargs = {"features_extractor_class": CodeArrayExtractor, **settings.pop("policy_kwargs", {})}
+    if view_size is not None and view_size > NEAR_SIZE:
+        policy_kwargs.setdefault("features_extractor_kwargs", {"near_size": NEAR_SIZE})
     return PPO("MultiInputPolicy", envs, seed=seed, device=device, policy_kwargs=policy_kwargs, **settings)
 
 
