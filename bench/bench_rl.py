@@ -3,11 +3,13 @@
     python bench/bench_rl.py                                   # the one-room skills and both references, 200k steps each
     python bench/bench_rl.py --envs Marple-GoTo-OneRoom-v0 MiniGrid-DoorKey-5x5-v0 --steps 100000
     python bench/bench_rl.py --envs ladder --steps 1000000     # every rung, the ten missions included (long)
+    python bench/bench_rl.py --envs Marple-WatchNewsOnTV-v0 --steps 1000000 --view 39 --see-through
 
 Every env trains with stable-baselines3 PPO, 16 envs in one process
 (``marple_agents.rl.N_ENVS``), the settings of ``marple_agents.rl.PPO_SETTINGS``
 (64 steps per env and update, 1,024 in all, 4 epochs of 4 minibatches of 256,
-lr 1e-3, entropy 0.01; ``--ppo KEY=VALUE`` overrides them) and one CPU thread, so it fits 2 cores. MARPLE levels see the egocentric 7 x 7 code view, the numeric subgoal,
+lr 1e-3, entropy 0.01; ``--ppo KEY=VALUE`` overrides them) and one CPU thread, so it fits 2 cores. MARPLE levels see the egocentric 7 x 7 code view (``--view 39 --see-through``: the whole
+house in the agent's frame, through the extractor's two streams), the numeric subgoal,
 direction, carrying and audio, through ``CodeArrayExtractor``, with the dense
 reward (``DenseReward``: subgoal bonus 0.1, potential-based shaping by the
 moves and turns to face the target); ``--sparse`` turns the shaping off. MiniGrid and BabyAI use MiniGrid's

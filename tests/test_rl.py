@@ -386,3 +386,28 @@ def test_make_ppo_gives_a_house_wide_view_two_streams():
     extractor = model.policy.features_extractor
     assert extractor.far is not None and model.observation_space["image"].shape == (25, 25, 8)
     model.learn(32)
+
+
+def test_bench_rl_trains_and_scores_a_house_wide_view(tmp_path):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "bench" / "bench_rl.py"
+    spec = importlib.util.spec_from_file_location("bench_rl", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    entry = bench.run_one(
+        "Marple-GoTo-TwoRooms-v0",
+        steps=1024,
+        seed=0,
+        every=512,
+        dense=True,
+        episodes=2,
+        view_size=25,
+        see_through_walls=True,
+        overrides={"n_epochs": 1},
+    )
+    assert entry["view"] == 25 and entry["see_through_walls"] is True and entry["ppo"]["n_epochs"] == 1
+    assert entry["trained_steps"] >= 1024 and entry["curve"]
+    for name in ("greedy", "stochastic", "random"):
+        assert entry[name]["episodes"] == 2 and 0.0 <= entry[name]["success"] <= 1.0
