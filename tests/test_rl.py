@@ -411,3 +411,14 @@ def test_bench_rl_trains_and_scores_a_house_wide_view(tmp_path):
     assert entry["trained_steps"] >= 1024 and entry["curve"]
     for name in ("greedy", "stochastic", "random"):
         assert entry[name]["episodes"] == 2 and 0.0 <= entry[name]["success"] <= 1.0
+
+
+def test_make_ppo_shapes_with_the_learners_discount():
+    from marple_agents.rl import make_ppo
+
+    for gamma in (0.99, 0.9):
+        model = make_ppo("Marple-GoTo-OneRoom-v0", n_envs=1, gamma=gamma)
+        shaping = model.get_env().envs[0].env
+        while not isinstance(shaping, DenseReward):
+            shaping = shaping.env
+        assert model.gamma == shaping.gamma == gamma

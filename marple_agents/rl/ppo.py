@@ -40,11 +40,16 @@ PPO_SETTINGS: dict[str, Any] = {
 PickUp-OneRoom reached 0.56 success in 200,000 steps instead of 0.90: docs/rl.md)."""
 
 
-def marple_env(env_id: str, view_size: int | None = 7, dense: bool = True, **kwargs: Any) -> gym.Env:
-    """``gym.make(env_id)`` ready for SB3: egocentric view, dense reward (optional), no text keys."""
+def marple_env(
+    env_id: str, view_size: int | None = 7, dense: bool = True, gamma: float = PPO_SETTINGS["gamma"], **kwargs: Any
+) -> gym.Env:
+    """``gym.make(env_id)`` ready for SB3: egocentric view, dense reward (optional), no text keys.
+
+    ``gamma`` is the shaping's discount; it must be the learner's for the shaping to keep optimal policies.
+    """
     env = gym.make(env_id, view_size=view_size, **kwargs)
     if dense:
-        env = DenseReward(env, gamma=PPO_SETTINGS["gamma"])
+        env = DenseReward(env, gamma=gamma)
     return NumericObservation(env)
 
 
@@ -68,10 +73,12 @@ def make_ppo(
     A view larger than :data:`NEAR_SIZE` (``view_size=39, see_through_walls=True`` shows a whole 20 x 20
     house in the agent's frame) gets the extractor's two streams: embeddings near the agent, planes beyond.
     """
-    envs = make_vec_env(
-        lambda: marple_env(env_id, view_size, dense, see_through_walls=see_through_walls), n_envs=n_envs, seed=seed
-    )
     settings = {**PPO_SETTINGS, **ppo_kwargs}
+    envs = make_vec_env(
+        lambda: marple_env(env_id, view_size, dense, settings["gamma"], see_through_walls=see_through_walls),
+        n_envs=n_envs,
+        seed=seed,
+    )
     policy_kwargs = {"features_extractor_class": CodeArrayExtractor, **settings.pop("policy_kwargs", {})}
     if view_size is not None and view_size > NEAR_SIZE:
         policy_kwargs.setdefault("features_extractor_kwargs", {"near_size": NEAR_SIZE})
