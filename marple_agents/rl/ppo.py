@@ -80,8 +80,9 @@ def make_ppo(
         seed=seed,
     )
     policy_kwargs = {"features_extractor_class": CodeArrayExtractor, **settings.pop("policy_kwargs", {})}
-    if view_size is not None and view_size > NEAR_SIZE:
-        policy_kwargs.setdefault("features_extractor_kwargs", {"near_size": NEAR_SIZE})
+    if view_size is not None:  # egocentric: the extractor splits the view only where it is larger than NEAR_SIZE
+        extractor_kwargs = policy_kwargs.get("features_extractor_kwargs", {})
+        policy_kwargs["features_extractor_kwargs"] = {"near_size": NEAR_SIZE, **extractor_kwargs}
     return PPO("MultiInputPolicy", envs, seed=seed, device=device, policy_kwargs=policy_kwargs, **settings)
 
 
