@@ -30,7 +30,6 @@ interrupted run keeps what it finished) and ``OUT/success.png``.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import time
 from collections.abc import Callable
@@ -48,6 +47,7 @@ import marple_gym
 from marple_agents import rl
 from marple_gym.files import write_json_atomic
 from marple_gym.levels import SKILLS, level_ids
+from marple_gym.validation import read_json_file
 
 REFERENCES = ["MiniGrid-DoorKey-5x5-v0", "BabyAI-GoToObj-v0"]
 EVAL_SEED = 1_000_000
@@ -216,7 +216,10 @@ def main() -> None:
     if unknown:
         parser.error(f"unknown env ids {unknown}; MARPLE ids: {', '.join(marple_gym.env_ids() + level_ids(False))}")
     args.out.mkdir(parents=True, exist_ok=True)
-    results = _finished(args.out / "results.json", envs) if args.resume else []
+    try:
+        results = _finished(args.out / "results.json", envs) if args.resume else []
+    except ValueError as exc:
+        parser.error(f"--resume: {exc}")
 
     def save(entries: list[dict]) -> None:
         write_json_atomic(args.out / "results.json", entries)
@@ -281,10 +284,16 @@ def _view(text: str) -> int | None:
 
 
 def _finished(path: Path, envs: list[str]) -> list[dict]:
-    """The finished entries of an earlier run's results for ``envs`` (none if there is no file)."""
+    """The finished entries of an earlier run's results for ``envs`` (none if there is no file).
+
+    A file that is not such a list raises ValueError naming it (and is left as it is).
+    """
     if not path.exists():
         return []
-    return [r for r in json.loads(path.read_text()) if not r.get("partial") and r["env"] in envs]
+    entries = read_json_file(path, lambda file, _, reason: ValueError(f"{file}: {reason}"), "results file", True)
+    if not isinstance(entries, list) or not all(isinstance(r, dict) and "env" in r for r in entries):
+        raise ValueError(f"{path}: not a bench_rl results file (a list of entries with an 'env' each)")
+    return [r for r in entries if not r.get("partial") and r["env"] in envs]
 
 
 def table(results: list[dict]) -> str:

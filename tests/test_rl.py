@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import warnings
+from pathlib import Path
 from types import SimpleNamespace
 
 import gymnasium as gym
@@ -388,12 +391,26 @@ def test_make_ppo_gives_a_house_wide_view_two_streams():
     model.learn(32)
 
 
+BENCH_RL = Path(__file__).parents[1] / "bench" / "bench_rl.py"
+
+
+def test_bench_rl_refuses_to_resume_from_a_corrupt_results_file_and_keeps_it(tmp_path):
+    results = tmp_path / "results.json"
+    for text, reason in (("{bad", "malformed JSON"), ('{"a": 1}', "not a bench_rl results file")):
+        results.write_text(text)
+        run = subprocess.run(
+            [sys.executable, str(BENCH_RL), "--envs", "Marple-GoTo-OneRoom-v0", "--resume", "--out", str(tmp_path)],
+            capture_output=True,
+            text=True,
+        )
+        assert run.returncode == 2 and reason in run.stderr and str(results) in run.stderr
+        assert results.read_text() == text
+
+
 def test_bench_rl_trains_and_scores_a_house_wide_view(tmp_path):
     import importlib.util
-    from pathlib import Path
 
-    path = Path(__file__).parents[1] / "bench" / "bench_rl.py"
-    spec = importlib.util.spec_from_file_location("bench_rl", path)
+    spec = importlib.util.spec_from_file_location("bench_rl", BENCH_RL)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     entry = bench.run_one(
