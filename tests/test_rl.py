@@ -380,6 +380,21 @@ def test_extractor_embeds_only_the_near_window_and_sees_far_walls_and_targets_as
         CodeArrayExtractor(env.observation_space, near_size=8)
 
 
+def test_target_offsets_point_at_the_subgoals_object_and_furniture_in_its_room_from_the_agent():
+    import torch
+
+    from marple_agents.rl.features import target_offsets
+
+    planes = torch.zeros(2, 3, 5, 5)  # object, furniture and room match planes of a 5 x 5 egocentric view
+    planes[:, 2, :, 2:] = 1  # the subgoal's room: the middle column and the right half
+    planes[0, 1, 0, 4] = 1  # its furniture, four rows ahead and two columns right of the agent (row 4, column 2)
+    planes[0, 1, 0, 0] = 1  # the same furniture in another room: not a target
+    planes[0, 0, 4, 2] = 1  # its object, under the agent
+    offsets = target_offsets(planes)
+    assert torch.allclose(offsets[0], torch.tensor([1.0, 0.0, 0.0, 1.0, 0.8, 0.4]))
+    assert torch.equal(offsets[1], torch.zeros(6))  # nothing in view: absent, no offset
+
+
 def test_make_ppo_gives_a_house_wide_view_two_streams():
     from marple_agents.rl import make_ppo
 

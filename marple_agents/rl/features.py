@@ -23,6 +23,12 @@ embeddings; the whole view goes through a second, cheap stream of 0/1 planes
 (walls, doors and the subgoal-match planes) and a strided CNN. The far cells then
 say where the targets and the ways through lie, at a tenth of the cost of
 embedding every cell (the embedding's backward pass dominates PPO's time on a CPU).
+The far stream also says where the targets lie in a form a linear layer can
+read (:func:`target_offsets`): for the cells of the subgoal's object in its room
+and of its furniture in its room, whether any is in view and their mean offset
+ahead of and to the right of the agent. Strided convolutions keep only a coarse
+map of the targets, and PPO, which must first learn from them which way to go,
+did not (docs/rl.md).
 
 Works with ``MultiInputPolicy`` (Dict observations from
 :class:`marple_gym.NumericObservation`) and with ``CnnPolicy`` (the bare array,
@@ -111,6 +117,35 @@ class PlaneStream(nn.Module):
         return self.cnn(planes)
 
 
+def target_offsets(planes: torch.Tensor) -> torch.Tensor:
+    """(B, 6): for the object and furniture match planes, each ANDed with the room plane, whether any cell
+    matches and the matching cells' mean offset ahead of and right of the agent, in view widths.
+
+    ``planes`` are the (B, 3, rows, cols) subgoal-match planes of an egocentric view (object, furniture,
+    room; see ``CodeArrayExtractor._match_planes``); the agent stands in the bottom row's middle cell,
+    facing up. A subgoal's targets are its object, or its furniture, in its room, so the conjunctions say
+    where to go; their mean (a spatial soft-argmax with the mass as weights) is a direction a linear layer reads.
+    """
+    rows, cols = planes.shape[2:]
+    size = float(max(rows, cols))
+    ahead = (rows - 1 - torch.arange(rows, device=planes.device, dtype=planes.dtype)) / size
+    right = (torch.arange(cols, device=planes.device, dtype=planes.dtype) - cols // 2) / size
+    features = []
+    for target in (planes[:, 0] * planes[:, 2], planes[:, 1] * planes[:, 2]):
+        mass = target.sum(dim=(1, 2))
+        weight = target / mass.clamp(min=1.0)[:, None, None]
+        features += [
+            (mass > 0).to(planes.dtype),
+            (weight.sum(dim=2) * ahead).sum(dim=1),
+            (weight.sum(dim=1) * right).sum(dim=1),
+        ]
+    return torch.stack(features, dim=1)
+
+
+TARGET_FEATURES = 6
+"""Width of :func:`target_offsets`."""
+
+
 def near_window(rows: int, cols: int, size: int) -> tuple[slice, slice]:
     """The ``size`` x ``size`` window of an egocentric view around the agent (bottom row, middle column)."""
     if size > min(rows, cols) or size % 2 == 0:
@@ -155,7 +190,9 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
             rows = cols = near_size
         self.image = CodeArrayEmbedding((rows, cols, depth), embed_dim, channels, extra_planes=len(self._matched()))
         extra = sum(spaces.flatdim(observation_space[k]) for k in self.others)
-        far_dim = self.far.out_dim if self.far is not None else 0
+        far_dim = 0
+        if self.far is not None:
+            far_dim = self.far.out_dim + (TARGET_FEATURES if self._subgoal_sizes else 0)
         self.head = nn.Sequential(nn.Linear(self.image.out_dim + far_dim + extra, features_dim), nn.ReLU())
 
     def _matched(self) -> tuple[tuple[int, int], ...]:
@@ -179,8 +216,9 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
         rows, cols = self.near
         blocking = torch.stack([codes[..., CH_FUR] == code for code in _BLOCKING], dim=1).float()
         far = blocking if planes is None else torch.cat([blocking, planes], dim=1)
-        near_planes = None if planes is None else planes[:, :, rows, cols]
-        return [self.image(codes[:, rows, cols], near_planes), self.far(far)]
+        if planes is None:
+            return [self.image(codes[:, rows, cols], None), self.far(far)]
+        return [self.image(codes[:, rows, cols], planes[:, :, rows, cols]), self.far(far), target_offsets(planes)]
 
     def forward(self, observations) -> torch.Tensor:
         if not isinstance(observations, dict):
