@@ -61,9 +61,9 @@ def _is_marple(env_id: str) -> bool:
     return env_id.startswith("Marple-")
 
 
-def _model(env_id: str, seed: int, dense: bool, view: dict, settings: dict) -> PPO:
+def _model(env_id: str, seed: int, dense: bool, view: dict, settings: dict, mixture: dict) -> PPO:
     if _is_marple(env_id):
-        return rl.make_ppo(env_id, seed=seed, dense=dense, **view, **settings)
+        return rl.make_ppo(env_id, seed=seed, dense=dense, **view, **mixture, **settings)
     envs = make_vec_env(env_id, n_envs=rl.N_ENVS, seed=seed, wrapper_class=FlatObsWrapper)
     return PPO("MlpPolicy", envs, seed=seed, device="cpu", **settings)
 
@@ -99,12 +99,16 @@ def run_one(
     view_size: int | None = 7,
     overrides: dict | None = None,
     see_through_walls: bool = False,
+    mixture: dict | None = None,
 ) -> dict:
     """Train PPO on one env; its success curve, and greedy, stochastic and random success with intervals.
 
     ``on_record`` receives the entry so far (``"partial": True``) after each
-    success record, so a run stopped mid-env keeps its curve.
+    success record, so a run stopped mid-env keeps its curve. ``mixture`` holds
+    ``make_ppo``'s ``companions``, ``max_episode_steps`` and ``subgoal_bonus``
+    for MARPLE envs (the curve then counts the env's own copies only).
     """
+    mixture = (mixture or {}) if _is_marple(env_id) else {}
     random_env = _random_env(env_id)
     entry: dict = {
         "env": env_id,
@@ -116,13 +120,16 @@ def run_one(
     if _is_marple(env_id):
         entry["view"] = "full" if view_size is None else view_size
         entry["see_through_walls"] = see_through_walls
+        entry["companions"] = list(mixture.get("companions", ()))
+        entry["train_max_steps"] = mixture.get("max_episode_steps")
+        entry["subgoal_bonus"] = mixture.get("subgoal_bonus", 0.1)
     view = {"view_size": view_size, "see_through_walls": see_through_walls}
     entry["random"] = _summary(
         rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
     )
     entry["random_success"] = entry["random"]["success"]
     entry["ppo"] = {**rl.PPO_SETTINGS, **(overrides or {})}
-    model = _model(env_id, seed, dense, view, entry["ppo"])
+    model = _model(env_id, seed, dense, view, entry["ppo"], mixture)
 
     def record(history: list[tuple[int, float, int]]) -> None:
         entry["curve"] = [{"steps": s, "success": rate, "episodes": n} for s, rate, n in history]
@@ -130,7 +137,8 @@ def run_one(
         if on_record is not None:
             on_record({**entry, "partial": True})
 
-    tracker = rl.SuccessTracker(every, stop_at, on_record=record)
+    own = rl.target_envs(env_id, model.n_envs, mixture.get("companions", ()))
+    tracker = rl.SuccessTracker(every, stop_at, on_record=record, envs=own)
     start, cpu = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps, callback=tracker)
     entry["seconds"] = round(time.perf_counter() - start, 1)
@@ -195,6 +203,20 @@ def main() -> None:
         help="walls do not hide what is behind them (with --view 39, a 20 x 20 house is seen whole from anywhere)",
     )
     parser.add_argument(
+        "--with-skills",
+        action="store_true",
+        help="train each MARPLE env on half the envs, the two-room Open, PickUp, Put and ToggleOn levels on the rest",
+    )
+    parser.add_argument(
+        "--train-max-steps",
+        type=int,
+        default=None,
+        help="cut MARPLE training episodes after this many steps (evaluation keeps the level's own limit)",
+    )
+    parser.add_argument(
+        "--subgoal-bonus", type=float, default=0.1, help="the dense reward's reward per achieved subgoal (default 0.1)"
+    )
+    parser.add_argument(
         "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"
     )
     parser.add_argument(
@@ -242,6 +264,11 @@ def main() -> None:
             view_size=args.view,
             overrides=dict(args.ppo),
             see_through_walls=args.see_through,
+            mixture={
+                "companions": rl.SKILL_COMPANIONS if args.with_skills else (),
+                "max_episode_steps": args.train_max_steps,
+                "subgoal_bonus": args.subgoal_bonus,
+            },
         )
         results.append(r)
         log.info(

@@ -454,3 +454,44 @@ def test_make_ppo_shapes_with_the_learners_discount():
         while not isinstance(shaping, DenseReward):
             shaping = shaping.env
         assert model.gamma == shaping.gamma == gamma
+
+
+def _shaping(env: gym.Env) -> DenseReward:
+    while not isinstance(env, DenseReward):
+        env = env.env
+    return env
+
+
+def test_make_ppo_trains_a_mission_beside_the_skill_levels_with_its_own_episode_limit_and_bonus():
+    from marple_agents.rl import SKILL_COMPANIONS, make_ppo, mixture_ids, target_envs
+
+    model = make_ppo(
+        "Marple-GetSnack-v0", n_envs=6, companions=SKILL_COMPANIONS, max_episode_steps=150, subgoal_bonus=1.0
+    )
+    envs = model.get_env().envs
+    ids = [env.unwrapped.spec.id for env in envs]
+    assert ids == ["Marple-GetSnack-v0"] * 3 + list(SKILL_COMPANIONS[:3])
+    assert ids == mixture_ids("Marple-GetSnack-v0", 6, SKILL_COMPANIONS)
+    assert target_envs("Marple-GetSnack-v0", 6, SKILL_COMPANIONS) == [0, 1, 2]
+    assert [env.spec.max_episode_steps for env in envs[:3]] == [150] * 3
+    assert envs[3].spec.max_episode_steps != 150  # companions keep their level's limit
+    assert all(_shaping(env).subgoal_bonus == 1.0 for env in envs)
+    # without companions every env is the mission, at its own limit
+    assert mixture_ids("Marple-GetSnack-v0", 4) == ["Marple-GetSnack-v0"] * 4
+    with pytest.raises(ValueError, match="Marple-Nope-v0"):
+        mixture_ids("Marple-GetSnack-v0", 4, ["Marple-Nope-v0"])
+    with pytest.raises(ValueError, match="at least 2 envs"):
+        mixture_ids("Marple-GetSnack-v0", 1, SKILL_COMPANIONS)
+
+
+def test_success_tracker_counts_only_the_envs_it_is_given():
+    from marple_agents.rl import SuccessTracker
+
+    tracker = SuccessTracker(every=2, envs=[0])
+    tracker.num_timesteps = 0
+    truncated, done = {"TimeLimit.truncated": True}, {}
+    for infos in ([done, truncated], [truncated, done]):  # env 0 succeeds, then is cut; env 1 the other way
+        tracker.num_timesteps += 2
+        tracker.locals = {"dones": [True, True], "infos": infos}
+        tracker._on_step()
+    assert [(rate, n) for _, rate, n in tracker.history] == [(1.0, 1), (0.0, 1)]

@@ -9,14 +9,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.monitor import Monitor
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from marple_agents.rl.features import CodeArrayExtractor
 from marple_gym.envs.rl_wrappers import NumericObservation
@@ -40,16 +41,29 @@ PPO_SETTINGS: dict[str, Any] = {
 PickUp-OneRoom reached 0.56 success in 200,000 steps instead of 0.90: docs/rl.md)."""
 
 
+SKILL_COMPANIONS = tuple(f"Marple-{skill}-TwoRooms-v0" for skill in ("Open", "PickUp", "Put", "ToggleOn"))
+"""The two-room skill levels a mission can train beside (``make_ppo(..., companions=SKILL_COMPANIONS)``): the
+actions every mission chains (open, pick up, put, toggle), each learnt in short episodes where its reward comes
+soon, and met again in the mission under the same ``subgoal`` codes."""
+
+
 def marple_env(
-    env_id: str, view_size: int | None = 7, dense: bool = True, gamma: float = PPO_SETTINGS["gamma"], **kwargs: Any
+    env_id: str,
+    view_size: int | None = 7,
+    dense: bool = True,
+    gamma: float = PPO_SETTINGS["gamma"],
+    subgoal_bonus: float = 0.1,
+    **kwargs: Any,
 ) -> gym.Env:
     """``gym.make(env_id)`` ready for SB3: egocentric view, dense reward (optional), no text keys.
 
     ``gamma`` is the shaping's discount; it must be the learner's for the shaping to keep optimal policies.
+    ``subgoal_bonus`` is ``DenseReward``'s reward per achieved subgoal. Other keywords go to ``gym.make``
+    (``max_episode_steps=150`` cuts training episodes shorter than the level's own limit).
     """
     env = gym.make(env_id, view_size=view_size, **kwargs)
     if dense:
-        env = DenseReward(env, gamma=gamma)
+        env = DenseReward(env, subgoal_bonus=subgoal_bonus, gamma=gamma)
     return NumericObservation(env)
 
 
@@ -66,24 +80,62 @@ def make_ppo(
     dense: bool = True,
     device: str = "cpu",
     see_through_walls: bool = False,
+    companions: Sequence[str] = (),
+    subgoal_bonus: float = 0.1,
+    max_episode_steps: int | None = None,
     **ppo_kwargs: Any,
 ) -> PPO:
     """PPO with :class:`CodeArrayExtractor` on ``n_envs`` copies of a MARPLE env (see :func:`marple_env`).
 
     A view larger than :data:`NEAR_SIZE` (``view_size=39, see_through_walls=True`` shows a whole 20 x 20
     house in the agent's frame) gets the extractor's two streams: embeddings near the agent, planes beyond.
+
+    With ``companions`` (for example :data:`SKILL_COMPANIONS`) the first half of the envs run ``env_id`` and
+    the second half the companion ids in turn, so one policy learns the mission beside easier levels that share
+    its subgoal codes; :func:`target_envs` gives the indices of the ``env_id`` copies (what a success curve of
+    the mission should count). ``max_episode_steps`` cuts the ``env_id`` copies' training episodes (companions
+    keep their own limits); ``subgoal_bonus`` is the dense reward's per-subgoal term.
     """
     settings = {**PPO_SETTINGS, **ppo_kwargs}
-    envs = make_vec_env(
-        lambda: marple_env(env_id, view_size, dense, settings["gamma"], see_through_walls=see_through_walls),
-        n_envs=n_envs,
-        seed=seed,
-    )
+    ids = mixture_ids(env_id, n_envs, companions)
+
+    def maker(rank: int, level: str) -> Callable[[], gym.Env]:
+        limit = {"max_episode_steps": max_episode_steps} if level == env_id and max_episode_steps else {}
+
+        def make() -> gym.Env:  # as SB3's make_vec_env: action space seeded per rank, the env at its first reset
+            env = marple_env(
+                level, view_size, dense, settings["gamma"], subgoal_bonus, see_through_walls=see_through_walls, **limit
+            )
+            env.action_space.seed(seed + rank)
+            return Monitor(env)
+
+        return make
+
+    envs: VecEnv = DummyVecEnv([maker(rank, level) for rank, level in enumerate(ids)])
+    envs.seed(seed)
     policy_kwargs = {"features_extractor_class": CodeArrayExtractor, **settings.pop("policy_kwargs", {})}
     if view_size is not None:  # egocentric: the extractor splits the view only where it is larger than NEAR_SIZE
         extractor_kwargs = policy_kwargs.get("features_extractor_kwargs", {})
         policy_kwargs["features_extractor_kwargs"] = {"near_size": NEAR_SIZE, **extractor_kwargs}
     return PPO("MultiInputPolicy", envs, seed=seed, device=device, policy_kwargs=policy_kwargs, **settings)
+
+
+def mixture_ids(env_id: str, n_envs: int, companions: Sequence[str] = ()) -> list[str]:
+    """The env id of each of ``n_envs`` training envs: all ``env_id``, or its half and the companions in turn."""
+    if not companions:
+        return [env_id] * n_envs
+    if n_envs < 2:
+        raise ValueError(f"training beside companions needs at least 2 envs, got n_envs={n_envs}")
+    unknown = [c for c in companions if c not in gym.registry]
+    if unknown:
+        raise ValueError(f"unknown companion env ids {unknown}")
+    own = (n_envs + 1) // 2
+    return [env_id] * own + [companions[i % len(companions)] for i in range(n_envs - own)]
+
+
+def target_envs(env_id: str, n_envs: int, companions: Sequence[str] = ()) -> list[int]:
+    """Indices of the ``env_id`` copies among :func:`mixture_ids`."""
+    return [i for i, level in enumerate(mixture_ids(env_id, n_envs, companions)) if level == env_id]
 
 
 class SuccessTracker(BaseCallback):
@@ -95,7 +147,8 @@ class SuccessTracker(BaseCallback):
     since the previous record, episodes) triples. With ``stop_at`` training
     stops once a record reaches that success rate (saving the rest of the
     budget for harder envs). ``on_record(history)`` is called after each record
-    (to save a curve while training runs).
+    (to save a curve while training runs). ``envs`` restricts the count to those env indices (the mission's
+    copies when it trains beside companions; see :func:`target_envs`).
     """
 
     def __init__(
@@ -103,18 +156,20 @@ class SuccessTracker(BaseCallback):
         every: int = 10_000,
         stop_at: float | None = None,
         on_record: Callable[[list[tuple[int, float, int]]], None] | None = None,
+        envs: Sequence[int] | None = None,
     ) -> None:
         super().__init__()
         self.every = int(every)
         self.stop_at = stop_at
         self.on_record = on_record
+        self.envs = None if envs is None else set(envs)
         self.history: list[tuple[int, float, int]] = []
         self._outcomes: list[bool] = []
         self._next = self.every
 
     def _on_step(self) -> bool:
-        for done, info in zip(self.locals["dones"], self.locals["infos"]):
-            if done:
+        for index, (done, info) in enumerate(zip(self.locals["dones"], self.locals["infos"])):
+            if done and (self.envs is None or index in self.envs):
                 self._outcomes.append(not info.get("TimeLimit.truncated", False))
         if self.num_timesteps >= self._next:
             self._record()
