@@ -495,3 +495,16 @@ def test_success_tracker_counts_only_the_envs_it_is_given():
         tracker.locals = {"dones": [True, True], "infos": infos}
         tracker._on_step()
     assert [(rate, n) for _, rate, n in tracker.history] == [(1.0, 1), (0.0, 1)]
+
+
+def test_sb3_example_trains_a_mission_with_the_recipe_and_saves_the_model(tmp_path):
+    example = Path(__file__).parents[1] / "examples" / "sb3_ppo.py"
+    run = subprocess.run(
+        [sys.executable, str(example), "--env", "Marple-GetSnack-v0", "--steps", "1", "--mission"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr
+    assert (tmp_path / "ppo_marple.zip").is_file()

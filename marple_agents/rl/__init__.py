@@ -2,6 +2,7 @@
 
 from marple_agents.rl.features import CodeArrayEmbedding, CodeArrayExtractor
 from marple_agents.rl.ppo import (
+    MISSION_RECIPE,
     N_ENVS,
     PPO_SETTINGS,
     SKILL_COMPANIONS,
@@ -22,6 +23,7 @@ from marple_agents.rl.ppo import (
 __all__ = [
     "CodeArrayEmbedding",
     "CodeArrayExtractor",
+    "MISSION_RECIPE",
     "N_ENVS",
     "PPO_SETTINGS",
     "SKILL_COMPANIONS",
