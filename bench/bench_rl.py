@@ -46,7 +46,7 @@ from stable_baselines3.common.env_util import make_vec_env
 import marple_gym
 from marple_agents import rl
 from marple_gym.files import write_json_atomic
-from marple_gym.levels import SKILLS, level_ids
+from marple_gym.levels import SKILLS, SUBGOAL_BONUS, level_ids
 from marple_gym.validation import read_json_file
 
 REFERENCES = ["MiniGrid-DoorKey-5x5-v0", "BabyAI-GoToObj-v0"]
@@ -122,7 +122,7 @@ def run_one(
         entry["see_through_walls"] = see_through_walls
         entry["companions"] = list(mixture.get("companions", ()))
         entry["train_max_steps"] = mixture.get("max_episode_steps")
-        entry["subgoal_bonus"] = mixture.get("subgoal_bonus", 0.1)
+        entry["subgoal_bonus"] = mixture.get("subgoal_bonus", SUBGOAL_BONUS)
     view = {"view_size": view_size, "see_through_walls": see_through_walls}
     entry["random"] = _summary(
         rl.episode_outcomes(random_env, rl.random_actions(random_env, seed), episodes, EVAL_SEED)
@@ -214,7 +214,10 @@ def main() -> None:
         help="cut MARPLE training episodes after this many steps (evaluation keeps the level's own limit)",
     )
     parser.add_argument(
-        "--subgoal-bonus", type=float, default=0.1, help="the dense reward's reward per achieved subgoal (default 0.1)"
+        "--subgoal-bonus",
+        type=float,
+        default=SUBGOAL_BONUS,
+        help="the dense reward's reward per achieved subgoal (default %(default)s)",
     )
     parser.add_argument(
         "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"

@@ -450,10 +450,7 @@ def test_make_ppo_shapes_with_the_learners_discount():
 
     for gamma in (0.99, 0.9):
         model = make_ppo("Marple-GoTo-OneRoom-v0", n_envs=1, gamma=gamma)
-        shaping = model.get_env().envs[0].env
-        while not isinstance(shaping, DenseReward):
-            shaping = shaping.env
-        assert model.gamma == shaping.gamma == gamma
+        assert model.gamma == _shaping(model.get_env().envs[0]).gamma == gamma
 
 
 def _shaping(env: gym.Env) -> DenseReward:

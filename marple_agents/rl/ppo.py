@@ -21,7 +21,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from marple_agents.rl.features import CodeArrayExtractor
 from marple_gym.envs.rl_wrappers import NumericObservation
-from marple_gym.levels.shaping import DenseReward
+from marple_gym.levels.shaping import SUBGOAL_BONUS, DenseReward
 
 N_ENVS = 16
 """Envs per PPO run: 16 copies stepped in one process, so each policy call serves 16 steps."""
@@ -64,7 +64,7 @@ def marple_env(
     view_size: int | None = 7,
     dense: bool = True,
     gamma: float = PPO_SETTINGS["gamma"],
-    subgoal_bonus: float = 0.1,
+    subgoal_bonus: float = SUBGOAL_BONUS,
     **kwargs: Any,
 ) -> gym.Env:
     """``gym.make(env_id)`` ready for SB3: egocentric view, dense reward (optional), no text keys.
@@ -93,7 +93,7 @@ def make_ppo(
     device: str = "cpu",
     see_through_walls: bool = False,
     companions: Sequence[str] = (),
-    subgoal_bonus: float = 0.1,
+    subgoal_bonus: float = SUBGOAL_BONUS,
     max_episode_steps: int | None = None,
     **ppo_kwargs: Any,
 ) -> PPO:

@@ -1,9 +1,10 @@
 """The level ladder for RL (single skills to the ten missions) and its dense reward."""
 
 from marple_gym.levels.ladder import LEVEL_ENVS, LEVELS, SKILLS, Level, LevelEnv, level_ids, register_levels
-from marple_gym.levels.shaping import DenseReward, facing_distance_map, steps_to_subgoal
+from marple_gym.levels.shaping import SUBGOAL_BONUS, DenseReward, facing_distance_map, steps_to_subgoal
 
 __all__ = [
+    "SUBGOAL_BONUS",
     "DenseReward",
     "LEVELS",
     "LEVEL_ENVS",

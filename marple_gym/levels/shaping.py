@@ -110,11 +110,15 @@ def facing_distance_map(world: World, agent: int, subgoal) -> np.ndarray:
     return distances
 
 
+SUBGOAL_BONUS = 0.1
+"""``DenseReward``'s default reward per achieved subgoal (a tenth of the mission's reward)."""
+
+
 class DenseReward(gym.Wrapper):
     """Subgoal bonuses and potential-based distance shaping on top of the env's reward (see module docs)."""
 
     def __init__(
-        self, env: gym.Env, subgoal_bonus: float = 0.1, distance_weight: float = 0.5, gamma: float = 0.99
+        self, env: gym.Env, subgoal_bonus: float = SUBGOAL_BONUS, distance_weight: float = 0.5, gamma: float = 0.99
     ) -> None:
         super().__init__(env)
         if not 0.0 < gamma <= 1.0:
