@@ -45,6 +45,7 @@ from stable_baselines3.common.env_util import make_vec_env
 
 import marple_gym
 from marple_agents import rl
+from marple_gym.cli.options import float_in, positive_int, seed
 from marple_gym.files import write_json_atomic
 from marple_gym.levels import SKILLS, SUBGOAL_BONUS, level_ids
 from marple_gym.validation import read_json_file
@@ -190,9 +191,9 @@ def plot(results: list[dict], path: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", nargs="+", default=DEFAULT_ENVS, help="env ids, or 'ladder' for every rung")
-    parser.add_argument("--steps", type=int, default=200_000, help="environment steps per env")
-    parser.add_argument("--every", type=int, default=8192, help="steps between success records")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--steps", type=positive_int, default=200_000, help="environment steps per env")
+    parser.add_argument("--every", type=positive_int, default=8192, help="steps between success records")
+    parser.add_argument("--seed", type=seed, default=0)
     parser.add_argument("--sparse", action="store_true", help="no dense reward on MARPLE levels")
     parser.add_argument(
         "--view", type=_view, default=7, help="MARPLE levels' view: an odd egocentric size (default 7) or 'full'"
@@ -209,18 +210,21 @@ def main() -> None:
     )
     parser.add_argument(
         "--train-max-steps",
-        type=int,
+        type=positive_int,
         default=None,
         help="cut MARPLE training episodes after this many steps (evaluation keeps the level's own limit)",
     )
     parser.add_argument(
         "--subgoal-bonus",
-        type=float,
+        type=float_in(0.0),
         default=SUBGOAL_BONUS,
         help="the dense reward's reward per achieved subgoal (default %(default)s)",
     )
     parser.add_argument(
-        "--stop-at", type=float, default=None, help="stop an env's training once its training success reaches this"
+        "--stop-at",
+        type=float_in(0.0, 1.0),
+        default=None,
+        help="stop an env's training once its training success reaches this",
     )
     parser.add_argument(
         "--ppo",
@@ -230,7 +234,9 @@ def main() -> None:
         metavar="KEY=VALUE",
         help="override PPO_SETTINGS for every env, e.g. --ppo learning_rate=1e-3 n_epochs=8 (recorded per env)",
     )
-    parser.add_argument("--eval-episodes", type=int, default=100, help="fresh episodes for greedy and random success")
+    parser.add_argument(
+        "--eval-episodes", type=positive_int, default=100, help="fresh episodes for greedy and random success"
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/bench_rl"))
     parser.add_argument("--resume", action="store_true", help="keep the envs OUT/results.json already finished")
     args = parser.parse_args()

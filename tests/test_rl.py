@@ -505,3 +505,31 @@ def test_sb3_example_trains_a_mission_with_the_recipe_and_saves_the_model(tmp_pa
     )
     assert run.returncode == 0, run.stderr
     assert (tmp_path / "ppo_marple.zip").is_file()
+
+
+def test_bench_rl_refuses_out_of_range_training_options_before_training(tmp_path):
+    for option, value in (("--train-max-steps", "0"), ("--subgoal-bonus", "-1"), ("--stop-at", "2")):
+        run = subprocess.run(
+            [
+                sys.executable,
+                str(BENCH_RL),
+                "--envs",
+                "Marple-GetSnack-v0",
+                option,
+                value,
+                "--out",
+                str(tmp_path / "o"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 2 and option in run.stderr
+        assert not (tmp_path / "o").exists()
+
+
+def test_make_ppo_refuses_a_training_episode_limit_below_one():
+    from marple_agents.rl import make_ppo
+
+    with pytest.raises(ValueError, match="max_episode_steps must be at least 1"):
+        make_ppo("Marple-GoTo-OneRoom-v0", n_envs=1, max_episode_steps=0)

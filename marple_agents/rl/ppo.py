@@ -108,11 +108,13 @@ def make_ppo(
     the mission should count). ``max_episode_steps`` cuts the ``env_id`` copies' training episodes (companions
     keep their own limits); ``subgoal_bonus`` is the dense reward's per-subgoal term.
     """
+    if max_episode_steps is not None and max_episode_steps < 1:
+        raise ValueError(f"max_episode_steps must be at least 1, got {max_episode_steps}")
     settings = {**PPO_SETTINGS, **ppo_kwargs}
     ids = mixture_ids(env_id, n_envs, companions)
 
     def maker(rank: int, level: str) -> Callable[[], gym.Env]:
-        limit = {"max_episode_steps": max_episode_steps} if level == env_id and max_episode_steps else {}
+        limit = {"max_episode_steps": max_episode_steps} if level == env_id and max_episode_steps is not None else {}
 
         def make() -> gym.Env:  # as SB3's make_vec_env: action space seeded per rank, the env at its first reset
             env = marple_env(
