@@ -21,7 +21,7 @@ from marple_agents.rl import MISSION_RECIPE, make_ppo
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--env", default="Marple-GoTo-OneRoom-v0", help="a ladder level or mission id")
-parser.add_argument("--steps", type=int, default=20_000)
+parser.add_argument("--steps", type=int, default=20_000, help="environment steps to train (default: 20000)")
 parser.add_argument("--mission", action="store_true", help="train with MISSION_RECIPE (for the ten missions)")
 args = parser.parse_args()
 
