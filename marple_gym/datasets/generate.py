@@ -34,7 +34,7 @@ import numpy as np
 
 from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS, DatasetError, check_manifest
 from marple_gym.datasets.recorder import record_trajectory
-from marple_gym.datasets.records import Trajectory, first_producer
+from marple_gym.datasets.records import Trajectory, WhodunitEpisode, first_producer
 from marple_gym.datasets.shards import write_shard
 from marple_gym.files import write_json_atomic
 from marple_gym.generation.config import AgentSpec, HouseConfig
@@ -51,6 +51,8 @@ MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)
 _SPLIT_CODE = {"house": 0, "test": 1, "train-in": 2, "train-ood": 3}
 MAX_REDRAWS = 50
+PRACTICE_HOUSE = 2**30
+"""House index of practice pairs (:func:`practice_pair`): past any test house a dataset can have."""
 """How often a test group without one first producer is drawn again before generation gives up."""
 
 
@@ -266,6 +268,21 @@ def _test_group(spec: DatasetSpec, unit: Unit, house: HouseConfig, house_id: str
     raise DatasetError(
         f"{unit.name}: test episode {i} of house {k}: no draw in {MAX_REDRAWS} had one suspect produce the "
         "query state first; the house cannot serve this scenario"
+    )
+
+
+def practice_pair(spec: DatasetSpec, unit_name: str, i: int) -> WhodunitEpisode:
+    """Whodunit pair ``i`` of a unit in a house of its own, for practice trials (a study's habituation block).
+
+    Drawn like the test pairs, from the spec's seed, in house :data:`PRACTICE_HOUSE`, which no split uses:
+    the same dataset settings give the same practice pairs, and none of them is a pair that is scored.
+    """
+    unit = spec.unit(unit_name)
+    house = test_house(spec, unit, PRACTICE_HOUSE)
+    group = _test_group(spec, unit, house, f"{unit.name}-practice", PRACTICE_HOUSE, i)
+    culprit = first_producer(group, unit.query_mission, unit.shared)
+    return WhodunitEpisode(
+        unit.name, unit.query_mission, tuple(group), culprit, f"{unit.name}/practice/{i:03d}", unit.shared
     )
 
 
