@@ -117,6 +117,14 @@ def add_evaluate_parser(subparsers) -> None:
     )
     what.add_argument("--responses", nargs="+", metavar="JSONL", help="human-study response files to score")
     parser.add_argument(
+        "--csv", metavar="FILE", help="with --responses: also write every answer as one CSV row (scored or why not)"
+    )
+    parser.add_argument(
+        "--exclude-inattentive",
+        action="store_true",
+        help="with --responses: leave out participants who failed an attention check (default: report them only)",
+    )
+    parser.add_argument(
         "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model constructor argument"
     )
     parser.add_argument(
@@ -222,7 +230,7 @@ def check_agent_files(resources, scenarios: list[str]) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from marple_eval.human import read_responses
+    from marple_eval.human import read_responses, write_csv
     from marple_eval.models.registry import available_models
     from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_eval.report import comparison_table
@@ -232,9 +240,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
         for name in sorted(available_models()):
             print(name)
         return 0
+    if (args.csv or args.exclude_inattentive) and not args.responses:
+        raise ValueError("--csv and --exclude-inattentive go with --responses")
     if args.responses:
-        run = read_responses(args.responses)
+        run = read_responses(args.responses, exclude_inattentive=args.exclude_inattentive)
         out = Path(args.out or "results/human.json")
+        if args.csv:
+            print(
+                f"answers, one per row: {args.csv} ({write_csv(args.responses, args.csv, args.exclude_inattentive)} rows)"
+            )
     else:
         data = MarpleDataset(args.data)
         data.check_complete(args.allow_incomplete)
