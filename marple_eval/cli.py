@@ -218,15 +218,30 @@ def parse_agents(items: list[str]) -> dict[str, str]:
 
 
 def check_agent_files(resources, scenarios: list[str]) -> None:
-    """Every agent checkpoint the run will load exists, before anything is written."""
+    """Every agent checkpoint the run will load exists and reads, before anything is written.
+
+    The methods get each file by content, not by name (the name would tell them the role), so their errors
+    cannot say which file is bad: each is read here first by the checkpoint readers installed (entry points
+    ``marple.checkpoints``; ``marple_agents`` registers its own), whose errors name it.
+    """
     from marple_gym.errors import MarpleError
     from marple_gym.missions.scenarios import get_scenario
 
+    readers = [ep.load() for ep in entry_points(group="marple.checkpoints")]
+    checked = set()
     for scenario in scenarios:
         for role in get_scenario(scenario).roles:  # every suspect needs one: a missing role fails here
             value = resources(scenario, role)
-            if isinstance(value, str) and not Path(value).is_file():
+            if not isinstance(value, str) or value in checked:
+                continue
+            if not Path(value).is_file():
                 raise MarpleError(f"--agent {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
+            for read in readers:
+                try:
+                    read(value)
+                except MarpleError as exc:
+                    raise MarpleError(f"--agent {role}: {exc}") from None
+            checked.add(value)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
