@@ -152,9 +152,9 @@ class ChildServer:
         self.process.wait()
 
     def stop(self) -> None:
-        """Ctrl-C: the server writes what it has queued and closes."""
-        self.process.send_signal(signal.SIGINT)
-        self.process.wait()
+        """SIGTERM, as a service manager stops it: the server writes what it has queued and exits cleanly."""
+        self.process.send_signal(signal.SIGTERM)
+        assert self.process.wait() == 0
 
 
 class Relay:

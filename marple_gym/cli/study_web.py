@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from marple_gym.cli.options import nonnegative_int, positive_int
@@ -142,6 +144,10 @@ def run_server(args: argparse.Namespace) -> int:
     server = make_server(args.folder, args.out, args.host, args.port)
     host, port = server.server_address[:2]
     print(f"serving {args.folder} at http://{host}:{port}/ ; answers go to {args.out} (Ctrl-C stops)", flush=True)
+    if server.key is None:
+        print("note: this study was built without --post: its pages send no answers here", file=sys.stderr)
+    # SIGTERM (a service manager stopping it) stops it as Ctrl-C does: what is queued is written first.
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -197,6 +197,9 @@ class StudyHandler(SimpleHTTPRequestHandler):
         if not length.strip().isdigit() or not 0 < int(length) <= limits.max_body:
             self.close_connection = True  # the body is not read: the connection cannot carry another request
             status = HTTPStatus.REQUEST_ENTITY_TOO_LARGE if length.strip().isdigit() else HTTPStatus.BAD_REQUEST
+            if status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE and int(length) <= 4 * limits.max_body:
+                self.rfile.read(int(length))  # read a body a little too large, so that a proxy still sending it
+                # gets the 413 rather than a reset connection (which it would pass on as a 502)
             raise RequestRefused(status, f"Content-Length must be a number of bytes in 1..{limits.max_body}")
         body = self.rfile.read(int(length))
         if len(body) < int(length):
