@@ -162,6 +162,7 @@ def test_every_malformed_request_gets_a_4xx_and_no_listing_or_cors(serve, folder
         "another folder": b"GET /app/ HTTP/1.1\r\n\r\n",
         "outside the folder": b"GET /../../../../etc/passwd HTTP/1.1\r\n\r\n",
         "too many lines": head + b"Content-Length: %d\r\n\r\n" % len(many) + many,
+        "200k-deep JSON": head + b"Content-Length: 400001\r\n\r\n" + b"[" * 200_000 + b"]" * 200_000 + b"\n",
     }
     for what, request in requests.items():
         reply = raw(port, request)
@@ -221,6 +222,22 @@ def test_a_slow_client_is_cut_off_and_does_not_hold_up_others(serve, tmp_path):
         for idle in others:
             idle.close()
     assert len(file_lines(out)) == 1
+
+
+def test_connections_past_the_cap_get_a_503_at_once_and_the_server_recovers(serve, tmp_path):
+    port = serve(tmp_path / "answers.jsonl", Limits(max_connections=2))
+    idle = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(2)]
+    try:
+        reply = raw(port, b"GET /index.html HTTP/1.1\r\n\r\n")  # the idle ones hold every slot
+        assert status_of(reply) == 503 and b"Retry-After: 1" in reply
+    finally:
+        for sock in idle:
+            sock.close()
+    for _ in range(1000):  # the server notices the closed connections and frees their slots
+        if status_of(raw(port, b"GET /index.html HTTP/1.1\r\n\r\n")) == 200:
+            break
+    else:
+        raise AssertionError("the server did not recover its connection slots")
 
 
 def test_a_full_disk_acknowledges_nothing_it_did_not_save_and_leaves_no_partial_line(folder, tmp_path):

@@ -281,6 +281,9 @@ return shown('#mw-download') ? 'end' : shown('.mw-check') ? 'check' : shown('#mw
 TO_NEXT_QUESTION = "const next = document.getElementById('mw-next'); while (next.offsetParent) next.click();"
 NOTHING_PENDING = "return window.marpleStudy.state.pending.length === 0"
 IMAGES_SHOWN = "return ['mw-img-L', 'mw-img-R'].every((id) => document.getElementById(id).naturalWidth > 0)"
+FRAMES_READY = (
+    "return Array.from(document.querySelectorAll('.mw-panel img')).every((i) => i.complete && i.naturalWidth)"
+)
 ON_SCREEN = """
 window.dispatchEvent(new Event('resize'));
 const inside = (el) => { const r = el.getBoundingClientRect();
@@ -433,6 +436,7 @@ def test_scene_question_slider_and_submit_fit_the_screen_at_every_evidence_point
             points = 0
             while points < 11:  # every evidence point of the first trial (the practice trial)
                 if visible(driver, "#mw-ask"):
+                    wait_for(lambda: driver.execute_script(FRAMES_READY), what="both houses of this step")
                     for (width, height), inner in SCREENS.items():
                         viewport(driver, width, inner)
                         fit = driver.execute_script(ON_SCREEN)
