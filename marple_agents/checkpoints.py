@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import pickle
+import re
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -28,7 +29,7 @@ from marple_agents.models import PolicyNet, build_model
 from marple_gym.errors import MarpleError
 from marple_gym.files import atomic_write
 from marple_gym.missions.tables import check_tables, table_fingerprints
-from marple_gym.validation import Fields, message_error
+from marple_gym.validation import Fields, describe, is_int, message_error
 
 log = logging.getLogger(__name__)
 
@@ -86,15 +87,25 @@ def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
             raise CheckpointError(f"{path}: no such policy checkpoint; train one with `marple train`")
     try:
         payload = torch.load(source, map_location="cpu", weights_only=True)
-    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError) as exc:
+    except pickle.UnpicklingError as exc:
+        hostile = re.search(r"GLOBAL ([\w.]+)", str(exc))  # torch refused to import a name: the file would run code
+        if hostile:
+            raise CheckpointError(
+                f"{path}: refused without loading it: it asks for Python code ({hostile.group(1)}), not only tensors "
+                "and plain values, and could run it when loaded; only load checkpoints written by `marple train`"
+            ) from None
+        raise CheckpointError(f"{path}: not a policy checkpoint (corrupt, truncated or another kind of file)") from None
+    except Exception as exc:  # torch's reader fails on arbitrary bytes with any error (IndexError, KeyError, ...)
         raise CheckpointError(
-            f"{path}: not a readable policy checkpoint (corrupt, truncated or unsafe): {exc}"
-        ) from exc
+            f"{path}: not a policy checkpoint (corrupt, truncated or another kind of file: {type(exc).__name__})"
+        ) from None
     if not isinstance(payload, dict) or payload.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not a MARPLE policy checkpoint (expected format {FORMAT!r})")
-    if payload.get("version") not in (1, VERSION):
+    version = payload.get("version")
+    if not is_int(version) or version not in (1, VERSION):  # is_int: true or 2.0 are not versions
         raise CheckpointError(
-            f"{path}: checkpoint version {payload.get('version')!r}; this version of marple_agents reads 1 and {VERSION}"
+            f"{path}: version: checkpoint version {describe(version)}; this version of marple_agents reads 1 and "
+            f"{VERSION}"
         )
     top = Fields(payload, "", message_error(CheckpointError), str(path))
     top.allow(PAYLOAD_KEYS).require("config", "state_dict")

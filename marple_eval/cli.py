@@ -117,6 +117,14 @@ def add_evaluate_parser(subparsers) -> None:
     )
     what.add_argument("--responses", nargs="+", metavar="JSONL", help="human-study response files to score")
     parser.add_argument(
+        "--csv", metavar="FILE", help="with --responses: also write every answer as one CSV row (scored or why not)"
+    )
+    parser.add_argument(
+        "--exclude-inattentive",
+        action="store_true",
+        help="with --responses: leave out participants who failed an attention check (default: report them only)",
+    )
+    parser.add_argument(
         "--model-arg", action="append", default=[], metavar="KEY=VALUE", help="model constructor argument"
     )
     parser.add_argument(
@@ -210,19 +218,34 @@ def parse_agents(items: list[str]) -> dict[str, str]:
 
 
 def check_agent_files(resources, scenarios: list[str]) -> None:
-    """Every agent checkpoint the run will load exists, before anything is written."""
+    """Every agent checkpoint the run will load exists and reads, before anything is written.
+
+    The methods get each file by content, not by name (the name would tell them the role), so their errors
+    cannot say which file is bad: each is read here first by the checkpoint readers installed (entry points
+    ``marple.checkpoints``; ``marple_agents`` registers its own), whose errors name it.
+    """
     from marple_gym.errors import MarpleError
     from marple_gym.missions.scenarios import get_scenario
 
+    readers = [ep.load() for ep in entry_points(group="marple.checkpoints")]
+    checked = set()
     for scenario in scenarios:
         for role in get_scenario(scenario).roles:  # every suspect needs one: a missing role fails here
             value = resources(scenario, role)
-            if isinstance(value, str) and not Path(value).is_file():
+            if not isinstance(value, str) or value in checked:
+                continue
+            if not Path(value).is_file():
                 raise MarpleError(f"--agent {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
+            for read in readers:
+                try:
+                    read(value)
+                except MarpleError as exc:
+                    raise MarpleError(f"--agent {role}: {exc}") from None
+            checked.add(value)
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from marple_eval.human import read_responses
+    from marple_eval.human import read_responses, write_csv
     from marple_eval.models.registry import available_models
     from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_eval.report import comparison_table
@@ -232,9 +255,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
         for name in sorted(available_models()):
             print(name)
         return 0
+    if (args.csv or args.exclude_inattentive) and not args.responses:
+        raise ValueError("--csv and --exclude-inattentive go with --responses")
     if args.responses:
-        run = read_responses(args.responses)
+        run = read_responses(args.responses, exclude_inattentive=args.exclude_inattentive)
         out = Path(args.out or "results/human.json")
+        if args.csv:
+            print(
+                f"answers, one per row: {args.csv} ({write_csv(args.responses, args.csv, args.exclude_inattentive)} rows)"
+            )
     else:
         data = MarpleDataset(args.data)
         data.check_complete(args.allow_incomplete)

@@ -15,18 +15,46 @@ exactly as the study drew it (:func:`marple_gym.study.trials.culprit_sides`).
 The slider runs from 0 ("definitely Agent A") to 100 ("definitely Agent B"),
 so the probability given to the culprit is ``(100 - slider) / 100`` when the
 culprit was shown as A and ``slider / 100`` when shown as B.
+
+What is scored (:func:`collect`):
+
+* **One session per participant.** A session is a session line and the lines
+  after it from the same page (``client``) or, on the desktop, the same file.
+  When one participant id has several sessions (the same ``PROLIFIC_PID`` in a
+  second browser, a second file), the one that started first counts (by its
+  ``started`` time; without one, by the order of the files and lines given);
+  the others are reported as repeat sessions and none of their answers is
+  scored.
+* Answers to **practice trials** (``"block": "practice"``) are not scored.
+* **Attention checks** are not scored; each participant's checks passed are
+  reported (``settings["attention"]``), and with ``exclude_inattentive`` a
+  participant who failed one is left out.
+* An evidence point answered twice in one session keeps its first answer.
+
+:func:`write_csv` writes every answer and check line, one row each, with
+whether it was scored and why not.
 """
 
 from __future__ import annotations
 
+import csv
 import logging
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from marple_eval.results import ResultsError, RunResults, TrialResult
-from marple_gym.study.responses import read_entries
+from marple_gym.files import atomic_write
+from marple_gym.study.responses import PRACTICE, check_passed, read_entries, session_mismatch
 from marple_gym.study.trials import culprit_sides
 
 log = logging.getLogger(__name__)
+
+CSV_COLUMNS = (
+    *("file", "participant", "session", "kind", "scored", "why_not_scored", "scenario", "episode_id"),
+    *("trial_index", "culprit_shown_as", "evidence_point", "tau", "horizon", "evidence_fraction", "slider"),
+    *("p_culprit", "check", "expected", "passed", "time", "rt_ms"),
+)
 
 
 def p_culprit(slider: float, culprit_shown_as: str) -> float:
@@ -37,49 +65,130 @@ def p_culprit(slider: float, culprit_shown_as: str) -> float:
     return (100 - slider) / 100 if culprit_shown_as == "A" else slider / 100
 
 
-def _answers(path: Path) -> tuple[list[dict], list[dict]]:
-    """The session lines and answer lines of one responses file (read strictly)."""
-    if not path.is_file():
-        raise ResultsError(f"{path}: no such responses file")
-    entries = read_entries(path)
-    return [e for e in entries if e["type"] == "session"], [e for e in entries if e["type"] == "answer"]
+@dataclass
+class Session:
+    """One sitting of one participant: its session line and the lines that belong to it."""
+
+    file: Path
+    order: int  # position among every session read, in the order of the files and their lines
+    line: dict[str, Any]
+    lines: list[dict[str, Any]] = field(default_factory=list)
+    counts: bool = True  # False for a participant's later sessions
+
+    @property
+    def participant(self) -> str:
+        return self.line["participant"]
+
+    @property
+    def name(self) -> str:
+        """How reports name the session: the page's client id, or the file of a desktop session."""
+        return self.line.get("client") or self.file.name
+
+    def first_start(self) -> tuple[int, str, int]:
+        """Sort key: sessions with a start time by it, then the others in reading order."""
+        started = self.line.get("started")
+        return (0, started, self.order) if started else (1, "", self.order)
 
 
-def _session_of(answer: dict, sessions: list[dict]) -> dict | None:
-    """The session line an answer belongs to: the same page (``client``) if recorded, else the same participant."""
-    for key in ("client", "participant"):
-        if answer.get(key) is not None:
-            found = [s for s in sessions if s.get(key) == answer[key]]
-            if found:
-                return found[-1]
-    return None
+@dataclass
+class Responses:
+    """Every session of the files read, with the rule applied: which counts, which are repeats."""
+
+    files: list[Path]
+    sessions: list[Session]
+
+    @property
+    def counted(self) -> list[Session]:
+        return [s for s in self.sessions if s.counts]
+
+    @property
+    def repeats(self) -> list[Session]:
+        return [s for s in self.sessions if not s.counts]
+
+    def attention(self) -> dict[str, dict[str, int]]:
+        """Participant -> checks passed and asked, in the session that counts (participants with checks only)."""
+        out = {}
+        for session in self.counted:
+            checks = [line for line in session.lines if line["type"] == "check"]
+            if checks:
+                out[session.participant] = {"passed": sum(map(check_passed, checks)), "checks": len(checks)}
+        return out
 
 
-def culprit_side(answer: dict, sessions: list[dict], path: Path) -> str:
+def collect(paths: list[str | Path]) -> Responses:
+    """Read response files strictly and sort their lines into sessions, the first of each participant counting."""
+    files = [Path(p) for p in paths]
+    sessions: list[Session] = []
+    for path in files:
+        if not path.is_file():
+            raise ResultsError(f"{path}: no such responses file")
+        by_client: dict[Any, Session] = {}
+        for n, entry in enumerate(read_entries(path), 1):
+            client = entry.get("client")
+            if entry["type"] == "session":
+                by_client[client] = Session(path, len(sessions), entry)
+                sessions.append(by_client[client])
+                continue
+            session = by_client.get(client)
+            if session is None:
+                raise ResultsError(f"{path}: line {n}: no session line of this page (client {client!r}) before it")
+            problem = session_mismatch(entry, session.line)
+            if problem is not None:
+                raise ResultsError(f"{path}: line {n}: {problem}")
+            session.lines.append(entry)
+    first: dict[str, Session] = {}
+    for session in sorted(sessions, key=Session.first_start):
+        if session.participant in first:
+            session.counts = False
+        else:
+            first[session.participant] = session
+    return Responses(files, sessions)
+
+
+def culprit_side(answer: dict[str, Any], session: dict[str, Any]) -> str:
     """Where the culprit was shown for this answer: recorded (desktop) or recomputed from its session (web)."""
     if "culprit_shown_as" in answer:
         return answer["culprit_shown_as"]
-    session = _session_of(answer, sessions)
-    if session is None or session.get("seed") is None or not session.get("trials"):
-        raise ResultsError(f"{path}: an answer without culprit_shown_as and no session line with seed and trials")
-    index, order = int(answer["trial_index"]), session["trials"]
-    if not 0 <= index < len(order) or order[index] != answer["episode_id"]:
-        raise ResultsError(f"{path}: answer for {answer['episode_id']} does not match its session's trial {index}")
-    return culprit_sides(len(order), int(session["seed"]))[index]
+    if session.get("seed") is None or not session.get("trials"):
+        raise ResultsError(f"session of {session['participant']}: an answer without culprit_shown_as needs a seed")
+    return culprit_sides(len(session["trials"]), int(session["seed"]))[answer["trial_index"]]
 
 
-def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
-    """All complete trials of one or more response files as one run (method "human")."""
+def _scored_answers(responses: Responses, exclude_inattentive: bool) -> tuple[list[tuple[Session, dict]], dict]:
+    """The answers scoring uses, and for every answer line left out, why (keyed by its id)."""
+    attention = responses.attention()
+    inattentive = {p for p, a in attention.items() if a["passed"] < a["checks"]} if exclude_inattentive else set()
+    scored, why_not, seen = [], {}, set()
+    for session in responses.sessions:
+        for line in session.lines:
+            if line["type"] != "answer":
+                continue
+            point = (session.participant, line["episode_id"], line["evidence_point"])
+            if not session.counts:
+                why_not[id(line)] = "repeat session"
+            elif line.get("block") == PRACTICE:
+                why_not[id(line)] = "practice"
+            elif session.participant in inattentive:
+                why_not[id(line)] = "failed an attention check"
+            elif point in seen:
+                why_not[id(line)] = "answered before"
+            else:
+                seen.add(point)
+                scored.append((session, line))
+    return scored, why_not
+
+
+def read_responses(paths: list[str | Path], points: int = 11, exclude_inattentive: bool = False) -> RunResults:
+    """All complete trials of one or more response files as one run (method "human"; see the module docs for
+    which answers count)."""
+    responses = collect(paths)
+    scored, why_not = _scored_answers(responses, exclude_inattentive)
     trials: dict[tuple[str, str], dict] = {}
-    sessions_seen = []
-    for path in map(Path, paths):
-        sessions, answers = _answers(path)
-        sessions_seen += sessions
-        for a in answers:  # every field is there and typed: read_entries checked them
-            key = (a["participant"], a["episode_id"])
-            trial = trials.setdefault(key, {"scenario": a["scenario"], "horizon": a["horizon"], "points": {}})
-            side = culprit_side(a, sessions, path)
-            trial["points"][int(a["evidence_point"])] = (int(a["tau"]), p_culprit(a["slider"], side))
+    for session, a in scored:
+        key = (session.participant, a["episode_id"])
+        trial = trials.setdefault(key, {"scenario": a["scenario"], "horizon": a["horizon"], "points": {}})
+        side = culprit_side(a, session.line)
+        trial["points"][a["evidence_point"]] = (a["tau"], p_culprit(a["slider"], side))
     complete, partial = [], 0
     for (participant, episode_id), t in trials.items():
         if sorted(t["points"]) != list(range(points)):
@@ -96,16 +205,81 @@ def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
                 [{"participant": participant}],
             )
         )
+    for session in responses.repeats:
+        log.warning(
+            "%s: participant %s took part again (session %s): that session is not scored (the first one counts)",
+            session.file,
+            session.participant,
+            session.name,
+        )
+    for participant, a in responses.attention().items():
+        if a["passed"] < a["checks"]:
+            log.warning("participant %s passed %d of %d attention checks", participant, a["passed"], a["checks"])
     if partial:
         log.warning("left out %d trial(s) with answers missing at some evidence points", partial)
     if not complete:
         raise ResultsError("no complete trial in the responses")
+    counted = responses.counted
+    participants = sorted({p for p, _ in trials})
+    attention = responses.attention()
     settings = {
-        "participants": sorted({p for p, _ in trials}),
-        "modality": sorted({s.get("modality") for s in sessions_seen if s.get("modality")}),
-        "seeds": sorted({s.get("seed") for s in sessions_seen if s.get("seed") is not None}),
+        "label": run_label(responses.files, participants),
+        "files": [str(p) for p in responses.files],
+        "participants": participants,
+        "modality": sorted({s.line.get("modality") for s in counted if s.line.get("modality")}),
+        "seeds": sorted({s.line.get("seed") for s in counted if s.line.get("seed") is not None}),
         "incomplete_trials": partial,
+        "practice_answers": sum(1 for reason in why_not.values() if reason == "practice"),
+        "attention": attention,
+        "excluded_inattentive": sorted(p for p, a in attention.items() if a["passed"] < a["checks"])
+        if exclude_inattentive
+        else [],
+        "repeat_sessions": [
+            {"participant": s.participant, "session": s.name, "file": str(s.file), "started": s.line.get("started")}
+            for s in responses.repeats
+        ],
         # People answer at every point: no cutoff applies (a cut view is still available, see with_cutoff).
         "protocol": {"cutoff": None, "margin": 10, "points": 11, "last_point": "T"},
     }
     return RunResults("human", settings, complete)
+
+
+def run_label(files: list[Path], participants: list[str]) -> str:
+    """How reports name a run of responses: its files and its participants, e.g.
+    ``human: pilot.jsonl (sim-distance)`` or ``human: 3 files (24 participants)``."""
+    names = ", ".join(p.name for p in files) if len(files) <= 2 else f"{len(files)} files"
+    who = ", ".join(participants) if len(participants) <= 3 else f"{len(participants)} participants"
+    return f"human: {names} ({who})"
+
+
+def write_csv(paths: list[str | Path], out: str | Path, exclude_inattentive: bool = False) -> int:
+    """Every answer and attention-check line of the response files as one CSV row (columns :data:`CSV_COLUMNS`),
+    saying whether scoring uses it and why not; returns the number of rows. Written atomically."""
+    responses = collect(paths)
+    _, why_not = _scored_answers(responses, exclude_inattentive)
+    rows = []
+    for session in responses.sessions:
+        for line in session.lines:
+            row = {
+                "file": session.file.name,
+                "participant": session.participant,
+                "session": session.name,
+                "kind": "check" if line["type"] == "check" else line.get("block") or "trial",
+                "scored": line["type"] == "answer" and id(line) not in why_not,
+                "why_not_scored": why_not.get(id(line), "attention check" if line["type"] == "check" else ""),
+                **{k: line.get(k) for k in ("time", "rt_ms", "slider")},
+            }
+            if line["type"] == "check":
+                row |= {"check": line["check"], "expected": line["expected"], "passed": check_passed(line)}
+            else:
+                row |= {k: line[k] for k in ("scenario", "episode_id", "trial_index", "evidence_point", "tau")}
+                row |= {"horizon": line["horizon"], "evidence_fraction": line["evidence_point"] / 10}
+                if line.get("block") != PRACTICE:
+                    side = culprit_side(line, session.line)
+                    row |= {"culprit_shown_as": side, "p_culprit": p_culprit(line["slider"], side)}
+            rows.append(row)
+    with atomic_write(out) as f:
+        writer = csv.DictWriter(f, CSV_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return len(rows)

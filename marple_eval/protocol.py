@@ -220,12 +220,29 @@ def _score_in_worker(args: tuple[WhodunitEpisode, ProtocolSettings]) -> TrialRes
     return _WORKER(*args)
 
 
-def _journal_header(method: str, settings: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "run", "method": method, "settings": settings}
+def _journal_header(method: str, model: Any, settings: dict[str, Any]) -> dict[str, Any]:
+    """What a journal must match to be resumed: the method, the class (or factory) that built the model, by its
+    import path (two models may share a name), and the settings."""
+    kind = type(model)
+    return {"type": "run", "method": method, "model": f"{kind.__module__}:{kind.__qualname__}", "settings": settings}
+
+
+def _journal_mismatch(path: Path, found: Any, header: dict[str, Any]) -> ResultsError:
+    """The error for a journal left by another run, naming what differs."""
+    found = found if isinstance(found, dict) else {}
+    if found.get("model") != header["model"]:
+        what = f"model {found.get('model') or 'unrecorded'}, not {header['model']}"
+    elif found.get("method") != header["method"]:
+        what = f"method {found.get('method')!r}, not {header['method']!r}"
+    else:
+        theirs, ours = found.get("settings") or {}, json.loads(json.dumps(header["settings"]))
+        keys = sorted(k for k in {*theirs, *ours} if theirs.get(k) != ours.get(k))
+        what = f"other settings ({', '.join(keys)})"
+    return ResultsError(f"{path}: a journal left by a run of {what}; delete it or choose another --out")
 
 
 def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, TrialResult]:
-    """Trials already finished by an interrupted run with the same settings."""
+    """Trials already finished by an interrupted run of the same model with the same settings."""
     if not path.is_file():
         return {}
     lines = [line for line in path.read_text().splitlines() if line.strip()]
@@ -233,7 +250,7 @@ def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, TrialResult]:
     try:
         first = json.loads(lines[0]) if lines else None
         if first != json.loads(json.dumps(header)):
-            raise ResultsError(f"{path}: a journal from a run with other settings; delete it or choose another --out")
+            raise _journal_mismatch(path, first, header)
         for line in lines[1:]:
             trial = TrialResult(**json.loads(line))
             done[trial.episode_id] = trial
@@ -264,7 +281,7 @@ def evaluate(
     probe = factory()
     method = method or probe.name
     recorded = {**probe.settings(), **(run_settings or {}), "protocol": asdict(settings)}
-    header = _journal_header(method, recorded)
+    header = _journal_header(method, probe, recorded)
     episodes = list(episodes)
     journal = Path(f"{out}.journal.jsonl") if out else None
     done = _read_journal(journal, header) if journal else {}

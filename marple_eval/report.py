@@ -99,7 +99,7 @@ def comparison_table(
         summary = run.summary(thresholds=thresholds)
         overall, per_scenario = summary["overall"], summary["scenarios"]
         rows.append(
-            [run.method, _split(run), _cutoff(run), str(overall["n"])]
+            [run.name, _split(run), _cutoff(run), str(overall["n"])]
             + [fmt_interval(overall["evidence"][threshold_key(t)]) for t in thresholds]
             + [_fmt_mean(summary["mean_over_scenarios"][first])]
             + [_fmt(per_scenario[sc]["evidence"][first]["value"]) if sc in per_scenario else "-" for sc in scenarios]
@@ -127,7 +127,7 @@ def detail_table(runs: list[RunResults], markdown: bool = True) -> str:
                 mean, sem = s["mean"][k], s["sem"][k]
                 rows.append(
                     [
-                        run.method,
+                        run.name,
                         _split(run),
                         scenario,
                         f"{fraction:.2f}",

@@ -83,10 +83,16 @@ class RunResults:
     generator: str = f"marple-gym {__version__}"
 
     @property
+    def name(self) -> str:
+        """The run's name in tables: its own label if it has one (human responses: their files and participants,
+        so a pilot and a real study do not both read "human"), else the method."""
+        return self.settings.get("label") or self.method
+
+    @property
     def label(self) -> str:
-        """How tables and plots name this run: the method, and the training split if any."""
+        """How tables and plots name this run: its name, and the training split if any."""
         split = self.settings.get("train_split")
-        return f"{self.method} ({split})" if split else self.method
+        return f"{self.name} ({split})" if split else self.name
 
     @property
     def scenarios(self) -> list[str]:

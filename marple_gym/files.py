@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,6 +38,22 @@ def atomic_write(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+_TEMPORARY = re.compile(r"\..+\.[a-z0-9_]{8}\.tmp")
+"""The names :func:`atomic_write` gives its temporary files (``mkstemp``: ``.NAME.`` + 8 characters + ``.tmp``)."""
+
+
+def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
+    """Remove the temporary files of :func:`atomic_write` under ``folder``: left by a process killed while
+    writing (SIGKILL, or a worker terminated by Ctrl-C), they are never the file itself. Call it only where no
+    other process is writing. Returns what was removed."""
+    removed = []
+    for path in Path(folder).rglob(".*.tmp"):
+        if _TEMPORARY.fullmatch(path.name) and path.is_file():
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = 1) -> Path:

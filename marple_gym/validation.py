@@ -45,12 +45,16 @@ def message_error(cls: Callable[[str], MarpleError]) -> ErrorFactory:
 
 
 def read_json_file(path: str | os.PathLike, error: ErrorFactory, what: str = "file", allow_nan: bool = False) -> Any:
-    """The JSON document in ``path``; a missing, unreadable, binary or malformed file raises ``error``.
+    """The JSON document in ``path``; an empty path, a missing, unreadable, binary or malformed file raises ``error``.
 
     ``allow_nan`` accepts the NaN and Infinity that Python writes for such floats
     (for parts of a file that are recomputed on reading).
     """
     name = str(path)
+    if not name.strip():  # Path("") is the current folder: "Is a directory" would not say what is wrong
+        raise error(None, "", f"the path of the {what} is empty")
+    if Path(path).is_dir():
+        raise error(name, "", f"a folder, not a {what}")
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
@@ -161,15 +165,19 @@ class Fields:
         return key.lower() if self.fold_case else key
 
     def get(self, key: str, default: Any = None) -> Any:
-        """The raw value at ``key``, unchecked (``default`` when absent or null)."""
+        """The raw value at ``key``, unchecked (``default`` when absent, or null where ``default`` is None)."""
         return self._lookup(key, default)[1]
 
     def _lookup(self, key: str, default: Any) -> tuple[bool, Any]:
-        """(present, value): a null value counts as absent; a required one must be there."""
+        """(present, value). A required value must be there and not null. Null stands for "none" only where the
+        default is None: where the default is a value (``width: 20``), a null is refused rather than read as
+        that default, since the writer meant something else (or wrote ``width: null`` by mistake)."""
         value = self.data.get(self._key(key))
         if value is None:
             if default is _REQUIRED:
-                raise self.fail(key, "missing")
+                raise self.fail(key, "missing" if self._key(key) not in self.data else "null is not a value here")
+            if default is not None and self._key(key) in self.data:
+                raise self.fail(key, f"null is not a value here; leave the key out for the default {describe(default)}")
             return False, default
         return True, value
 

@@ -132,6 +132,12 @@ def test_a_misspelled_nested_key_of_our_format_is_refused():
         ({"doors": [{"open": True}]}, "doors[0].pos", "a door needs a position"),
         ({"room_split_dirs": ["diagonal"]}, "room_split_dirs[0]", "unknown split direction"),
         ({"num_rooms": 10**6}, "num_rooms", "expected an integer in [1, 81]"),
+        # A null where the default is a value is refused, not read as that default.
+        ({"width": None}, "width", "null is not a value here; leave the key out for the default 20"),
+        ({"Grid": None}, "Grid", "null is not a value here"),
+        ({"Grid": {"width": None}}, "Grid.width", "null is not a value here"),
+        ({"furniture_per_room": None}, "furniture_per_room", "null is not a value here"),
+        ({"agents": [{"name": None}]}, "agents[0].name", "null is not a value here"),
         (
             {"rooms": [{"type": "Kitchen", "floor_objects": [{"type": "apple", "state": {"cookable": "yes"}}]}]},
             "rooms[0].floor_objects[0].state.cookable",
@@ -168,6 +174,14 @@ def test_a_bad_config_file_names_the_file(content, reason, tmp_path):
     with pytest.raises(ConfigError, match=reason) as info:
         HouseConfig.load(path)
     assert str(info.value).startswith(f"{path}: ")
+
+
+@pytest.mark.parametrize("path, reason", [("", "the path of the file is empty"), (".", ": a folder, not a file")])
+def test_an_empty_path_or_a_folder_is_named_as_such(path, reason, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=reason):
+        HouseConfig.load(path)
+    assert listing(tmp_path) == set()
 
 
 @pytest.mark.parametrize("source", [[1, 2], 42, 3.5, b"{}"])
@@ -218,10 +232,37 @@ def manifest_error(dataset: Path, tmp_path: Path, edit) -> DatasetError:
             "spec.config.width: expected an integer in [3, 128]",
         ),
         (lambda m: m["shards"].__setitem__("elsewhere.npz", m["shards"][sorted(m["shards"])[0]]), "not a shard of"),
+        # The spec's sizes changed after generation: the shards' paths are the same, their contents are not.
+        (
+            lambda m: m["spec"]["sizes"].__setitem__("test_per_house", 1),
+            "shards.laundry/test/A+B/shard-h00-00000.npz.episodes: 4, but the spec makes 2",
+        ),
+        (lambda m: m["spec"]["sizes"].__setitem__("train_per_house", 1), ".episodes: 2, but the spec makes 1"),
+        (
+            lambda m: m["shards"]["laundry/test/A+B/shard-h00-00000.npz"].__setitem__("split", "train-in"),
+            "shard-h00-00000.npz.split: 'train-in', but the spec makes 'test'",
+        ),
     ],
 )
 def test_a_damaged_manifest_is_refused_naming_the_file_and_field(dataset, tmp_path, edit, message):
     assert message in str(manifest_error(dataset, tmp_path, edit))
+
+
+def test_a_shard_of_another_split_re_signed_in_the_manifest_is_named(dataset, tmp_path):
+    from marple_gym.datasets.generate import file_sha256
+
+    test_shard = "laundry/test/A+B/shard-h00-00000.npz"
+    train_shard = sorted(p for p in json.loads((dataset / MANIFEST).read_text())["shards"] if "/train-in/A/" in p)[0]
+    root = copy_dataset(dataset, tmp_path)
+    shutil.copyfile(root / train_shard, root / test_shard)
+    manifest = json.loads((root / MANIFEST).read_text())
+    manifest["shards"][test_shard]["sha256"] = file_sha256(root / test_shard)  # signed again: the checksum matches
+    (root / MANIFEST).write_text(json.dumps(manifest))
+    before = listing(root)
+    with pytest.raises(ShardError) as info:
+        list(MarpleDataset(root).whodunit("laundry"))
+    assert str(info.value).startswith(f"{root / test_shard}: holds 2 train-in trajectories of unit 'laundry' role 'A'")
+    assert "lists it as 4 test trajectories" in str(info.value) and listing(root) == before
 
 
 def test_an_incomplete_dataset_is_refused_unless_allowed(dataset, tmp_path, caplog):
@@ -419,6 +460,64 @@ def test_a_flipped_byte_anywhere_in_the_weights_file_is_refused(checkpoint):
             assert str(exc).startswith(str(path))
             refused += 1
     assert refused > 0  # a flip in padding may go unnoticed; none escapes as another error
+
+
+class Hostile:
+    """A pickle that would run a command when loaded without ``weights_only``."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        import os
+
+        return (os.system, (f"touch {self.marker}",))
+
+
+@pytest.mark.parametrize(
+    "write, message",
+    [
+        (lambda torch, path, tmp: path.write_bytes(np.random.default_rng(0).bytes(4096)), "not a policy checkpoint"),
+        (lambda torch, path, tmp: path.write_bytes(b""), "not a policy checkpoint"),
+        (lambda torch, path, tmp: path.write_bytes(b"PK\x03\x04" + bytes(64)), "not a policy checkpoint"),
+        (lambda torch, path, tmp: torch.save({"evil": Hostile(tmp / "ran")}, path), "refused without loading it"),
+        (lambda torch, path, tmp: _with(torch, path, version=True), "version: checkpoint version True"),
+        (lambda torch, path, tmp: _with(torch, path, version=2.0), "version: checkpoint version 2.0"),
+        (lambda torch, path, tmp: _with(torch, path, version="2"), "version: checkpoint version '2'"),
+        (lambda torch, path, tmp: _with(torch, path, version=3), "version: checkpoint version 3"),
+    ],
+)
+def test_a_file_that_is_not_our_checkpoint_gets_a_sentence_of_ours_naming_it(checkpoint, tmp_path, write, message):
+    from marple_agents import CheckpointError, load_policy
+
+    torch, path = checkpoint
+    write(torch, path, tmp_path)
+    with pytest.raises(CheckpointError) as info:
+        load_policy(path)
+    text = str(info.value)
+    assert text.startswith(f"{path}: ") and message in text
+    assert "torch.load" not in text and "documentation" not in text  # our words, not torch's advice
+    assert not (tmp_path / "ran").exists()  # the hostile pickle never ran
+
+
+def _with(torch, path: Path, **change) -> None:
+    payload = torch.load(path, weights_only=True)
+    torch.save({**payload, **change}, path)
+
+
+def test_evaluate_names_the_agent_file_it_cannot_read_and_writes_nothing(checkpoint, dataset, tmp_path, capsys):
+    from marple_gym.cli.main import main
+
+    _, good = checkpoint
+    bad = tmp_path / "agent-B.pt"
+    bad.write_bytes(np.random.default_rng(1).bytes(1000))
+    out = tmp_path / "results" / "run.json"
+    argv = ["evaluate", "--data", str(dataset), "--model", "simulation", "--out", str(out), "--no-progress"]
+    before = listing(tmp_path)
+    assert main([*argv, "--agent", f"A={good}", "--agent", f"B={bad}"]) == 2
+    err = capsys.readouterr().err
+    assert f"--agent B: {bad}: not a policy checkpoint" in err
+    assert listing(tmp_path) == before  # no results, no journal
 
 
 # ---- the validator itself -------------------------------------------------------------------------------------

@@ -11,9 +11,10 @@ import pytest
 
 from marple_eval.models.base import InferenceModel
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
+from marple_eval.results import ResultsError
 from marple_gym.cli.main import main
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
 
 
 @pytest.fixture(scope="module")
@@ -201,3 +202,74 @@ def test_generate_keeps_only_what_resume_needs_and_says_so(tmp_path, monkeypatch
     monkeypatch.setattr(generate, "run_task", real)
     report = generate_dataset(spec, root, workers=1, progress=False)
     assert report.shards_skipped == 2 and MarpleDataset(root).complete
+
+
+class Renamed(Failing):
+    """Other code under the same name: its trials must not be mixed with Failing's."""
+
+
+def test_a_journal_left_by_another_model_is_refused_naming_both(data, tmp_path):
+    episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
+    out = tmp_path / "r.json"
+    with pytest.raises(RuntimeError):
+        evaluate(lambda: Failing(11), episodes, ProtocolSettings(), out=out, progress=False)
+    journal = Path(f"{out}.journal.jsonl")
+    before = journal.read_bytes()
+    assert json.loads(before.splitlines()[0])["model"] == f"{__name__}:Failing"
+    assert Renamed.name == Failing.name  # the same name attribute ...
+    with pytest.raises(
+        ResultsError, match=rf"a journal left by a run of model {__name__}:Failing, not {__name__}:Renamed"
+    ):
+        evaluate(lambda: Renamed(10**6), episodes, ProtocolSettings(), out=out, progress=False)  # ... other code
+    assert journal.read_bytes() == before and listing(tmp_path) == {journal.name}
+    with pytest.raises(ResultsError, match=r"a run of other settings \(protocol\)"):
+        evaluate(lambda: Failing(10**6), episodes, ProtocolSettings(cutoff=None), out=out, progress=False)
+    assert journal.read_bytes() == before
+
+
+def test_a_repeated_scenario_is_generated_and_scored_once_and_a_bare_at_is_refused(data, tmp_path, caplog, capsys):
+    out = tmp_path / "G"
+    args = ["generate", "--splits", "test", "--test-houses", "1", "--test-per-house", "1", "--out", str(out)]
+    assert main([*args, "--scenario", "laundry@0.8", "--scenario", "laundry@.8", "--no-progress"]) == 0
+    units = json.loads((out / "manifest.json").read_text())["spec"]["units"]
+    assert [u["name"] for u in units] == ["laundry@0.8"] and "laundry@0.8 is asked for more than once" in caplog.text
+    episodes = dataset_episodes(MarpleDataset(data), ["laundry", "laundry", "laundry"])
+    assert len(episodes) == len({e.episode_id for e in episodes}) == 3  # each trial once, not 9 times
+    code, err = run_main([*args[:-1], str(tmp_path / "H"), "--scenario", "laundry@"], capsys)
+    assert code == 2 and "scenario 'laundry@': no preference after '@'" in err and not (tmp_path / "H").exists()
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["spec"]["units"] *= 2  # a manifest from before: the unit listed twice
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(DatasetError, match=r"spec.units\[1\].name: unit 'laundry@0.8' appears more than once"):
+        MarpleDataset(out)
+
+
+KILLED_GENERATE = """
+import os, signal, sys
+import numpy as np
+from marple_gym.datasets.generate import DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+
+real, calls = np.savez_compressed, []
+
+def killed(file, **arrays):  # the second shard: half written, then the process dies
+    calls.append(1)
+    if len(calls) == 2:
+        file.write(b"PK half a shard")
+        file.flush()
+        os.kill(os.getpid(), signal.SIGKILL)
+    real(file, **arrays)
+
+np.savez_compressed = killed
+generate_dataset(DatasetSpec([Unit.scenario("pillow")], Sizes(1, 2, 1, 1), seed=6), sys.argv[1], workers=1, progress=False)
+"""
+
+
+def test_a_killed_generation_leaves_temporary_files_that_the_next_run_removes(tmp_path, caplog):
+    root = tmp_path / "D"
+    killed = subprocess.run([sys.executable, "-c", KILLED_GENERATE, str(root)], capture_output=True)
+    assert killed.returncode < 0
+    left = [p for p in root.rglob("*.tmp")]
+    assert left  # what SIGKILL cannot clean up
+    report = generate_dataset(DatasetSpec([Unit.scenario("pillow")], Sizes(1, 2, 1, 1), seed=6), root, 1, False)
+    assert report.shards_skipped == 1 and "removed 1 half-written temporary file" in caplog.text
+    assert not list(root.rglob("*.tmp")) and MarpleDataset(root).complete

@@ -236,7 +236,7 @@ def answer(episode_id, point, slider, shown, participant="p1"):
         "participant": participant,
         "episode_id": episode_id,
         "scenario": "laundry",
-        "trial_index": 0,
+        "trial_index": int(episode_id[1:]) - 1,  # e1, e2, ...: the session's trials in order
         "culprit_shown_as": shown,
         "evidence_point": point,
         "tau": point * 3,
@@ -247,7 +247,7 @@ def answer(episode_id, point, slider, shown, participant="p1"):
 
 
 def test_human_responses_are_scored_like_a_model(tmp_path):
-    lines = [{"type": "session", "participant": "p1", "seed": 4, "modality": "vision", "trials": ["e1", "e2"]}]
+    lines = [{"type": "session", "participant": "p1", "seed": 4, "modality": "vision", "trials": ["e1", "e2", "e3"]}]
     lines += [answer("e1", k, 20, "A") for k in range(11)]  # 20 -> 0.8 for A, shown as A
     lines += [answer("e2", k, 90, "B") for k in range(11)]  # 90 -> 0.9 for B, the culprit
     lines += [answer("e3", k, 50, "A") for k in range(5)]  # an unfinished trial

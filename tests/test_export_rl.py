@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import signal
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -53,9 +57,64 @@ def test_parquet_has_one_row_per_observation_and_the_decoded_vision(data, tmp_pa
     assert rows["intent"] == first.intents and rows["audio"] == first.audio.tolist()
     vision = table.column("vision").combine_chunks().to_numpy_ndarray()
     assert np.array_equal(vision[: first.length + 1], first.vision)
-    assert not list(tmp_path.glob("*.partial"))
+    assert [p.name for p in tmp_path.iterdir()] == ["steps.parquet"]  # no temporary file left
     with pytest.raises(ExportError, match="exists already"):
         export_parquet(data, "get_snack", "train-in", path)
+
+
+@pytest.mark.parametrize("dataset_id", ["plainname", "../../escape-v0", "/abs/path-v0", "marple/../x-v0", "a//b-v0"])
+def test_a_minari_id_that_is_not_a_folder_inside_the_root_is_refused(data, tmp_path, dataset_id):
+    import minari
+
+    root = tmp_path / "deep" / "minari"
+    with pytest.raises(ExportError, match="expected NAMESPACE/NAME-vN"):
+        export_minari(data, "get_snack", "train-in", dataset_id, root=root)
+    assert listing(tmp_path) <= {"deep", "deep/minari"}  # nothing written, inside the root or beside it
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("MINARI_DATASETS_PATH", str(root))
+        assert minari.list_local_datasets() == {}  # Minari still lists its root
+
+
+KILLED_EXPORT = """
+import os, signal, sys
+from minari.dataset._storages.arrow_storage import ArrowStorage
+from marple_gym.datasets import MarpleDataset
+from marple_gym.datasets.export import export_minari
+
+def killed(self, episodes):  # the process dies while the episodes are being written
+    os.kill(os.getpid(), signal.SIGKILL)
+
+ArrowStorage.update_episodes = killed  # its metadata is written: the dataset would list with 0 episodes
+export_minari(MarpleDataset(sys.argv[1]), "get_snack", "train-in", "marple/get_snack/train-in-v0", root=sys.argv[2])
+"""
+
+
+def test_a_killed_minari_export_leaves_no_dataset_and_the_next_one_cleans_up(data, tmp_path, monkeypatch):
+    import minari
+
+    root = tmp_path / "minari"
+    killed = subprocess.run([sys.executable, "-c", KILLED_EXPORT, str(data.root), str(root)], capture_output=True)
+    assert killed.returncode == -signal.SIGKILL
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".minari.export-")]  # what it left behind
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
+    assert minari.list_local_datasets() == {}  # no half-written dataset with 0 episodes
+    with pytest.warns(UserWarning):
+        dataset = export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0", root=root)
+    assert dataset.total_episodes == len(list(data.trajectories("get_snack", "train-in")))
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".minari.export-")]
+
+
+def test_parquet_to_a_folder_is_refused_and_a_failed_export_leaves_nothing(data, tmp_path):
+    for folder in (f"{tmp_path / 'newdir'}/", tmp_path):
+        with pytest.raises(ExportError, match="is a folder; give the file to write"):
+            export_parquet(data, "get_snack", "train-in", folder)
+    with pytest.raises(ExportError, match="no test-nothing trajectories"):
+        export_parquet(data, "get_snack", "test-nothing", tmp_path / "none.parquet")
+    assert listing(tmp_path) == set()
+
+
+def listing(root) -> set[str]:
+    return {str(p.relative_to(root)) for p in root.rglob("*")}
 
 
 def test_cli_export_writes_parquet_and_rejects_unknown_units(data, tmp_path, capsys):

@@ -160,3 +160,16 @@ def test_bad_arguments_are_named():
     multi.reset(seed=0)
     with pytest.raises(ValueError, match="missing"):
         multi.step({multi.possible_agents[0]: 2})
+
+
+@pytest.mark.parametrize("bad", [1.5, True, 1.0, "abc", None, [1], 10, -1, np.float32(2.0)])
+def test_an_action_that_is_not_an_action_index_is_refused_naming_the_agent_and_changes_nothing(bad):
+    multi = parallel_env(num_agents=2, missions=["do_laundry", "get_snack"])
+    multi.reset(seed=0)
+    first, second = multi.possible_agents
+    grid, steps = multi.world.state.grid.copy(), multi.episode.step_count
+    with pytest.raises((TypeError, ValueError), match=rf"{second}'s action must be an (integer )?action 0\.\.9"):
+        multi.step({first: 2, second: bad})
+    assert multi.episode.step_count == steps and np.array_equal(multi.world.state.grid, grid)
+    multi.step({first: np.int64(2), second: np.array(1)})  # numpy integers are actions
+    assert multi.episode.step_count == steps + 1

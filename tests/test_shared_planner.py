@@ -172,3 +172,42 @@ def test_run_shared_episode_checks_its_planners():
     with pytest.raises(ValueError, match="shared world"):
         run_shared_episode(world, [one, other], house=config)
     assert Action.idle == 9
+
+
+def test_a_planner_that_cannot_redo_what_another_agent_undid_gives_up_instead_of_looping(monkeypatch):
+    from marple_gym.missions.progress import MissionProgress
+
+    world = generate_world(shared_house_config(None, 2), np.random.default_rng(4), ["do_laundry"])
+    planner = HierarchicalPlanner(world, 0, mission="do_laundry", rng=np.random.default_rng(0))
+    while planner.progress.index < 6:  # the laundry is on: next "toggle off the laundry" (skippable), then open it
+        planner.step()
+    assert planner.current_subgoal.name == "toggle-off-laundry-Bathroom"
+    # Now the laundry is out of reach (another agent dropped things in front of it, say): the skippable toggle-off
+    # is skipped, opening fails, and toggling off is what opening needs: going back to it cannot help.
+    make_plan = planner._make_plan
+    monkeypatch.setattr(planner, "_make_plan", lambda: planner.progress.current.fur != "laundry" and make_plan())
+    rewinds = []
+    rewind = MissionProgress.rewind
+
+    def counted(progress, index):
+        rewinds.append(index)
+        assert len(rewinds) < 100, "the planner loops"
+        rewind(progress, index)
+
+    monkeypatch.setattr(MissionProgress, "rewind", counted)
+    planner._plan.clear()
+    planner.next_action()  # returns: the mission is dropped, not retried for ever
+    assert planner.failed_missions[0] == "do_laundry" and rewinds[:1] == [6] and rewinds.count(6) <= 1
+
+
+def test_waiting_for_a_way_that_never_clears_ends_in_a_bounded_number_of_steps():
+    from marple_gym.planner.planner import MAX_MISSION_ATTEMPTS, MAX_WAITS
+
+    world = next(w for w in (_blocked_doorway(seed) for seed in range(60)) if w is not None)
+    planner = HierarchicalPlanner(world, 0, mission="do_laundry", rng=np.random.default_rng(1))
+    steps = 0
+    while not planner.done:  # B never moves out of the only doorway
+        planner.step()
+        steps += 1
+        assert steps < 10 * MAX_MISSION_ATTEMPTS * MAX_WAITS, "the planner waits for ever"
+    assert not planner.succeeded and set(planner.failed_missions) == {"do_laundry"}

@@ -73,7 +73,8 @@ def test_the_file_starts_with_the_session_and_each_answer_is_on_disk_at_once(epi
     trial = make_trials(episodes, log.session["trials"], 7)[0]
     session = lines(path)[0]
     assert session["type"] == "session" and session["trials"] == trial_order(ids, 7) and session["seed"] == 7
-    assert set(session) == {"type", "participant", "seed", "dataset", "scenario", "modality", "trials", "started"}
+    keys = {"type", "participant", "seed", "dataset", "scenario", "modality", "trials", "practice", "started"}
+    assert set(session) == keys and session["practice"] == []
     log.record(trial, 3, 64)
     answer = lines(path)[1]
     assert answer == {
@@ -203,7 +204,7 @@ def test_a_whole_session_by_mouse_and_keys_is_saved_answer_by_answer_and_scores(
     out = tmp_path / "p01.jsonl"
     state = study.open_session(study_args(data_dir, out, "--seed", "5"))
     app = StudyApp(state, "vision", tile_size=8, sound=False)
-    values = iter(range(3, 100, 3))
+    values = iter(range(1, 100, 2))
 
     def on_disk(given):  # each answer is in the file before the participant goes on
         assert sum(1 for line in lines(out) if line["type"] == "answer") == given
@@ -213,10 +214,11 @@ def test_a_whole_session_by_mouse_and_keys_is_saved_answer_by_answer_and_scores(
     finally:
         app.close()
     assert state.phase == "done"
-    answers = [e for e in lines(out) if e["type"] == "answer"]
+    practice = [e for e in lines(out) if e.get("block") == "practice"]
+    answers = [e for e in lines(out) if e["type"] == "answer" and "block" not in e]
     trials = {t.episode_id: t for t in state.trials}
-    assert len(answers) == 11 * len(trials)
-    assert [a["slider"] for a in answers] == list(range(3, 100, 3))[: len(answers)]
+    assert len(answers) == 11 * len(trials) and len(practice) == 11
+    assert [a["slider"] for a in practice + answers] == list(range(1, 100, 2))[: len(practice + answers)]
     for a in answers:
         trial = trials[a["episode_id"]]
         assert a["culprit_shown_as"] == trial.culprit_shown_as and a["tau"] == trial.evidence_steps[a["evidence_point"]]
@@ -234,21 +236,54 @@ def test_a_session_stopped_midway_resumes_without_losing_or_repeating_answers(da
     state = study.open_session(args)
     app = StudyApp(state, "vision", tile_size=8, sound=False)
     try:
-        app.run(participant(app, iter(range(100)), give_up_after=14))  # trial 1 done, trial 2 in part
+        app.run(participant(app, iter(range(100)), give_up_after=25))  # practice and trial 1 done, trial 2 in part
     finally:
         app.close()
-    assert sum(1 for e in lines(out) if e["type"] == "answer") == 14
-    resumed = study_args(data_dir, out)  # no --seed: the file's session is resumed
+    assert sum(1 for e in lines(out) if e["type"] == "answer") == 25
+    resumed = study_args(data_dir, out)  # no --seed: the file's session is resumed, without the practice again
     study.run(resumed, events=lambda app: participant(app, iter(range(100))))
     answers = [e for e in lines(out) if e["type"] == "answer"]
     keys = [(a["episode_id"], a["evidence_point"]) for a in answers]
-    assert len(keys) == len(set(keys)) == 33
+    assert len(keys) == len(set(keys)) == 11 + 33
     assert [e["type"] for e in lines(out)].count("session") == 1
-    assert "33 answers, 3 of 3 trials complete" in capsys.readouterr().out
+    assert "33 answers (and 11 to practice trials), 3 of 3 trials complete" in capsys.readouterr().out
     study.run(resumed, events=[[key(pygame.K_SPACE)], [key(pygame.K_SPACE)]])  # nothing left to answer
-    assert len(lines(out)) == 34
+    assert len(lines(out)) == 1 + 11 + 33
     with pytest.raises(SystemExit):
         main(["study", "--help"])
+
+
+def test_the_practice_block_comes_first_says_who_it_was_and_is_not_scored(data_dir, tmp_path):
+    from marple_eval.human import read_responses
+
+    out = tmp_path / "p01.jsonl"
+    state = study.open_session(study_args(data_dir, out, "--seed", "3", "--practice", "2"))
+    assert [t.episode_id for t in state.practice] == ["pillow/practice/000", "pillow/practice/001"]
+    assert not {t.episode_id for t in state.practice} & {t.episode_id for t in state.trials}  # never a scored pair
+    assert lines(out)[0]["practice"] == ["pillow/practice/000", "pillow/practice/001"]
+    state.advance()
+    assert state.in_practice and state.trial is state.practice[0]
+    told = []
+    while state.phase != "done":
+        if state.phase == "ask":
+            state.set_slider(20)
+            state.submit()
+        else:
+            if state.feedback:
+                told.append(state.feedback)
+            state.advance()
+    trial = state.practice[0]
+    side = "Agent A (left)" if trial.culprit_shown_as == "A" else "Agent B (right)"
+    assert told == [f"In this practice trial, {side} picked up the pillow.", told[1]] and len(told) == 2
+    practice = [e for e in lines(out) if e.get("block") == "practice"]
+    assert [(a["episode_id"], a["trial_index"]) for a in practice[::11]] == [
+        (t.episode_id, t.index) for t in state.practice
+    ]
+    run = read_responses([out])
+    assert sorted(t.episode_id for t in run.trials) == sorted(t.episode_id for t in state.trials)
+    assert run.settings["practice_answers"] == 22
+    none = study.open_session(study_args(data_dir, tmp_path / "none.jsonl", "--seed", "3", "--practice", "0"))
+    assert none.practice == [] and lines(tmp_path / "none.jsonl")[0]["practice"] == []
 
 
 def test_the_language_and_audio_modality_shows_intents_and_plays_both_sounds(data_dir, tmp_path):

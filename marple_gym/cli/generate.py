@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import time
 
 from marple_gym.cli.options import float_in, int_in, positive_int, seed
 from marple_gym.datasets.manifest import MAX_SIZE
 from marple_gym.missions.suspects import MAX_SUSPECTS
+
+log = logging.getLogger(__name__)
 
 size = int_in(1, MAX_SIZE)
 
@@ -91,6 +94,7 @@ def build_spec(args: argparse.Namespace):
         units = [Unit.scenario(s) for s in args.scenario] + [Unit.mission(m) for m in args.mission]
     if not units:
         units = [Unit.scenario(s) for s in SCENARIOS]
+    units = unique_units(units)
     sizes = PAPER_SIZES.scaled(args.scale)
     overrides = {k: getattr(args, k) for k in ("test_houses", "test_per_house", "train_per_house", "train_ood")}
     sizes = replace(sizes, **{k: v for k, v in overrides.items() if v is not None})
@@ -98,6 +102,17 @@ def build_spec(args: argparse.Namespace):
     spec = DatasetSpec(units, sizes, args.seed, config, splits, args.shard_size)
     check_spec(Fields(spec.to_json(), "", message_error(DatasetError), "the settings"))  # the limits a manifest has
     return spec
+
+
+def unique_units(units: list) -> list:
+    """Each unit once: a repeated --scenario or --mission (``laundry`` twice, ``laundry@.8`` and ``laundry@0.8``)
+    would make the same shards again and count every trial once per repeat; it is merged, with a warning."""
+    kept: dict[str, object] = {}
+    for unit in units:
+        if unit.name in kept:
+            log.warning("%s is asked for more than once: generating it once", unit.name)
+        kept.setdefault(unit.name, unit)
+    return list(kept.values())
 
 
 def suspect_units(args: argparse.Namespace) -> list:

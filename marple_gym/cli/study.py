@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from marple_gym.cli.options import positive_int, seed, tile_size
+from marple_gym.cli.options import nonnegative_int, positive_int, seed, tile_size
 
 
 def add_parser(subparsers) -> None:
@@ -23,7 +23,7 @@ def add_parser(subparsers) -> None:
         "enter: submit; esc: quit (answers are already saved)",
     )
     parser.add_argument(
-        "--data", help="dataset directory written by `marple generate` (with --web: default the one it was built from)"
+        "--data", help="dataset directory written by `marple generate` (with --web: the one it was built from)"
     )
     add_session_arguments(parser)
     parser.add_argument("--participant", help="participant id, written with every answer (required unless --simulate)")
@@ -85,6 +85,14 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tile-size", type=tile_size, default=24, help="pixels per cell of the house pictures (default: 24)"
     )
+    parser.add_argument(
+        "--practice",
+        type=nonnegative_int,
+        default=1,
+        metavar="N",
+        help="practice trials before the scored ones (habituation, as in the paper; recorded, not scored), each "
+        "from a house of its own drawn from the dataset's settings (default: 1)",
+    )
 
 
 def open_session(args: argparse.Namespace):
@@ -93,6 +101,7 @@ def open_session(args: argparse.Namespace):
 
     from marple_gym.datasets.dataset import MarpleDataset
     from marple_gym.study import ResponseLog, StudyError, StudyState, load_episodes, make_trials, trial_order
+    from marple_gym.study.trials import practice_episodes, practice_trials
 
     if args.web:
         _take_web_session(args)
@@ -106,6 +115,8 @@ def open_session(args: argparse.Namespace):
     seed = args.seed
     if seed is None and not resuming:  # a fresh seed, recorded in the session line
         seed = int(np.random.SeedSequence().entropy % 2**31)
+    scenarios = [e.scenario for e in episodes]
+    practice = practice_episodes(data, scenarios, args.practice) if not resuming else []
     wanted = {
         "participant": args.participant,
         "seed": seed,
@@ -113,12 +124,22 @@ def open_session(args: argparse.Namespace):
         "scenario": args.scenario[0] if len(args.scenario) == 1 else None,
         "modality": args.modality,
         "trials": None if seed is None else getattr(args, "web_trials", None) or trial_order(ids, seed),
+        "practice": [e.episode_id for e in practice],
     }
-    log = ResponseLog.open(out, wanted)  # resuming, the file's seed and trial order win
+    log = ResponseLog.open(out, wanted)  # resuming, the file's seed, trial order and practice trials win
     session = log.session
     if session["trials"] is None:
         raise StudyError(f"{args.out}: the session line lists no trials")
-    return StudyState(make_trials(episodes, session["trials"], session["seed"]), log)
+    recorded = session.get("practice") or []
+    if resuming:  # the practice trials the file lists, drawn again
+        practice = practice_episodes(data, scenarios, len(recorded))
+    if [e.episode_id for e in practice] != recorded:
+        raise StudyError(f"{args.out}: its practice trials {recorded} are not this dataset's; is it the same dataset?")
+    return StudyState(
+        make_trials(episodes, session["trials"], session["seed"]),
+        log,
+        practice=practice_trials(practice, session["seed"]),
+    )
 
 
 def _take_web_session(args: argparse.Namespace) -> None:
@@ -135,11 +156,13 @@ def _take_web_session(args: argparse.Namespace) -> None:
     else:  # the sequence the page gives this participant
         k = sequence_for(args.participant or "", study)
     trials = sequence_trials(study, k)
-    args.data = args.data or study["dataset"]
+    if not args.data:  # the folder is public, so it names its dataset but does not say where it is
+        raise StudyError(f"--data is required with --web: the dataset {study['dataset']!r} the study was built from")
     args.scenario = list(dict.fromkeys(t["scenario"] for t in trials))
     args.seed, args.modality = seeds[k], study["modality"]
     args.limit = None  # the sequence lists its trials itself
     args.web_trials = [t["episode_id"] for t in trials]
+    args.practice = len(study["practice"])
 
 
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
@@ -167,7 +190,7 @@ def run(args: argparse.Namespace, events=None, max_frames: int | None = None) ->
         raise
     done = len(state.trials) - len(state.remaining)
     print(
-        f"{args.out}: {len(state.log.answers)} answers, {done} of {len(state.trials)} trials complete "
+        f"{args.out}: {_answers(state)}, {done} of {len(state.trials)} trials complete "
         f"(participant {session['participant']}, seed {session['seed']})"
     )
     if done:
@@ -191,7 +214,14 @@ def simulate(args: argparse.Namespace) -> int:
     )
     run_participant(state, answer)
     print(
-        f"{args.out}: {len(state.log.answers)} answers to {len(state.trials)} trials by {session['participant']} "
+        f"{args.out}: {_answers(state)} to {len(state.trials)} trials by {session['participant']} "
         f"(seed {session['seed']}); score with: marple evaluate --responses {args.out}"
     )
     return 0
+
+
+def _answers(state) -> str:
+    """'33 answers (and 11 to practice trials)': scored and practice answers counted apart."""
+    practice = sum(1 for a in state.log.answers if a.get("block") == "practice")
+    scored = len(state.log.answers) - practice
+    return f"{scored} answers" + (f" (and {practice} to practice trials)" if practice else "")

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
+import threading
 from pathlib import Path
+
+from marple_gym.cli.options import nonnegative_int, positive_int
 
 
 def add_parser(subparsers) -> None:
@@ -39,11 +43,40 @@ def add_parser(subparsers) -> None:
         metavar="URL",
         help="send each answer to this URL as it is given (`answers` on `marple study-server`; default: download only)",
     )
-    parser.add_argument(
-        "--completion-url", metavar="URL", help="link shown at the end, e.g. Prolific's completion URL with its code"
+    platform = parser.add_argument_group("recruitment platform (Prolific or another)")
+    platform.add_argument(
+        "--completion-code", metavar="CODE", help="the platform's completion code, shown on the end page"
     )
-    parser.add_argument("--consent", metavar="HTML", help="consent page template (default: the shipped one)")
-    parser.add_argument("--instructions", metavar="HTML", help="instruction page template (default: the shipped one)")
+    platform.add_argument(
+        "--completion-url",
+        metavar="URL",
+        help="the end page's link back to the platform, shown once every answer is saved ({code}: the code; "
+        "default with --completion-code: Prolific's https://app.prolific.com/submissions/complete?cc=CODE)",
+    )
+    platform.add_argument("--no-consent-code", metavar="CODE", help="the platform's code for participants who decline")
+    platform.add_argument(
+        "--no-consent-url", metavar="URL", help="the decline page's link back to the platform (as --completion-url)"
+    )
+    pages = parser.add_argument_group("what participants read")
+    pages.add_argument("--consent", metavar="HTML", help="consent page template (default: the shipped one)")
+    pages.add_argument("--instructions", metavar="HTML", help="instruction page template (default: the shipped one)")
+    pages.add_argument(
+        "--contact", metavar="TEXT", help="who participants may contact about the study, shown on the consent page"
+    )
+    pages.add_argument(
+        "--minutes",
+        type=positive_int,
+        metavar="N",
+        help="the duration the consent page states (default: estimated from the trials' steps and answers)",
+    )
+    pages.add_argument(
+        "--attention-checks",
+        type=nonnegative_int,
+        default=0,
+        metavar="N",
+        help="N pages between scored trials asking to move the slider to a given end (recorded, not scored; "
+        "each participant's checks passed are reported by `marple evaluate --responses`; default: 0)",
+    )
     parser.set_defaults(run=run_build)
 
 
@@ -78,8 +111,15 @@ def run_build(args: argparse.Namespace) -> int:
         tile_size=args.tile_size,
         post_url=args.post,
         completion_url=args.completion_url,
+        completion_code=args.completion_code,
+        no_consent_url=args.no_consent_url,
+        no_consent_code=args.no_consent_code,
         consent=Path(args.consent) if args.consent else None,
         instructions=Path(args.instructions) if args.instructions else None,
+        contact=args.contact,
+        practice=args.practice,
+        attention_checks=args.attention_checks,
+        minutes=args.minutes,
     )
     data = MarpleDataset(args.data)
     with tqdm(unit="trial", desc="rendering trials", file=sys.stderr) as bar:
@@ -89,6 +129,8 @@ def run_build(args: argparse.Namespace) -> int:
             bar.update(done - bar.n)
 
         out = build_web_study(data, args.out, seed, args.scenario, args.limit, options, progress, args.orders)
+    if not args.contact and not args.consent:
+        print("note: no --contact: the consent page names no one participants can ask about the study", file=sys.stderr)
     print(f"{out}: web study, seed {seed}; open {out / 'index.html'}?participant=pilot or serve it with:")
     print(f"  marple study-server {out} --out responses.jsonl")
     return 0
@@ -102,6 +144,10 @@ def run_server(args: argparse.Namespace) -> int:
     server = make_server(args.folder, args.out, args.host, args.port)
     host, port = server.server_address[:2]
     print(f"serving {args.folder} at http://{host}:{port}/ ; answers go to {args.out} (Ctrl-C stops)", flush=True)
+    if server.key is None:
+        print("note: this study was built without --post: its pages send no answers here", file=sys.stderr)
+    # SIGTERM (a service manager stopping it) stops it as Ctrl-C does: what is queued is written first.
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -111,8 +111,9 @@ class MarpleDataset:
 
     def _read(self, path: str) -> tuple[list[Trajectory], dict]:
         full = self.root / path
+        entry = self.manifest["shards"][path]
         if self.verify:
-            expected = self.manifest["shards"][path]["sha256"]
+            expected = entry["sha256"]
             if not full.is_file():
                 raise ShardError(
                     f"{full}: shard file is missing; run `marple generate` again with the same settings to restore it"
@@ -122,7 +123,17 @@ class MarpleDataset:
                     f"{full}: checksum mismatch (the shard is truncated or was modified); "
                     "delete it and run `marple generate` again with the same settings to restore it"
                 )
-        return read_shard(full)
+        trajectories, meta = read_shard(full)
+        # A shard of another split or unit copied here (and its checksum put in the manifest) is named, not misread.
+        found = [meta.get(key) for key in ("unit", "split", "role")] + [len(trajectories)]
+        listed = [entry[key] for key in ("unit", "split", "role", "episodes")]
+        if found != listed:
+            raise ShardError(
+                f"{full}: holds {found[3]} {found[1]} trajectories of unit {found[0]!r} role {found[2]!r}, but the "
+                f"manifest lists it as {listed[3]} {listed[1]} trajectories of unit {listed[0]!r} role {listed[2]!r}; "
+                "was it copied from another dataset or split?"
+            )
+        return trajectories, meta
 
     def trajectories(self, unit: str, split: str, role: str | None = None) -> Iterator[Trajectory]:
         """Every trajectory of a unit's split (test pairs come as consecutive trajectories)."""

@@ -17,14 +17,18 @@ otherwise is truncated.
   its name, position, direction, carrying, and the decoded vision array (a
   fixed-shape tensor column).
 
-Both write to a temporary name and move it into place, so a failed export
-leaves nothing half-written.
+Both write to a temporary name and move it into place, so a failed or killed
+export leaves nothing half-written where the tools look; a Minari dataset id must
+name a folder inside Minari's root.
 """
 
 from __future__ import annotations
 
+import logging
 import os
+import re
 import shutil
+import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,10 +41,13 @@ from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import DatasetError
 from marple_gym.datasets.records import Trajectory
 from marple_gym.evidence.audio import AUDIO
+from marple_gym.files import atomic_write
 from marple_gym.missions.mission import SUBGOAL_NVEC, subgoal_codes
 from marple_gym.world.actions import NUM_ACTIONS, Action
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.state import HANDS, NUM_CHANNELS
+
+log = logging.getLogger(__name__)
 
 FORMATS = ("minari", "parquet")
 
@@ -104,20 +111,69 @@ def _rewards(tr: Trajectory) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 # ---- Minari -----------------------------------------------------------------------------------------
 
 
+DATASET_ID = re.compile(r"[A-Za-z0-9_-]+(/[A-Za-z0-9_-]+)*-v[0-9]+")
+"""A Minari dataset id as we write one: ``namespace/name-vN``, so that it names a folder inside Minari's root."""
+STAGING = ".export-"
+"""Prefix of the folders (beside Minari's root) where an export is written before it is moved into the root."""
+
+
 def export_minari(
     data: MarpleDataset, unit: str, split: str, dataset_id: str, role: str | None = None, root: str | Path | None = None
 ):
     """Write one unit's split as the Minari dataset ``dataset_id``; returns the ``MinariDataset``.
 
     ``root`` is Minari's datasets folder (default: ``$MINARI_DATASETS_PATH`` or ``~/.minari/datasets``);
-    to load from another root, set ``MINARI_DATASETS_PATH`` to it first.
+    to load from another root, set ``MINARI_DATASETS_PATH`` to it first. The dataset is written in a
+    staging folder beside the root and moved into it whole, so Minari never sees a half-written one
+    (an export killed midway leaves only the staging folder, which the next export removes).
     """
     try:
-        import minari  # noqa: F401
+        import minari
     except ImportError as exc:
         raise ExportError('Minari export needs the export extra: pip install "marple-gym[export]"') from exc
+    if not DATASET_ID.fullmatch(dataset_id):
+        raise ExportError(
+            f"Minari dataset id {dataset_id!r}: expected NAMESPACE/NAME-vN, e.g. marple/{unit}/{split}-v0 "
+            "(letters, digits, - and _ between the slashes, and a version)"
+        )
     with _minari_root(root):
-        return _write_minari(data, unit, split, dataset_id, role)
+        final = Path(minari.storage.get_dataset_path(""))
+        if dataset_id in minari.list_local_datasets():
+            raise ExportError(
+                f"Minari dataset {dataset_id!r} exists already; delete it with `minari delete {dataset_id}`"
+            )
+    _remove_stale_staging(final)
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}{STAGING}{os.getpid()}-", dir=final.parent))
+    try:
+        with _minari_root(staging):
+            _write_minari(data, unit, split, dataset_id, role)
+        with _minari_root(final):
+            namespace = dataset_id.rpartition("/")[0]
+            if namespace and namespace not in minari.namespace.list_local_namespaces():
+                minari.namespace.create_namespace(namespace)
+            os.rename(staging / dataset_id, final / dataset_id)  # one step: the dataset is there whole or not at all
+            return minari.load_dataset(dataset_id)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _remove_stale_staging(root: Path) -> None:
+    """Staging folders of exports that were killed (their process is gone)."""
+    for folder in root.parent.glob(f".{root.name}{STAGING}*"):
+        pid = folder.name[len(f".{root.name}{STAGING}") :].partition("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            log.warning("removing %s, left by an export that was stopped", folder)
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 @contextmanager
@@ -135,12 +191,10 @@ def _minari_root(root: str | Path | None) -> Iterator[None]:
             os.environ["MINARI_DATASETS_PATH"] = before
 
 
-def _write_minari(data: MarpleDataset, unit: str, split: str, dataset_id: str, role: str | None):
+def _write_minari(data: MarpleDataset, unit: str, split: str, dataset_id: str, role: str | None) -> None:
     import minari
     from minari.data_collector import EpisodeBuffer
 
-    if dataset_id in minari.list_local_datasets():
-        raise ExportError(f"Minari dataset {dataset_id!r} exists already; delete it with `minari delete {dataset_id}`")
     buffers, shape = [], None
     for i, tr in enumerate(_trajectories(data, unit, split, role)):
         shape = shape or tr.vision.shape[1:3]
@@ -159,25 +213,16 @@ def _write_minari(data: MarpleDataset, unit: str, split: str, dataset_id: str, r
                 infos={},
             )
         )
-    try:
-        return minari.create_dataset_from_buffers(
-            dataset_id,
-            buffers,
-            observation_space=observation_space(*shape),
-            action_space=spaces.Discrete(NUM_ACTIONS),
-            algorithm_name="MARPLE hierarchical planner",
-            author="MARPLE-Gym",
-            description=f"MARPLE-Gym {data.root.name}: unit {unit}, split {split}" + (f", role {role}" if role else ""),
-            data_format="arrow",
-        )
-    except Exception:
-        _remove_minari(minari, dataset_id)
-        raise
-
-
-def _remove_minari(minari: Any, dataset_id: str) -> None:
-    if dataset_id in minari.list_local_datasets():
-        minari.delete_dataset(dataset_id)
+    minari.create_dataset_from_buffers(
+        dataset_id,
+        buffers,
+        observation_space=observation_space(*shape),
+        action_space=spaces.Discrete(NUM_ACTIONS),
+        algorithm_name="MARPLE hierarchical planner",
+        author="MARPLE-Gym",
+        description=f"MARPLE-Gym {data.root.name}: unit {unit}, split {split}" + (f", role {role}" if role else ""),
+        data_format="arrow",
+    )
 
 
 # ---- Parquet ---------------------------------------------------------------------------------------------
@@ -213,34 +258,32 @@ def _rows(trajectories: Iterable[Trajectory]) -> Iterator[dict[str, Any]]:
 
 
 def export_parquet(data: MarpleDataset, unit: str, split: str, path: str | Path, role: str | None = None) -> Path:
-    """Write one unit's split to ``path`` as Parquet, one row per observation (see module docs)."""
+    """Write one unit's split to the file ``path`` as Parquet, one row per observation (see module docs); written
+    whole or not at all (:func:`~marple_gym.files.atomic_write`)."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise ExportError('Parquet export needs the export extra: pip install "marple-gym[export]"') from exc
+    if str(path).endswith(("/", os.sep)) or Path(path).is_dir():
+        raise ExportError(f"{path} is a folder; give the file to write, e.g. {Path(path) / f'{unit}-{split}.parquet'}")
     path = Path(path)
     if path.exists():
         raise ExportError(f"{path} exists already; choose another path or delete it")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
-    writer = None
-    try:
-        for columns in _rows(_trajectories(data, unit, split, role)):
-            vision = columns.pop("vision")
-            table = pa.table(columns)
-            tensor = pa.FixedShapeTensorArray.from_numpy_ndarray(np.ascontiguousarray(vision))
-            table = table.append_column("vision", tensor)
-            if writer is None:
-                writer = pq.ParquetWriter(partial, table.schema)
-            elif table.schema != writer.schema:
-                raise ExportError("episodes differ in grid size; export them to separate files")
-            writer.write_table(table)
-        writer.close()
+    with atomic_write(path, "wb") as f:
         writer = None
-        shutil.move(partial, path)
-    finally:
-        if writer is not None:
-            writer.close()
-        partial.unlink(missing_ok=True)
+        try:
+            for columns in _rows(_trajectories(data, unit, split, role)):
+                vision = columns.pop("vision")
+                table = pa.table(columns)
+                tensor = pa.FixedShapeTensorArray.from_numpy_ndarray(np.ascontiguousarray(vision))
+                table = table.append_column("vision", tensor)
+                if writer is None:
+                    writer = pq.ParquetWriter(f, table.schema)
+                elif table.schema != writer.schema:
+                    raise ExportError("episodes differ in grid size; export them to separate files")
+                writer.write_table(table)
+        finally:
+            if writer is not None:
+                writer.close()
     return path

@@ -34,9 +34,9 @@ import numpy as np
 
 from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS, DatasetError, check_manifest
 from marple_gym.datasets.recorder import record_trajectory
-from marple_gym.datasets.records import Trajectory, first_producer
+from marple_gym.datasets.records import Trajectory, WhodunitEpisode, first_producer
 from marple_gym.datasets.shards import write_shard
-from marple_gym.files import write_json_atomic
+from marple_gym.files import remove_stale_temporaries, write_json_atomic
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import get_mission
@@ -51,6 +51,8 @@ MANIFEST = "manifest.json"
 log = logging.getLogger(__name__)
 _SPLIT_CODE = {"house": 0, "test": 1, "train-in": 2, "train-ood": 3}
 MAX_REDRAWS = 50
+PRACTICE_HOUSE = 2**30
+"""House index of practice pairs (:func:`practice_pair`): past any test house a dataset can have."""
 """How often a test group without one first producer is drawn again before generation gives up."""
 
 
@@ -155,7 +157,7 @@ class DatasetSpec:
             units=[Unit(**u) for u in data["units"]],
             sizes=Sizes(**data["sizes"]),
             seed=data["seed"],
-            config=data["config"],
+            config=data.get("config"),  # optional: check_spec allows it to be left out
             splits=tuple(data["splits"]),
             shard_size=data["shard_size"],
         )
@@ -165,6 +167,10 @@ class DatasetSpec:
             if u.name == name:
                 return u
         raise DatasetError(f"no unit {name!r} in this dataset; it has {', '.join(u.name for u in self.units)}")
+
+    def episodes_of(self, task: ShardTask) -> int:
+        """How many trajectories a task's shard holds (a test pair holds one per role)."""
+        return task.count * (len(self.unit(task.unit).test_missions) if task.split == "test" else 1)
 
     def tasks(self) -> list[ShardTask]:
         out = []
@@ -269,6 +275,21 @@ def _test_group(spec: DatasetSpec, unit: Unit, house: HouseConfig, house_id: str
     )
 
 
+def practice_pair(spec: DatasetSpec, unit_name: str, i: int) -> WhodunitEpisode:
+    """Whodunit pair ``i`` of a unit in a house of its own, for practice trials (a study's habituation block).
+
+    Drawn like the test pairs, from the spec's seed, in house :data:`PRACTICE_HOUSE`, which no split uses:
+    the same dataset settings give the same practice pairs, and none of them is a pair that is scored.
+    """
+    unit = spec.unit(unit_name)
+    house = test_house(spec, unit, PRACTICE_HOUSE)
+    group = _test_group(spec, unit, house, f"{unit.name}-practice", PRACTICE_HOUSE, i)
+    culprit = first_producer(group, unit.query_mission, unit.shared)
+    return WhodunitEpisode(
+        unit.name, unit.query_mission, tuple(group), culprit, f"{unit.name}/practice/{i:03d}", unit.shared
+    )
+
+
 def run_task(spec: DatasetSpec, task: ShardTask, root: Path) -> dict[str, Any]:
     """Generate and write one shard; return its manifest entry."""
     unit = spec.unit(task.unit)
@@ -348,11 +369,20 @@ def load_manifest(root: Path) -> dict[str, Any] | None:
         return None
     manifest = check_manifest(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
     check_tables(manifest.get("tables"), str(path))
-    tasks = {t.path for t in DatasetSpec.from_json(manifest["spec"]).tasks()}
-    for shard in manifest["shards"]:
+    spec = DatasetSpec.from_json(manifest["spec"])
+    tasks = {t.path: t for t in spec.tasks()}
+    for shard, entry in manifest["shards"].items():
         if shard not in tasks:
             raise DatasetError(f"{path}: shards.{shard}: not a shard of the dataset this manifest describes")
-    missing = sorted(tasks - set(manifest["shards"]))
+        task = tasks[shard]
+        made = {"split": task.split, "unit": task.unit, "role": task.role, "episodes": spec.episodes_of(task)}
+        for key, value in made.items():
+            if entry[key] != value:  # the spec (its sizes, say) or the entry was edited after generation
+                raise DatasetError(
+                    f"{path}: shards.{shard}.{key}: {entry[key]!r}, but the spec makes {value!r}; the manifest was "
+                    "edited or damaged"
+                )
+    missing = sorted(set(tasks) - set(manifest["shards"]))
     if manifest["complete"] and missing:
         raise DatasetError(
             f"{path}: complete: the manifest says the dataset is complete but does not list {len(missing)} of "
@@ -377,6 +407,7 @@ def generate_dataset(
     for unit in spec.units:  # a config that cannot serve a unit fails here, before anything is written
         test_house(spec, unit, 0)
     created, fresh = not root.exists(), manifest is None
+    _clean_up_after_a_kill(root)
     root.mkdir(parents=True, exist_ok=True)
     if manifest is None:
         manifest = {
@@ -391,6 +422,7 @@ def generate_dataset(
     try:
         written, skipped, steps = _run_tasks(spec, root, manifest, workers, progress)
     except BaseException:
+        _clean_up_after_a_kill(root)  # the workers were terminated, perhaps mid-write
         if not manifest["shards"]:  # nothing worth keeping: leave nothing behind
             if created:
                 shutil.rmtree(root, ignore_errors=True)
@@ -407,6 +439,15 @@ def generate_dataset(
     write_json_atomic(root / MANIFEST, manifest)
     total = sum(e["episodes"] for e in manifest["shards"].values())
     return GenerationReport(root, written, skipped, total, steps, time.perf_counter() - start, manifest)
+
+
+def _clean_up_after_a_kill(root: Path) -> None:
+    """Remove the temporary files a killed generation (or its terminated workers) left half-written."""
+    removed = remove_stale_temporaries(root) if root.is_dir() else []
+    if removed:
+        log.warning(
+            "%s: removed %d half-written temporary file(s) left by a generation that was stopped", root, len(removed)
+        )
 
 
 def _run_tasks(
@@ -426,7 +467,7 @@ def _run_tasks(
     pending = [t for t in tasks if t.path not in done]
     manifest["complete"] = False
     write_json_atomic(root / MANIFEST, manifest)
-    episodes = sum(t.count * (len(spec.unit(t.unit).test_missions) if t.split == "test" else 1) for t in pending)
+    episodes = sum(spec.episodes_of(t) for t in pending)
     bar = tqdm(total=episodes, unit="traj", desc="generating", disable=not progress)
     workers = workers or os.cpu_count() or 1
     jobs = [(spec.to_json(), t, str(root)) for t in pending]

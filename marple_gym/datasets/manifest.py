@@ -77,8 +77,12 @@ def check_spec(spec: Fields) -> None:
     units = spec.entries("units")
     if not units:
         raise spec.fail("units", "a dataset needs at least one unit")
+    seen: set[str] = set()
     for unit in units:
-        _check_unit(unit)
+        name = _check_unit(unit)
+        if name in seen:  # its shards would be listed, read and scored once per repeat
+            raise unit.fail("name", f"unit {name!r} appears more than once")
+        seen.add(name)
     sizes = spec.fields("sizes").allow(SIZE_KEYS).require(*SIZE_KEYS)
     counts = {key: sizes.int(key, low=1, high=MAX_SIZE) for key in SIZE_KEYS}
     spec.int("seed", low=0)
@@ -96,9 +100,10 @@ def check_spec(spec: Fields) -> None:
         raise spec.fail("sizes", f"the spec makes more than {MAX_SHARDS} shards")
 
 
-def _check_unit(unit: Fields) -> None:
+def _check_unit(unit: Fields) -> str:
+    """A unit's fields; returns its name."""
     unit.allow(("name", "roles", "test_missions", "query_mission", "shared")).require("name", "roles", "test_missions")
-    unit.str("name")
+    name = unit.str("name")
     unit.str("query_mission", None)
     unit.bool("shared", None)
     roles = unit.fields("roles")
@@ -111,6 +116,7 @@ def _check_unit(unit: Fields) -> None:
     missions = unit.fields("test_missions")
     for role in missions.data:
         missions.str(role)
+    return name
 
 
 def _check_shard_entry(entry: Fields) -> None:

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import logging
 from collections.abc import Iterable, Sequence
 
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.records import WhodunitEpisode
 from marple_gym.errors import MarpleError
+
+log = logging.getLogger(__name__)
 
 
 class SelectionError(MarpleError, ValueError):
@@ -38,7 +41,9 @@ def select_trials(
     spread evenly over the test houses. Deterministic: the same dataset and arguments give the same list."""
     if limit is not None and limit < 1:
         raise SelectionError(f"the trial limit must be at least 1, got {limit}")
-    names = list(scenarios) or whodunit_scenarios(data)
+    names = list(dict.fromkeys(scenarios)) or whodunit_scenarios(data)
+    if len(names) < len(list(scenarios)):  # each trial once: a repeated scenario would count its trials again
+        log.warning("a scenario is asked for more than once: its trials are taken once")
     if not names:
         raise SelectionError(f"{data.root} has no whodunit scenarios; generate one with `marple generate --scenario`")
     chosen: list[WhodunitEpisode] = []

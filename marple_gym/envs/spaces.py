@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -13,6 +14,7 @@ from marple_gym.episode.observe import OBSERVATION_KEYS
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.evidence.language import MAX_TEXT_LENGTH, TEXT_CHARSET
 from marple_gym.missions.mission import SUBGOAL_NVEC
+from marple_gym.validation import describe
 from marple_gym.world.actions import NUM_ACTIONS
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.state import HANDS, NUM_CHANNELS
@@ -35,6 +37,21 @@ _MEANING = {
 def action_space() -> spaces.Discrete:
     """``Discrete(10)``: the ten actions of :class:`marple_gym.Action`."""
     return spaces.Discrete(NUM_ACTIONS)
+
+
+def action_index(value: Any, who: str = "the action") -> int:
+    """``value`` as an index into :func:`action_space`: a Python or numpy integer (or a 0-d integer array) in
+    0..9. A bool, a float (even 1.0), a string or an index out of range is refused with a message naming ``who``,
+    never rounded or cast into some action."""
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):
+        raise TypeError(
+            f"{who} must be an integer action 0..{NUM_ACTIONS - 1}, got {describe(value)} ({type(value).__name__})"
+        )
+    if not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"{who} must be an action 0..{NUM_ACTIONS - 1}, got {value}")
+    return int(value)
 
 
 def modality_space(key: str, height: int, width: int, view: int | None = None) -> spaces.Space:

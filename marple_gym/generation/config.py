@@ -165,7 +165,7 @@ class HouseConfig:
             top = Fields(data, "", _config_error, file)
             if "Grid" in top.data:
                 top.allow(PAPER_KEYS["top"])
-                config = _parse_paper(top.child(top.get("Grid", {}), "Grid").folded())
+                config = _parse_paper(top.fields("Grid").folded())
             else:
                 config = _parse_plain(top)
             config.validate()
@@ -390,8 +390,8 @@ def _states(f: Fields, key: str = "state") -> dict[str, bool]:
 
 
 def _pair(f: Fields, key: str, default: tuple[int, int]) -> tuple[int, int]:
-    value = f.get(key)
-    if value is None:
+    value = f.get(key, default)  # absent: the default; null: refused
+    if value is default:
         return default
     if not isinstance(value, list | tuple) or len(value) != 2 or not all(is_int(v) for v in value):
         raise f.fail(key, f"expected [low, high] integers, got {describe(value)}")

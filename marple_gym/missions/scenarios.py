@@ -129,7 +129,9 @@ def get_scenario(name: str) -> Scenario | SuspectScenario:
     # Imported here: the N-suspect module builds on this one's helpers.
     from marple_gym.missions.suspects import SUSPECT_SCENARIOS, parse_suspect_scenario
 
-    base, _, pref = name.partition("@")
+    base, at, pref = name.partition("@")
+    if at and not pref.strip():
+        raise ScenarioError(f"scenario {name!r}: no preference after '@'; write e.g. {base}@0.8, or {base} alone")
     if base in SCENARIOS:
         scenario = SCENARIOS[base]
     elif "-vs-" in base:

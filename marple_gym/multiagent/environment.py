@@ -14,7 +14,7 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 
 from marple_gym.envs.household import check_view_options, resolve_preferences
-from marple_gym.envs.spaces import action_space, observation_space
+from marple_gym.envs.spaces import action_index, action_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.episode.transition import advance
@@ -177,7 +177,7 @@ class MarpleParallelEnv(ParallelEnv):
                 + (f"missing {missing}" if missing else f"got actions for {stray}, which are not live")
             )
         live = list(self.agents)
-        joint = [int(actions[a]) if a in actions else IDLE for a in self.possible_agents]
+        joint = [action_index(actions[a], f"{a}'s action") if a in actions else IDLE for a in self.possible_agents]
         steps = advance(self.world.house, self.episode, joint)
         index = {a: i for i, a in enumerate(self.possible_agents)}
         rewards, terminations, truncations, infos = {}, {}, {}, {}

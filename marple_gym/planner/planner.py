@@ -32,6 +32,15 @@ before this agent put its clothes in), the agent goes back to that subgoal.
 Otherwise the same rules apply: impossible skippable subgoals are passed over,
 an impossible mission is dropped and another one sampled.
 
+What others do can never make it loop or wait for ever. Going back to an
+earlier subgoal happens once per planning (going back again to one it could
+not redo, say a "toggle off the laundry" it must skip because the laundry is out
+of reach, means the mission cannot go on) and at most
+:data:`MAX_REWINDS` times per mission; waiting for others to clear the way
+lasts at most :data:`MAX_WAITS` plans in a row. Past either bound the mission
+is dropped and another sampled, as for any infeasible mission (after
+:data:`MAX_MISSION_ATTEMPTS` missions the planner is done, without success).
+
 Once a piece of furniture serves a subgoal, later subgoals on the same kind of
 furniture in the same room use it again when they can ("close the fridge you
 opened"). The first choice prefers pieces that can carry the mission's whole
@@ -63,6 +72,10 @@ from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_OBJ
 from marple_gym.world.world import World
 
 MAX_MISSION_ATTEMPTS = 10
+MAX_REWINDS = 20
+"""Most times a mission goes back to an earlier subgoal that another agent undid (see module docs)."""
+MAX_WAITS = 100
+"""Most plans in a row that wait for other agents to clear the way (see module docs)."""
 _KEEPS_PLAN = frozenset({int(Action.left), int(Action.right), int(Action.idle)})
 _STATE_ACTIONS = frozenset({Action.open, Action.close, Action.toggle})
 _DIR_OF_STEP = {v: d for d, v in enumerate(DIR_VEC)}
@@ -133,6 +146,8 @@ class HierarchicalPlanner:
         self._binding: dict[tuple[str, str], int] = {}
         self._requirements: dict[tuple[str, str], Requirement] = {}
         self._episode: EpisodeState | None = None
+        self._rewinds = 0  # this mission's returns to an earlier subgoal
+        self._waits = 0  # plans in a row that wait for others
         self.waiting = False
         """Did the last plan wait for other agents to clear the way (see :meth:`_make_way`)?"""
         if history is None:
@@ -169,6 +184,7 @@ class HierarchicalPlanner:
             self._requirements = {(r.fur, r.room): r for r in mission_requirements(self.progress.mission)}
             self._binding = {}
             self._plan.clear()
+            self._rewinds = self._waits = 0
             if self._prepare():
                 self.missions.append(self.progress.mission)
                 return
@@ -197,6 +213,7 @@ class HierarchicalPlanner:
         exactly when a path to one of its targets exists, so planning doubles as
         the feasibility check (the same answer :func:`is_feasible` gives).
         """
+        gone_back: set[int] = set()
         while not self.progress.complete:
             if self._make_plan():
                 return True
@@ -206,8 +223,12 @@ class HierarchicalPlanner:
             if self.progress.current.skippable:
                 self.progress.skip_current()
                 continue
-            if not self._undone_by_others():
-                return False
+            j = self._undone_by_others()
+            if j is None or j in gone_back or self._rewinds >= MAX_REWINDS:
+                return False  # nothing to go back to, or going back again cannot help: the mission cannot go on
+            gone_back.add(j)
+            self._rewinds += 1
+            self.progress.rewind(j)
         return True
 
     def _done_by_others(self) -> bool:
@@ -217,21 +238,18 @@ class HierarchicalPlanner:
         sg = self.progress.current
         return state_holds(self.world, sg, self._binding.get((sg.fur, sg.room)))
 
-    def _undone_by_others(self) -> bool:
-        """In a shared house: did another agent undo the state the latest earlier state subgoal produced (close
-        the laundry this agent opened)? Then go back to that subgoal and do it again."""
+    def _undone_by_others(self) -> int | None:
+        """In a shared house: the latest earlier state subgoal whose state another agent undid (closed the
+        laundry this agent opened), to go back to and do again; None if there is none."""
         if self.world.house.num_agents < 2:
-            return False
+            return None
         subgoals = self.mission.subgoals
         for j in reversed(range(self.progress.index)):
             sg = subgoals[j]
             if sg.state is None or sg.action not in _STATE_ACTIONS:
                 continue
-            if state_holds(self.world, sg, self._binding.get((sg.fur, sg.room))):
-                return False
-            self.progress.rewind(j)
-            return True
-        return False
+            return None if state_holds(self.world, sg, self._binding.get((sg.fur, sg.room))) else j
+        return None
 
     # ---- acting -----------------------------------------------------------------------------------------
     def next_action(self) -> int | None:
@@ -388,6 +406,10 @@ class HierarchicalPlanner:
         plan = request.sample(self.rng)
         if plan is None and self.world.house.num_agents > 1:
             plan = self._make_way()
+        self._waits = self._waits + 1 if self.waiting else 0
+        if self._waits > MAX_WAITS:  # the way has stayed blocked: treat the subgoal as out of reach
+            self._waits = 0
+            return False
         if plan is None:
             return False
         self._plan = deque(plan)

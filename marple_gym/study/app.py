@@ -53,6 +53,14 @@ def instructions(modality: str) -> list[str]:
     ]
 
 
+def practice_note(count: int) -> str:
+    """What the instructions say about the practice block (nothing without one)."""
+    if not count:
+        return ""
+    trials = "a practice trial" if count == 1 else f"{count} practice trials"
+    return f"First comes {trials} to get used to the task; it does not count, and afterwards you are told who it was."
+
+
 @dataclass
 class Layout:
     """Where everything is on screen (pixels)."""
@@ -228,7 +236,8 @@ class StudyApp:
         s = self.state
         self.screen.fill(BACKGROUND)
         if s.phase == "intro":
-            self._draw_message(["Whodunit: who caused it?"] + instructions(self.modality), "Start")
+            note = [practice_note(len(s.practice_left))] if s.practice_left else []
+            self._draw_message(["Whodunit: who caused it?"] + instructions(self.modality) + note, "Start")
         elif s.trial is None:  # resumed a session that was already complete
             self._draw_message(["All trials are done.", f"The answers are in {s.log.path}. Press Esc to close."])
         else:
@@ -247,8 +256,11 @@ class StudyApp:
     def _draw_trial(self) -> None:
         s, lay, trial = self.state, self.layout, self.state.trial
         font = self.fonts["s"].get_height()
-        remaining = len(s.remaining)
-        self._text(f"Trial {trial.index + 1} of {len(s.trials)}   ({remaining} left)", (font, font), "s", MUTED)
+        if s.in_practice:
+            counter = f"Practice trial {trial.index + 1} of {len(s.practice)} (not scored)"
+        else:
+            counter = f"Trial {trial.index + 1} of {len(s.trials)}   ({len(s.remaining)} left)"
+        self._text(counter, (font, font), "s", MUTED)
         self._text(f"Step {s.t} of {trial.horizon}", (lay.width - font, font), "s", MUTED, "topright")
         self._text(full_question(trial.episode.question), (lay.width // 2, font * 2), "l", INK, "midtop")
         views = self._trial_views()
@@ -265,7 +277,10 @@ class StudyApp:
         elif s.phase == "ask":
             self._draw_slider()
         elif s.phase == "between":
-            self._text("This trial is done.", (lay.width // 2, lay.controls_top), "m", INK, "midtop")
+            done = s.feedback or "This trial is done."
+            if s.in_practice and s.position + 1 == len(s.practice):
+                done += " Now the scored trials begin."
+            self._text(done, (lay.width // 2, lay.controls_top), "m", INK, "midtop")
             self._button(lay.next_button, "Next trial  >", True)
 
     def _draw_progress(self) -> None:

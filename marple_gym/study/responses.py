@@ -12,6 +12,15 @@ The first line describes the session; each later line is one answer::
 from the question appearing at this evidence point to the answer. The web study
 (:mod:`~marple_gym.study.web`) writes the same lines with ``"source": "web"``.
 
+Answers to the practice trials (the habituation block before the scored trials,
+listed in the session's ``practice``) carry ``"block": "practice"``; scoring
+leaves them out. The web study's attention checks are ``check`` lines::
+
+    {"type": "check", "participant": "p01", "check": 0, "expected": "B", "slider": 97, "time": "...", "rt_ms": 1830}
+
+The participant was asked to move the slider to ``expected``'s end; scoring
+reports each participant's checks passed (:func:`check_passed`) and scores none.
+
 ``marple_eval`` scores this file like any model (``marple evaluate --responses``).
 Every line is flushed and fsynced before the app goes on, so a crash loses at
 most the answer being given. Opening an existing file resumes its session: the
@@ -34,13 +43,19 @@ from marple_gym.validation import Fields, message_error
 log = logging.getLogger(__name__)
 
 MODALITIES = ("vision", "vision+language+audio")
-SESSION_KEYS = ("participant", "seed", "dataset", "scenario", "modality", "trials", "started")
+SESSION_KEYS = ("participant", "seed", "dataset", "scenario", "modality", "trials", "practice", "started")
 ANSWER_KEYS = (
     *("participant", "episode_id", "scenario", "trial_index", "culprit_shown_as"),
     *("evidence_point", "tau", "horizon", "slider", "time"),
 )
 WEB_KEYS = ("source", "client", "seq")  # the web study's lines also carry these (marple_gym/study/web.py)
 WEB_SESSION_KEYS = (*WEB_KEYS, "sequence", "trial_set", "study_id", "session_id", "user_agent")
+CHECK_KEYS = ("participant", "check", "expected", "slider", "time")
+PRACTICE = "practice"
+"""The ``block`` of an answer to a practice trial (scored answers have no block)."""
+CHECK_MARGIN = 20
+"""An attention check passes when the slider ends within this many points of the end it asked for."""
+MAX_SEQ = 2**31 - 1
 
 
 def now() -> str:
@@ -73,6 +88,7 @@ class ResponseLog:
             raise StudyError(f"modality must be one of {MODALITIES}, got {session.get('modality')!r}")
         session = {"type": "session", **{k: session.get(k) for k in SESSION_KEYS}}
         session["started"] = session["started"] or now()
+        session["practice"] = list(session["practice"] or [])
         path.parent.mkdir(parents=True, exist_ok=True)
         log_file = cls(path, session, [])
         log_file._append(session)
@@ -82,8 +98,11 @@ class ResponseLog:
         """Evidence point -> slider of the answers already given for a trial."""
         return {a["evidence_point"]: a["slider"] for a in self.answers if a["episode_id"] == episode_id}
 
-    def record(self, trial: Trial, point: int, slider: int, rt_ms: int | None = None) -> dict[str, Any]:
-        """Append one answer (``rt_ms``: its response time) and make sure it is on disk before returning it."""
+    def record(
+        self, trial: Trial, point: int, slider: int, rt_ms: int | None = None, practice: bool = False
+    ) -> dict[str, Any]:
+        """Append one answer (``rt_ms``: its response time; ``practice``: to a practice trial, not scored) and make
+        sure it is on disk before returning it."""
         if not 0 <= slider <= 100:
             raise ValueError(f"slider must be in 0..100, got {slider}")
         answer = {
@@ -100,6 +119,8 @@ class ResponseLog:
             "time": now(),
             "rt_ms": None if rt_ms is None else int(rt_ms),
         }
+        if practice:
+            answer["block"] = PRACTICE
         self._append(answer)
         self.answers.append(answer)
         return answer
@@ -171,36 +192,69 @@ def _truncate(path: Path, keep: int) -> None:
         os.fsync(f.fileno())
 
 
-def check_entry(entry: Any, path: str | Path, n: int) -> dict[str, Any]:
-    """One line of a responses file, a session or an answer, with every field typed and in range."""
-    f = Fields(entry, f"line {n}", message_error(StudyError), str(path))
-    if f.str("type", choices=("session", "answer")) == "session":
+def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
+    """One line of a responses file, a session, an answer or an attention check, every field typed and in range."""
+    f = Fields(entry, f"line {n}", message_error(StudyError), None if path is None else str(path))
+    kind = f.str("type", choices=("session", "answer", "check"))
+    for key in ("source", "client"):
+        f.str(key, None)
+    f.int("seq", None, low=0, high=MAX_SEQ)
+    if kind == "session":
         f.allow(("type", *SESSION_KEYS, *WEB_SESSION_KEYS)).require("participant", "modality")
-        for key in ("participant", "dataset", "scenario", "started", "source", "client", "trial_set"):
+        for key in ("participant", "dataset", "scenario", "started", "trial_set", "study_id", "session_id"):
             f.str(key, None)
-        for key in ("study_id", "session_id", "user_agent"):
-            f.str(key, None)
-        f.int("seq", None, low=0)
+        f.str("user_agent", None)
         f.int("sequence", None, low=0)
         f.int("seed", None, low=0)
         f.str("modality", choices=MODALITIES)
-        for i, trial in enumerate(f.list("trials", [])):
-            if not isinstance(trial, str):
-                raise f.fail(f"trials[{i}]", f"expected an episode id, got {trial!r}")
+        for key in ("trials", "practice"):
+            for i, trial in enumerate(f.list(key, [])):
+                if not isinstance(trial, str):
+                    raise f.fail(f"{key}[{i}]", f"expected an episode id, got {trial!r}")
+        return entry
+    if kind == "check":
+        f.allow(("type", *CHECK_KEYS, "rt_ms", *WEB_KEYS)).require(*CHECK_KEYS)
+        f.str("participant")
+        f.str("time")
+        f.int("check", low=0)
+        f.str("expected", choices=("A", "B"))
+        f.int("rt_ms", None, low=0)
+        f.number("slider", low=0, high=100)
         return entry
     # The web page leaves out culprit_shown_as (so it does not give the answer away): scoring recomputes it.
-    f.allow(("type", *ANSWER_KEYS, "rt_ms", *WEB_KEYS)).require(*(k for k in ANSWER_KEYS if k != "culprit_shown_as"))
+    f.allow(("type", *ANSWER_KEYS, "rt_ms", "block", *WEB_KEYS)).require(
+        *(k for k in ANSWER_KEYS if k != "culprit_shown_as")
+    )
     for key in ("participant", "episode_id", "scenario", "time"):
         f.str(key)
     for key in ("trial_index", "evidence_point", "tau", "horizon"):
         f.int(key, low=0)
     f.str("culprit_shown_as", None, choices=("A", "B"))
+    f.str("block", None, choices=(PRACTICE,))
     f.int("rt_ms", None, low=0)
-    f.str("source", None)
-    f.str("client", None)
-    f.int("seq", None, low=0)
     f.number("slider", low=0, high=100)
     return entry
+
+
+def check_passed(check: dict[str, Any]) -> bool:
+    """Did an attention check's slider end near the end it asked for (within :data:`CHECK_MARGIN` points)?"""
+    if check["expected"] == "A":
+        return check["slider"] <= CHECK_MARGIN
+    return check["slider"] >= 100 - CHECK_MARGIN
+
+
+def session_mismatch(line: dict[str, Any], session: dict[str, Any]) -> str | None:
+    """Why an answer or check line cannot belong to ``session`` (None when it can): another participant, or an
+    answer whose trial is not the session's trial at its index (its practice trials for a practice answer)."""
+    if line["participant"] != session.get("participant"):
+        return f"participant {line['participant']!r} is not its session's {session.get('participant')!r}"
+    if line["type"] != "answer":
+        return None
+    order = session.get(PRACTICE if line.get("block") == PRACTICE else "trials") or []
+    index = line["trial_index"]
+    if index >= len(order) or order[index] != line["episode_id"]:
+        return f"the answer for {line['episode_id']} is not its session's trial {index}"
+    return None
 
 
 def _check_same(path: Path, recorded: dict[str, Any], wanted: dict[str, Any]) -> None:

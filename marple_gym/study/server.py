@@ -1,146 +1,253 @@
-"""``marple study-server``: serve a web study folder and collect its answers.
+"""``marple study-server``: serve a web study folder and collect its answers, fit to face the internet.
 
-GET serves the folder's files. POST to ``/answers`` takes JSON Lines (the
-page sends ``text/plain`` so no CORS preflight is needed) and appends each
-``session`` or ``answer`` line to the responses file, flushed and fsynced one
-line at a time, before replying ``{"saved": n}``. A page sends a line again
-until it gets that reply, so each line carries ``client`` and ``seq`` and the
-server keeps every (client, seq) once, across restarts (it reads the file on
-start). The file is the desktop study's format; ``marple evaluate --responses``
-scores it.
+GET and HEAD serve the folder's files (never a directory listing). POST to
+``/answers`` takes JSON Lines (the page sends ``text/plain``) with the study's
+write key in the ``X-Study-Key`` header (written into the built page, so that
+pages of other sites and blind scripts cannot write). Each line is read with
+the reader scoring uses (:func:`~marple_gym.study.responses.check_entry`) and
+checked against the study (:mod:`~marple_gym.study.sink`); a POST with a line
+scoring would refuse gets a 400 and nothing of it is written. Accepted lines
+are on disk (fsynced) before the reply ``{"saved": n, "received": m}``; when
+they cannot be written the reply is a 503 and the page sends them again.
+
+Limits keep one client from taking the server from others (:class:`Limits`):
+request size and lines per request, a timeout on every socket read and a
+deadline for the whole request, a cap on open connections (more get a 503 at
+once) and a listen backlog; answers are written in group commits by one
+thread, so a client sending many lines costs others one fsync. No response
+carries ``Access-Control-Allow-Origin``: the page posts to the server that
+served it. Every malformed request gets a 4xx.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hmac
 import json
 import logging
-import os
+import socket
 import threading
-from functools import partial
+import time
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from marple_gym.study.responses import check_entry
+from marple_gym.study.sink import AnswerSink, LineRefused, SinkUnavailable, StudyIndex
 from marple_gym.study.trials import StudyError
+from marple_gym.study.web import read_web_study
+from marple_gym.validation import message_error, parse_json
 
 log = logging.getLogger(__name__)
 
 ANSWERS_PATH = "/answers"
-MAX_BODY = 1 << 20  # one post holds at most a few hundred lines
+KEY_HEADER = "X-Study-Key"
 
 
-class AnswerSink:
-    """The responses file: appends lines once each, on disk before :meth:`append` returns."""
+@dataclass(frozen=True)
+class Limits:
+    """What one request and all connections together may take."""
 
-    def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.lock = threading.Lock()
-        self.seen: set[tuple[str, int]] = set()
-        if self.path.exists():
-            self._repair_and_index()
+    max_body: int = 256 * 1024  # bytes of one POST (the page sends at most 100 lines of a few hundred bytes)
+    max_lines: int = 200  # lines of one POST
+    max_line: int = 16 * 1024  # bytes of one line (a session line lists every trial of a sequence)
+    socket_timeout: float = 10.0  # seconds any one read from or write to a client may take
+    request_deadline: float = 30.0  # seconds a connection may stay open in all
+    max_connections: int = 256  # open connections; more are answered 503 and closed at once
+    backlog: int = 1024  # connections the kernel queues before the server accepts them
+    commit_wait: float = 30.0  # seconds a POST waits for its lines to be on disk before a 503
 
-    def _repair_and_index(self) -> None:
-        raw = self.path.read_bytes()
-        if raw and not raw.endswith(b"\n"):  # a crash mid-line: drop the partial line so appends stay valid
-            keep = raw.rfind(b"\n") + 1
-            log.warning("%s: dropping a partial last line left by a crash", self.path)
-            with self.path.open("r+b") as f:
-                f.truncate(keep)
-                os.fsync(f.fileno())
-            raw = raw[:keep]
-        for line in raw.decode("utf-8").splitlines():
+
+class RequestRefused(Exception):
+    """A request answered with ``status`` and an error message."""
+
+    def __init__(self, status: HTTPStatus, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class StudyServer(ThreadingHTTPServer):
+    """Serves a study folder and writes answers to an :class:`AnswerSink` (start with ``serve_forever``)."""
+
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(
+        self, address: tuple[str, int], folder: Path, sink: AnswerSink, key: str | None, limits: Limits
+    ) -> None:
+        self.folder, self.sink, self.key, self.limits = folder, sink, key, limits
+        self.request_queue_size = limits.backlog
+        self._open: dict[socket.socket, float] = {}  # connection -> when its deadline passes (monotonic)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        super().__init__(address, StudyHandler)
+        self._reaper = threading.Thread(target=self._reap, name="deadline-reaper", daemon=True)
+        self._reaper.start()
+
+    def process_request(self, request: socket.socket, client_address: Any) -> None:
+        with self._lock:
+            full = len(self._open) >= self.limits.max_connections
+            if not full:
+                self._open[request] = time.monotonic() + self.limits.request_deadline
+        if full:  # answered here, without a thread: a flood of connections cannot exhaust them
             try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(entry, dict) and "client" in entry and "seq" in entry:
-                self.seen.add((str(entry["client"]), int(entry["seq"])))
+                request.settimeout(1.0)
+                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n")
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
 
-    def append(self, entries: list[dict[str, Any]]) -> int:
-        """Write the entries not written before; returns how many were new."""
-        new = 0
-        with self.lock, self.path.open("a", encoding="utf-8") as f:
-            for entry in entries:
-                key = (str(entry.get("client")), int(entry.get("seq", -1)))
-                if "client" in entry and key in self.seen:
-                    continue
-                f.write(json.dumps(entry) + "\n")
-                f.flush()
-                os.fsync(f.fileno())
-                self.seen.add(key)
-                new += 1
-        return new
+    def close_request(self, request: socket.socket) -> None:
+        with self._lock:
+            self._open.pop(request, None)
+        super().close_request(request)
 
+    def _reap(self) -> None:
+        """Cut connections past their deadline (a slow client trickling bytes never times out a single read)."""
+        pause = min(1.0, self.limits.request_deadline / 4)
+        while not self._stop.wait(pause):
+            now = time.monotonic()
+            with self._lock:
+                late = [conn for conn, deadline in self._open.items() if deadline < now]
+            for conn in late:
+                with contextlib.suppress(OSError):
+                    conn.shutdown(socket.SHUT_RDWR)
 
-def parse_lines(body: bytes) -> list[dict[str, Any]]:
-    """The entries of a POST body (JSON Lines, or one JSON list); ValueError naming what is wrong."""
-    text = body.decode("utf-8").strip()
-    if text.startswith("["):
-        entries = json.loads(text)
-    else:
-        entries = [json.loads(line) for line in text.splitlines() if line.strip()]
-    for entry in entries:
-        if not isinstance(entry, dict) or entry.get("type") not in ("session", "answer"):
-            raise ValueError("each line must be a JSON object with type 'session' or 'answer'")
-        if entry["type"] == "answer":
-            slider = entry.get("slider")
-            if not isinstance(slider, (int, float)) or not 0 <= slider <= 100:
-                raise ValueError(f"an answer's slider must be a number in 0..100, got {slider!r}")
-    return entries
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that went away or was cut at its deadline: nothing to report but a debug line.
+        log.debug("connection from %s ended with an error", client_address, exc_info=True)
+
+    def server_close(self) -> None:
+        self._stop.set()
+        super().server_close()
+        self.sink.close()
 
 
 class StudyHandler(SimpleHTTPRequestHandler):
     """Static files of the study folder, and POST /answers."""
 
-    sink: AnswerSink
+    server: StudyServer
+    server_version = "marple-study"
+    sys_version = ""
+    default_request_version = "HTTP/1.0"  # an HTTP/0.9-style request line still gets a status line
 
-    def __init__(self, *args: Any, sink: AnswerSink, **kwargs: Any) -> None:
-        self.sink = sink
-        super().__init__(*args, **kwargs)
+    def __init__(self, request: Any, client_address: Any, server: StudyServer) -> None:
+        self.timeout = server.limits.socket_timeout  # every read and write on the socket
+        super().__init__(request, client_address, server, directory=str(server.folder))
 
+    # ---- what every response carries --------------------------------------------------------------------
     def end_headers(self) -> None:
-        self.send_header("Access-Control-Allow-Origin", "*")  # the folder may be hosted elsewhere
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")  # the URL carries the participant's platform id
+        self.send_header("X-Frame-Options", "DENY")
         super().end_headers()
 
-    def do_OPTIONS(self) -> None:
-        self.send_response(HTTPStatus.NO_CONTENT)
-        self.send_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS")
-        self.send_header("Access-Control-Allow-Headers", "Content-Type")
-        self.end_headers()
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        # An unknown method or HTTP version is the client's error, not a missing feature of the server.
+        if code == HTTPStatus.NOT_IMPLEMENTED:
+            code, message = HTTPStatus.METHOD_NOT_ALLOWED, "only GET, HEAD and POST /answers"
+        elif code == HTTPStatus.HTTP_VERSION_NOT_SUPPORTED:
+            code, message = HTTPStatus.BAD_REQUEST, "only HTTP/1.0 and HTTP/1.1"
+        super().send_error(code, message, explain)
 
-    def do_POST(self) -> None:
-        if self.path.split("?")[0].rstrip("/") != ANSWERS_PATH:
-            self._reply(HTTPStatus.NOT_FOUND, {"error": f"POST answers to {ANSWERS_PATH}"})
-            return
-        length = int(self.headers.get("Content-Length") or 0)
-        if not 0 < length <= MAX_BODY:
-            self._reply(HTTPStatus.BAD_REQUEST, {"error": f"body must be 1..{MAX_BODY} bytes"})
-            return
-        try:
-            entries = parse_lines(self.rfile.read(length))
-        except (ValueError, UnicodeDecodeError) as exc:
-            self._reply(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
-            return
-        saved = self.sink.append(entries)
-        self._reply(HTTPStatus.OK, {"saved": saved, "received": len(entries)})
-
-    def _reply(self, status: HTTPStatus, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(status)
-        self.send_header("Cache-Control", "no-store")
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+    def list_directory(self, path: str | Path) -> None:
+        self.send_error(HTTPStatus.NOT_FOUND, "no such file")
+        return None
 
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s %s", self.address_string(), format % args)
 
+    # ---- answers ----------------------------------------------------------------------------------------
+    def do_POST(self) -> None:
+        try:
+            entries = self._read_answers()
+            saved = self.server.sink.submit(entries, self.server.limits.commit_wait)
+        except RequestRefused as exc:
+            self._reply(exc.status, {"error": str(exc)})
+        except TimeoutError:
+            self.close_connection = True
+            self._reply(HTTPStatus.REQUEST_TIMEOUT, {"error": "the request took too long to arrive"})
+        except LineRefused as exc:
+            log.warning("%s: refused: %s", self.address_string(), exc)
+            self._reply(HTTPStatus.BAD_REQUEST, {"error": str(exc)})
+        except SinkUnavailable as exc:
+            self._reply(HTTPStatus.SERVICE_UNAVAILABLE, {"error": str(exc)}, {"Retry-After": "1"})
+        else:
+            self._reply(HTTPStatus.OK, {"saved": saved, "received": len(entries)})
 
-def make_server(folder: str | Path, out: str | Path, host: str = "127.0.0.1", port: int = 8000) -> ThreadingHTTPServer:
-    """A server for ``folder`` writing answers to ``out`` (not started: call ``serve_forever``)."""
+    def _read_answers(self) -> list[dict[str, Any]]:
+        """The checked lines of a POST /answers; :class:`RequestRefused` says why not."""
+        limits = self.server.limits
+        if self.path.split("?")[0].rstrip("/") != ANSWERS_PATH:
+            raise RequestRefused(HTTPStatus.NOT_FOUND, f"POST answers to {ANSWERS_PATH}")
+        if self.server.key is None:
+            raise RequestRefused(HTTPStatus.FORBIDDEN, "this study was built without --post: it takes no answers")
+        if not hmac.compare_digest(self.headers.get(KEY_HEADER, "").encode(), self.server.key.encode()):
+            raise RequestRefused(HTTPStatus.FORBIDDEN, f"missing or wrong {KEY_HEADER}")
+        if self.headers.get("Transfer-Encoding"):
+            self.close_connection = True
+            raise RequestRefused(HTTPStatus.LENGTH_REQUIRED, "send the body with a Content-Length, not chunked")
+        length = self.headers.get("Content-Length")
+        if length is None:
+            raise RequestRefused(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length")
+        if not length.strip().isdigit() or not 0 < int(length) <= limits.max_body:
+            self.close_connection = True  # the body is not read: the connection cannot carry another request
+            status = HTTPStatus.REQUEST_ENTITY_TOO_LARGE if length.strip().isdigit() else HTTPStatus.BAD_REQUEST
+            if status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE and int(length) <= 4 * limits.max_body:
+                self.rfile.read(int(length))  # read a body a little too large, so that a proxy still sending it
+                # gets the 413 rather than a reset connection (which it would pass on as a 502)
+            raise RequestRefused(status, f"Content-Length must be a number of bytes in 1..{limits.max_body}")
+        body = self.rfile.read(int(length))
+        if len(body) < int(length):
+            self.close_connection = True
+            raise RequestRefused(HTTPStatus.BAD_REQUEST, "the body is shorter than its Content-Length")
+        return parse_lines(body, limits)
+
+    def _reply(self, status: HTTPStatus, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        for name, value in {"Cache-Control": "no-store", "Content-Type": "application/json", **(headers or {})}.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def parse_lines(body: bytes, limits: Limits = Limits()) -> list[dict[str, Any]]:
+    """The lines of a POST body, each read as scoring reads it and carrying the web page's ``client`` and ``seq``;
+    :class:`RequestRefused` (400 or 413) naming the first line that is not."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise RequestRefused(HTTPStatus.BAD_REQUEST, f"the body is not UTF-8 text (byte {exc.start})") from None
+    lines = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
+    if not lines:
+        raise RequestRefused(HTTPStatus.BAD_REQUEST, "no lines in the body")
+    if len(lines) > limits.max_lines:
+        raise RequestRefused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"at most {limits.max_lines} lines per request")
+    error = message_error(lambda message: RequestRefused(HTTPStatus.BAD_REQUEST, message))
+    entries = []
+    for n, line in lines:
+        if len(line) > limits.max_line:
+            raise RequestRefused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"line {n}: longer than {limits.max_line} bytes")
+        try:
+            entry = check_entry(parse_json(line, f"line {n}", error), None, n)
+        except StudyError as exc:
+            raise RequestRefused(HTTPStatus.BAD_REQUEST, str(exc)) from None
+        if entry.get("source") != "web" or entry.get("client") is None or entry.get("seq") is None:
+            raise RequestRefused(HTTPStatus.BAD_REQUEST, f"line {n}: a web study line needs source, client and seq")
+        entries.append(entry)
+    return entries
+
+
+def make_server(
+    folder: str | Path, out: str | Path, host: str = "127.0.0.1", port: int = 8000, limits: Limits = Limits()
+) -> StudyServer:
+    """A server for the study ``folder`` writing answers to ``out`` (not started: call ``serve_forever``)."""
     folder = Path(folder)
     if not (folder / "index.html").is_file():
         raise StudyError(f"{folder} is not a web study folder (no index.html); build one with `marple study-web`")
@@ -148,8 +255,10 @@ def make_server(folder: str | Path, out: str | Path, host: str = "127.0.0.1", po
         raise StudyError(
             f"{out} is inside the study folder, which the server serves to anyone: put the answers elsewhere"
         )
-    handler = partial(StudyHandler, directory=str(folder), sink=AnswerSink(out))
+    study = read_web_study(folder)
+    sink = AnswerSink(out, StudyIndex.of(study))
     try:
-        return ThreadingHTTPServer((host, port), handler)
+        return StudyServer((host, port), folder, sink, study.get("write_key"), limits)
     except OSError as exc:
+        sink.close()
         raise StudyError(f"cannot listen on {host}:{port}: {exc.strerror}") from None

@@ -6,6 +6,11 @@ between them at their own pace) -> ``between`` (the trial is done) -> ... ->
 ``done``. The app maps keys and clicks onto the methods here; tests can call
 them directly.
 
+A session may begin with practice trials (the habituation block the paper's
+participants had): they run exactly like the scored trials, their answers are
+recorded with ``"block": "practice"`` and scoring leaves them out; after each,
+the ``between`` phase can say who it was (:attr:`StudyState.feedback`).
+
 Trials already fully answered in the responses file are skipped; in a trial
 answered in part, the participant watches from the start again and is asked
 only at the evidence points still open. Several evidence points can share one
@@ -19,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from marple_gym.study.responses import ResponseLog
-from marple_gym.study.trials import Trial
+from marple_gym.study.trials import Trial, who_it_was
 
 START_SLIDER = 50
 
@@ -27,8 +32,16 @@ START_SLIDER = 50
 class StudyState:
     """The session's position: trial, step, phase and slider."""
 
-    def __init__(self, trials: Sequence[Trial], log: ResponseLog, clock: Callable[[], float] = time.monotonic) -> None:
-        self.trials = list(trials)
+    def __init__(
+        self,
+        trials: Sequence[Trial],
+        log: ResponseLog,
+        clock: Callable[[], float] = time.monotonic,
+        practice: Sequence[Trial] = (),
+    ) -> None:
+        self.trials = list(trials)  # the scored trials
+        self.practice = list(practice)  # shown first, not scored
+        self.sequence = [*self.practice, *self.trials]  # what the participant goes through, in order
         self.log = log
         self.clock = clock  # seconds; response times are measured with it
         self.asked_at = 0.0  # when the current question appeared
@@ -42,12 +55,29 @@ class StudyState:
     # ---- where we are --------------------------------------------------------------------------
     @property
     def trial(self) -> Trial | None:
-        return self.trials[self.position] if 0 <= self.position < len(self.trials) else None
+        return self.sequence[self.position] if 0 <= self.position < len(self.sequence) else None
+
+    @property
+    def in_practice(self) -> bool:
+        """Is the current trial a practice trial?"""
+        return 0 <= self.position < len(self.practice)
 
     @property
     def remaining(self) -> list[Trial]:
-        """Trials not yet fully answered (the current one included)."""
+        """Scored trials not yet fully answered (the current one included)."""
         return [t for t in self.trials if len(self.log.answered(t.episode_id)) < len(t.evidence_steps)]
+
+    @property
+    def practice_left(self) -> list[Trial]:
+        """Practice trials not yet fully answered."""
+        return [t for t in self.practice if len(self.log.answered(t.episode_id)) < len(t.evidence_steps)]
+
+    @property
+    def feedback(self) -> str | None:
+        """After a practice trial: who it was, in words (None otherwise)."""
+        if self.phase != "between" or not self.in_practice:
+            return None
+        return who_it_was(self.trial)
 
     @property
     def next_tau(self) -> int | None:
@@ -88,7 +118,7 @@ class StudyState:
         trial = self.trial
         rt_ms = round((self.clock() - self.asked_at) * 1000)
         while self._open and trial.evidence_steps[self._open[0]] == self.t:
-            self.log.record(trial, self._open.pop(0), self.slider, rt_ms)
+            self.log.record(trial, self._open.pop(0), self.slider, rt_ms, practice=self.in_practice)
         self.touched = False
         if not self._open:
             self.phase = "between" if self._next_open_trial() is not None else "done"
@@ -98,8 +128,8 @@ class StudyState:
 
     # ---- internals -----------------------------------------------------------------------------
     def _next_open_trial(self) -> int | None:
-        for i in range(self.position + 1, len(self.trials)):
-            trial = self.trials[i]
+        for i in range(self.position + 1, len(self.sequence)):
+            trial = self.sequence[i]
             if len(self.log.answered(trial.episode_id)) < len(trial.evidence_steps):
                 return i
         return None
@@ -110,7 +140,7 @@ class StudyState:
             self.phase = "done"
             return
         self.position, self.t = nxt, 0
-        trial = self.trials[nxt]
+        trial = self.sequence[nxt]
         answered = self.log.answered(trial.episode_id)
         self._open = [k for k in range(len(trial.evidence_steps)) if k not in answered]
         # Resuming mid-trial, the slider starts where the participant left it.

@@ -18,7 +18,7 @@ from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.datasets.selection import SelectionError, select_trials
 from marple_gym.errors import MarpleError
 
-_ORDER_STREAM, _SIDE_STREAM = 0, 1
+_ORDER_STREAM, _SIDE_STREAM, _PRACTICE_STREAM = 0, 1, 2
 
 
 class StudyError(MarpleError):
@@ -65,10 +65,10 @@ def trial_order(episode_ids: Sequence[str], seed: int) -> list[str]:
     return [episode_ids[i] for i in order.tolist()]
 
 
-def culprit_sides(n: int, seed: int) -> list[str]:
+def culprit_sides(n: int, seed: int, stream: int = _SIDE_STREAM) -> list[str]:
     """Where the culprit appears in each of ``n`` trials ("A" or "B"), balanced, in random order."""
     sides = np.array(["A", "B"] * (n // 2) + (["A"] if n % 2 else []))
-    rng = np.random.default_rng([seed, _SIDE_STREAM])
+    rng = np.random.default_rng([seed, stream])
     if n % 2:  # the odd trial's side is a coin flip too
         sides[-1] = rng.choice(["A", "B"])
     return rng.permutation(sides).tolist()
@@ -82,6 +82,32 @@ def make_trials(episodes: Sequence[WhodunitEpisode], order: Sequence[str], seed:
         raise StudyError(f"the dataset lacks trial(s) {missing[:3]} of this session; is it the same dataset?")
     sides = culprit_sides(len(order), seed)
     return [Trial(i, by_id[eid], side) for i, (eid, side) in enumerate(zip(order, sides))]
+
+
+def who_it_was(trial: Trial) -> str:
+    """The answer of a practice trial in words: "In this practice trial, Agent B (right) picked up the pillow."."""
+    agent = "Agent A (left)" if trial.culprit_shown_as == "A" else "Agent B (right)"
+    question = trial.episode.question
+    deed = question[4:].rstrip("?") if question.startswith("Who ") else "did it"
+    return f"In this practice trial, {agent} {deed}."
+
+
+def practice_trials(episodes: Sequence[WhodunitEpisode], seed: int) -> list[Trial]:
+    """The practice trials, in the given order, with their own seeded balanced sides."""
+    sides = culprit_sides(len(episodes), seed, _PRACTICE_STREAM)
+    return [Trial(i, episode, side) for i, (episode, side) in enumerate(zip(episodes, sides))]
+
+
+def practice_episodes(data: MarpleDataset, scenarios: Sequence[str], count: int) -> list[WhodunitEpisode]:
+    """``count`` practice pairs, taking the ``scenarios`` in turn (in name order, so that any order of the
+    same scenarios gives the same pairs), each from a house no trial is scored in
+    (:func:`~marple_gym.datasets.generate.practice_pair`)."""
+    from marple_gym.datasets.generate import practice_pair
+
+    names = sorted(set(scenarios))
+    if count and not names:
+        raise StudyError("practice trials need a scenario to draw them from")
+    return [practice_pair(data.spec, names[i % len(names)], i // len(names)) for i in range(count)]
 
 
 def load_episodes(
