@@ -246,3 +246,54 @@ def test_bip_with_the_mcts_likelihood(data):
     )
     p = run.matrix()
     assert p.shape == (1, 11) and ((p >= 0) & (p <= 1)).all() and p[0, -1] > 0.9  # at T the culprit is seen
+
+
+# ---- the benchmark row and the command line ---------------------------------------------------------------------
+
+
+def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
+    from marple_benchmark import BenchmarkConfig
+    from marple_benchmark.pipeline import inference_runs
+    from marple_benchmark.presets import PRESETS
+
+    cfg = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("vision", "language"))
+    (row,) = [run for run in inference_runs(cfg) if run.key == "mcts"]
+    assert row.name == "simulation-mcts16-in-seed0" and "our extension" in row.method and row.priors
+    assert row.kwargs["agent"] == "mcts" and row.kwargs["simulations"] == 16 and row.kwargs["variant"] == "vision"
+    assert all(path.endswith("in/{role}-vision/policy.pt") for path in row.agents.values())
+    without = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("language",))  # no vision-only models: no row
+    assert not [run for run in inference_runs(without) if run.key == "mcts"]
+
+
+@pytest.mark.slow
+def test_marple_evaluate_with_the_mcts_agent_model(data, tmp_path, capsys):
+    pytest.importorskip("lightning")
+    from marple_agents import train_policy
+    from marple_gym.cli.main import main
+
+    for role in "AB":
+        tiny = {"width": 16, "depth": 1, "heads": 2, "mlp_ratio": 1, "decoder_hidden": 16, "readout_depth": 1}
+        train_policy(
+            data.root,
+            unit=SCENARIO,
+            role=role,
+            model="vision",
+            out_dir=tmp_path / role,
+            max_steps=2,
+            accelerator="cpu",
+            devices=1,
+            progress=False,
+            holdout="episodes",
+            glimpse=0,
+            **tiny,
+        )
+    out = tmp_path / "mcts.json"
+    args = ["evaluate", "--data", str(data.root), "--model", "simulation", "--limit", "1", "--out", str(out)]
+    args += ["--model-arg", "agent=mcts", "--model-arg", "simulations=2", "--model-arg", "rollouts=3"]
+    args += ["--train-split", "in", "--no-progress", "--agent", f"A={tmp_path}/A/policy.pt"]
+    assert main([*args, "--agent", f"B={tmp_path}/B/policy.pt"]) == 0
+    import json
+
+    settings = json.loads(out.read_text())["settings"]
+    assert settings["name"] == "simulation-mcts2-vision" and settings["simulations"] == 2
+    assert settings["mission_priors"][SCENARIO]["A"]["source"].endswith("train-in/A")
