@@ -37,6 +37,7 @@ from marple_eval.protocol import ProtocolSettings, dataset_episodes
 from marple_eval.report import fmt_interval
 from marple_eval.results import RunResults
 from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.selection import trial_set_id
 from marple_gym.missions.scenarios import SCENARIOS
 
 THRESHOLD = 0.8
@@ -56,6 +57,11 @@ def runs_to_score(cfg: BenchmarkConfig, simulations: list[int]) -> list[tuple[st
         rows.append(("policy", split, None, plain[f"simulation-vision-{split}-seed{cfg.seed}"]))
         rows += [("mcts", split, k, mcts_run(cfg, split, cfg.seed, k)) for k in simulations]
     return rows
+
+
+def scored(cfg: BenchmarkConfig, run: InferenceRun, trials: str) -> bool:
+    """Whether ``run``'s results file exists, was scored under the protocol, and on these trials."""
+    return reusable(cfg, run) and RunResults.load(cfg.results(run.name)).trial_set == trials
 
 
 def evidence(path: Path, cutoff: int | None) -> dict:
@@ -148,10 +154,11 @@ def main() -> None:
     )
     args.out.mkdir(parents=True, exist_ok=True)
     episodes = dataset_episodes(MarpleDataset(cfg.data), cfg.scenarios, cfg.preset.trials)
+    trials = trial_set_id(e.episode_id for e in episodes)
     rows = []
     for kind, split, k, run in runs_to_score(cfg, simulations):
         cpu, wall = None, None
-        if not reusable(cfg, run):  # the benchmark's own rows, and runs of an earlier call, are reused
+        if not scored(cfg, run, trials):  # the benchmark's own rows, and runs of an earlier call, are reused
             start_cpu, start_wall = cpu_seconds(), time.perf_counter()
             score_run(cfg, run, episodes)
             cpu, wall = cpu_seconds() - start_cpu, time.perf_counter() - start_wall

