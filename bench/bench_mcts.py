@@ -137,6 +137,9 @@ def main() -> None:
     parser.add_argument("--preset", default="small", choices=sorted(PRESETS))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--scored-only", action="store_true", help="score nothing: the table and plot of the runs already scored"
+    )
     args = parser.parse_args()
 
     simulations = [int(k) for k in args.simulations.split(",")]
@@ -158,6 +161,9 @@ def main() -> None:
     rows = []
     for kind, split, k, run in runs_to_score(cfg, simulations):
         cpu, wall = None, None
+        if not scored(cfg, run, trials) and args.scored_only:
+            print(f"{run.name}: not scored yet", flush=True)
+            continue
         if not scored(cfg, run, trials):  # the benchmark's own rows, and runs of an earlier call, are reused
             start_cpu, start_wall = cpu_seconds(), time.perf_counter()
             score_run(cfg, run, episodes)

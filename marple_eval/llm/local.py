@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -162,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"serving {server.model} as {args.name!r} at {url} (--model-arg base_url={url} --model-arg api_key=none)")
+    # Stopped by a signal (kill, or Ctrl-C where a background job ignores SIGINT), stop the server too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
         server.process.wait()
     except KeyboardInterrupt:
