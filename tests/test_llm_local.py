@@ -53,7 +53,9 @@ def evaluate_args(data, out, cache, url, *options: str) -> list[str]:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     model = local_model()
-    with LocalServer(model, port=free_port(), log=tmp_path_factory.mktemp("server") / "server.log") as url:
+    # One thread: llama.cpp's threads wait on each other, which a machine busy with other jobs slows many times.
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    with LocalServer(model, port=free_port(), threads=1, log=log) as url:
         yield url
 
 
