@@ -64,9 +64,10 @@ def test_marple_evaluate_against_a_real_local_model(server, data, tmp_path, caps
     command = evaluate_args(data, out, cache, server)
     assert main(command) == 0
     first = capsys.readouterr().out
+    results = json.loads(out.read_text())
     assert main(command) == 0  # the second run asks nothing: every answer comes from the cache
     second = capsys.readouterr().out
-    results = json.loads(out.read_text())
+    again = json.loads(out.read_text())["settings"]["llm_usage"]
     usage = results["settings"]["llm_usage"]
     assert usage["requests"] > 0 and usage["prompt_tokens"] > 1000 and usage["completion_tokens"] > 0
     assert usage["cost_usd"] == 0.0  # a local model costs nothing
@@ -78,6 +79,7 @@ def test_marple_evaluate_against_a_real_local_model(server, data, tmp_path, caps
     assert all(r["response"]["choices"][0]["message"]["content"] for r in replies)  # real completions
     assert f"llm: {usage['requests']} requests (0 more answered from the cache)" in first
     assert f"llm: 0 requests ({usage['requests']} more answered from the cache)" in second
+    assert again["requests"] == 0 and again["from_cache"] == usage["requests"]
 
 
 def test_two_solved_examples_overflow_smollm2s_context_with_a_clear_error(server, data, tmp_path, capsys):
