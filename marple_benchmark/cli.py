@@ -51,6 +51,14 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
     parser.add_argument(
+        "--mcts",
+        type=int_in(0),
+        default=None,
+        metavar="K",
+        help="simulations per rollout step of the MCTS agent-model row (our extension, with the vision-only "
+        "models as its prior; small: 16; 0: no such row)",
+    )
+    parser.add_argument(
         "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 500)"
     )
     parser.add_argument(
@@ -65,7 +73,7 @@ def add_parser(subparsers) -> None:
         default=None,
         metavar="RUNS",
         help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, "
-        "ideal, bip, vision, audio, language, all (small: uniform,distance,perfect-agent-models,ideal,all; each variant costs "
+        "ideal, bip, mcts, vision, audio, language, all (small: uniform,distance,perfect-agent-models,ideal,all; each variant costs "
         "about four times its cut scoring)",
     )
     parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
@@ -98,6 +106,8 @@ def run_command(args: argparse.Namespace) -> int:
         preset = replace(preset, trials=args.trials)
     if args.rollouts is not None:
         preset = replace(preset, rollouts=args.rollouts)
+    if args.mcts is not None:
+        preset = replace(preset, mcts=args.mcts)
     if args.train_steps is not None:
         preset = replace(preset, train={**preset.train, "max_steps": args.train_steps})
     if args.splits is not None:
@@ -107,7 +117,7 @@ def run_command(args: argparse.Namespace) -> int:
         preset = replace(preset, splits=splits)
     if args.uncut is not None:
         uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
-        known = ("uniform", "distance", "perfect-agent-models", "ideal", "bip", *VARIANTS)
+        known = ("uniform", "distance", "perfect-agent-models", "ideal", "bip", "mcts", *VARIANTS)
         if set(uncut) - set(known):
             raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
         preset = replace(preset, uncut=uncut)

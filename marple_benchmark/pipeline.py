@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 BIP_POLICY = "language"
 """The kind of agent model whose action probabilities are ``bip``'s likelihood (given each hypothesis's subgoal)."""
+MCTS_POLICY = "vision"
+"""The kind of agent model the MCTS row's search takes as its prior (as the paper's vision-only variant rolls out)."""
 
 
 @dataclass
@@ -263,6 +265,8 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                         model_seed=model_seed,
                     )
                 )
+            if cfg.preset.mcts and MCTS_POLICY in {POLICY_OF_VARIANT[v] for v in cfg.variants}:
+                runs.append(mcts_run(cfg, split, model_seed, cfg.preset.mcts))
             # Inverse planning with the same split's language-conditioned models as likelihood, and that split's
             # mission priors: in and out of distribution like the variants, wherever those models are trained.
             if BIP_POLICY not in {POLICY_OF_VARIANT[v] for v in cfg.variants}:
@@ -281,6 +285,29 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                 )
             )
     return runs
+
+
+def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int) -> InferenceRun:
+    """Simulation inference with the MCTS agent model (our extension): the split's vision-only policies as the
+    search's prior, ``simulations`` steps of search per rollout step, each agent's mission prior from that split."""
+    template = str(cfg.checkpoint("{scenario}", split, "{role}", MCTS_POLICY, model_seed))
+    return InferenceRun(
+        f"simulation-mcts{simulations}-{split}-seed{model_seed}",
+        "mcts",
+        "simulation",
+        {
+            "variant": "vision",
+            "agent": "mcts",
+            "simulations": simulations,
+            "rollouts": cfg.preset.rollouts,
+            "seed": cfg.seed,
+        },
+        dict.fromkeys(cfg.roles, template),
+        method=f"simulation + MCTS, K = {simulations} (our extension)",
+        split=split,
+        model_seed=model_seed,
+        priors=True,
+    )
 
 
 def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
@@ -328,7 +355,8 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, episodes: list) -> Path:
     if run.priors:
         priors = TrainingPriors(str(cfg.data), run.split or "in")
         extra["mission_priors"] = priors.describe(list(cfg.scenarios))
-        resources = BipResources(run.agents, str(cfg.data), priors.split) if run.model == "bip" else priors
+        learned = run.model == "bip" or run.kwargs.get("agent") == "mcts"  # a policy and a prior per agent
+        resources = BipResources(run.agents, str(cfg.data), priors.split) if learned else priors
     evaluate(
         model_factory(run.model, **run.kwargs),
         episodes,

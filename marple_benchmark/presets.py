@@ -28,6 +28,9 @@ class BenchmarkPreset:
     # The ideal observer's planner rollouts per mission and evidence point: enough that its intervals are
     # dominated by the trials, not the rollouts (docs/evaluation.md).
     ideal_rollouts: int = 100
+    # K of the simulation row whose agent models are the vision-only policies improved by K steps of tree search
+    # (our extension, docs/agents.md); 0: no such row.
+    mcts: int = 0
     estimate: str = ""
 
 
@@ -44,6 +47,7 @@ PRESETS: dict[str, BenchmarkPreset] = {
         # Scoring without the cutoff costs about four times as much (rollouts from early evidence points run
         # to T + 10): the reference rows, the perfect agent models and the richest variant.
         uncut=("uniform", "distance", "perfect-agent-models", "ideal", "all"),
+        mcts=16,
         estimate="about 13 minutes on 2 CPU cores",
     ),
     "quick": BenchmarkPreset(

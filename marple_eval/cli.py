@@ -157,8 +157,8 @@ def add_evaluate_parser(subparsers) -> None:
         "--train-split",
         choices=("in", "ood"),
         default=None,
-        help="the agent models' training split: recorded in the results (the report's split column); for ideal "
-        "and bip also the split whose episodes give each agent's mission prior (default: in)",
+        help="the agent models' training split: recorded in the results (the report's split column); for ideal, "
+        "bip and simulation with agent=mcts also the split whose episodes give each agent's mission prior (default: in)",
     )
     parser.add_argument("--out", default=None, help="results file (default: results/<model>.json)")
     parser.add_argument("--no-progress", action="store_true")
@@ -287,13 +287,15 @@ def run_evaluate(args: argparse.Namespace) -> int:
             extra["agents"] = parse_agents(args.agent)
         if not data.complete:
             extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
-        if args.model in ("ideal", "bip"):  # inverse planning knows each agent's missions from its training split
+        # Inverse planning, and the MCTS agent model, know each agent's missions from its training split.
+        searched = model_args.get("agent") == "mcts"
+        if args.model in ("ideal", "bip") or searched:
             from marple_eval.inverse import TrainingPriors
 
             priors = TrainingPriors(str(args.data), args.train_split or "in")
             extra["mission_priors"] = priors.describe(scenarios)
             resources = priors
-            if args.model == "bip":  # its learned likelihoods come from a package above this one: an entry point
+            if args.model == "bip" or searched:  # a policy and a prior per agent, from a package above this one
                 (builder,) = (ep.load() for ep in entry_points(group="marple.resources", name="bip"))
                 resources = builder(parse_agents(args.agent), str(args.data), priors.split)
         run = evaluate(

@@ -14,6 +14,12 @@ lists and the world's rules are known; the planner is not, so it applies to
 houses and agents whose planner it does not know. Each agent's resources: its
 policy (a checkpoint path or a loaded policy) and its mission prior from its
 training split (:class:`BipResources`).
+
+``agent="mcts"`` (our extension) takes both the likelihood and the rollouts
+from the MCTS agent model instead of the bare policy: pi is then the action
+distribution of ``simulations`` steps of PUCT search from the world at step t
+on mission m, the language-conditioned policy as the prior and m's progress as
+the reward (:mod:`marple_agents.search`); with 0 simulations it is the policy's.
 """
 
 from __future__ import annotations
@@ -21,24 +27,29 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
-from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
+from marple_agents.search.missions import DONE, MissionSearch
+from marple_agents.search.puct import SearchSettings
+from marple_agents.simulation.agent_models import PolicyMemory, RolloutAgent, sample_rows
+from marple_agents.simulation.inference import AGENT_MODELS
+from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probability
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
 from marple_eval.protocol import ModelFile, opaque
+from marple_gym.missions.batch import MissionTable
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
+from marple_gym.world.batch import BatchedState
+from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
-DONE = (-1, -1, -1, -1)
-"""The subgoal codes of an agent whose mission is complete."""
 MIN_PROBABILITY = 1e-6
 """A floor on a learned policy's action probabilities, so one surprising action does not rule a mission out."""
 
@@ -85,10 +96,22 @@ class BipModel(InversePlanningModel):
 
     name = "bip"
 
-    def __init__(self, rollouts: int = 20, device: str = "cpu", **protocol: Any) -> None:
+    def __init__(
+        self, rollouts: int = 20, device: str = "cpu", agent: str = "policy", simulations: int = 16, **protocol: Any
+    ) -> None:
         super().__init__(rollouts, **protocol)
+        if agent not in AGENT_MODELS:
+            raise ValueError(f"unknown agent model {agent!r}; choose from {', '.join(AGENT_MODELS)}")
         self.device = device
+        self.agent = agent
+        self.search = SearchSettings(simulations=int(simulations)) if agent == "mcts" else None
+        if self.search is not None:
+            self.name = f"bip-mcts{simulations}"
         self.policies: dict[str, Any] = {}
+
+    def settings(self) -> dict[str, Any]:
+        search = {} if self.search is None else {"agent": self.agent, **asdict(self.search)}
+        return {**super().settings(), **search}
 
     def setup(self, agents: Mapping[str, Any]) -> None:
         """Receive each agent's ``{"policy": checkpoint or policy, "prior": MissionPrior or mapping}``."""
@@ -108,6 +131,7 @@ class BipModel(InversePlanningModel):
             self.policies[identity] = policy
             self.priors[identity] = as_prior(resource["prior"], "bip")
         self._episodes = {}
+        self._searches: dict[tuple[str, tuple[str, ...]], MissionSearch] = {}
 
     def hypotheses(self, agent: AgentEvidence) -> dict[str, _Hypothesis]:
         """Each mission's account of the agent's actions to tau (extended from the last call where it can)."""
@@ -132,18 +156,47 @@ class BipModel(InversePlanningModel):
 
     def _extend(self, agent: AgentEvidence, hypotheses: dict[str, _Hypothesis], actions: list[int]) -> None:
         """Score the new actions under every mission with one batched policy call."""
-        rows, vision, subgoals = [], [], []
+        rows, vision, subgoals, states, indices = [], [], [], [], []
         for mission, h in hypotheses.items():
             for t in range(len(h.log_probs), len(actions)):
                 rows.append((mission, t))
                 vision.append(agent.vision[t])
                 subgoals.append(subgoal_codes(h.progress))
+                if self.search is not None:  # where the search starts: the world and the mission's progress at t
+                    states.append(h.world.state.copy())
+                    indices.append(h.progress.index)
                 h.progress.update(h.world.step(0, actions[t]), h.world)
         if not rows:
             return
-        probs = self.policies[agent.identity].action_probs(np.stack(vision), np.array(subgoals, dtype=np.int64))
+        if self.search is None:
+            probs = self.policies[agent.identity].action_probs(np.stack(vision), np.array(subgoals, dtype=np.int64))
+        else:
+            probs = self._searched(agent, hypotheses, states, indices, [mission for mission, _ in rows])
         for (mission, t), p in zip(rows, np.asarray(probs, dtype=np.float64)):
             hypotheses[mission].log_probs.append(math.log(max(float(p[actions[t]]), MIN_PROBABILITY)))
+
+    def _searched(
+        self,
+        agent: AgentEvidence,
+        hypotheses: dict[str, _Hypothesis],
+        states: list[WorldState],
+        indices: list[int],
+        missions: list[str],
+    ) -> np.ndarray:
+        """The MCTS agent model's action distributions at the given states, each on its mission, in one search."""
+        names = list(hypotheses)
+        search = self._mission_search(agent.identity, names)
+        house = next(iter(hypotheses.values())).world.house
+        ids = np.array([names.index(m) for m in missions], dtype=np.int64)
+        return search.policy(house, BatchedState.stack(states), ids, np.array(indices, dtype=np.int64))
+
+    def _mission_search(self, identity: str, missions: list[str]) -> MissionSearch:
+        key = (identity, tuple(missions))
+        if key not in self._searches:
+            memory = PolicyMemory(self.policies[identity])
+            table = MissionTable([get_mission(m) for m in missions])
+            self._searches[key] = MissionSearch(table, memory, self.search)
+        return self._searches[key]
 
     def log_likelihoods(self, agent: AgentEvidence) -> dict[str, float]:
         return {m: sum(h.log_probs) for m, h in self.hypotheses(agent).items()}
@@ -155,7 +208,11 @@ class BipModel(InversePlanningModel):
         self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
     ) -> float:
         progress = self.hypotheses(agent)[mission].progress
-        rollout_agent = MissionPolicyAgent(self.policies[agent.identity], progress)
+        policy = self.policies[agent.identity]
+        if self.search is None:
+            rollout_agent: RolloutAgent = MissionPolicyAgent(policy, progress)
+        else:
+            rollout_agent = MCTSAgent(policy, {mission: 1.0}, self.search, use_language=True)
         return query_probability(world, rollout_agent, agent, query, steps, self.rollouts, rng)
 
 

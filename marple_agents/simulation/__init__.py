@@ -2,9 +2,11 @@
 
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.inference import VARIANT_LABELS, VARIANTS, SimulationModel
+from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probability
 
 __all__ = [
+    "MCTSAgent",
     "PlannerAgent",
     "PolicyAgent",
     "RolloutAgent",

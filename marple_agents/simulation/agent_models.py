@@ -73,12 +73,55 @@ def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.minimum((u > cdf).sum(axis=1), probs.shape[1] - 1)
 
 
+def outcome_arrays(outcomes: Sequence[Outcome], active: np.ndarray, n: int) -> BatchOutcome:
+    """The outcomes of rows ``active`` of a batch of ``n`` as the batch's arrays (other rows: all 0, no success)."""
+    batch = getattr(outcomes, "batch", None)
+    if batch is not None:
+        return batch
+    batch = BatchOutcome(*(np.zeros(n, dtype=np.int64) for _ in BatchOutcome._fields))
+    for i, outcome in zip(np.asarray(active).tolist(), outcomes):
+        for name, value in zip(BatchOutcome._fields, outcome):
+            getattr(batch, name)[i] = value
+    return batch
+
+
 def _group_rows(worlds: Sequence[World], groups: int) -> list[range]:
     """The rows of each group of a rollout batch (one group: all of them)."""
     slices = getattr(worlds, "groups", None) or (slice(0, len(worlds)),)
     if len(slices) != groups:
         raise ValueError(f"{groups} evidence points for a batch of {len(slices)} groups")
     return [range(s.start, s.stop) for s in slices]
+
+
+class PolicyMemory:
+    """A learned policy's action distributions, asked once per distinct input it has not seen yet.
+
+    Rollouts from one state share their states until their sampled actions
+    part them, the rollouts of the next evidence point (and of the other trials
+    in the same house) walk through many of the same states again, and a tree
+    search meets the same states in many branches, so the answers are kept,
+    keyed by a hash of the input (at most ``capacity`` of them).
+    """
+
+    def __init__(self, policy: Any, capacity: int = KNOWN_INPUTS) -> None:
+        self.policy = policy
+        self.capacity = capacity
+        self._known: dict[bytes, np.ndarray] = {}
+
+    def __call__(self, vision: np.ndarray, subgoal: np.ndarray | None = None) -> np.ndarray:
+        """(B, 10) float64: P(action | vision[, subgoal]) for each row, as ``policy.action_probs`` answers."""
+        keys = row_keys(input_rows(vision, subgoal))
+        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+        names = unique.tolist()
+        known = self._known
+        new = [k for k, name in enumerate(names) if name not in known]
+        if new:
+            rows = first[new]
+            probs = self.policy.action_probs(vision[rows], None if subgoal is None else subgoal[rows])
+            if len(known) + len(new) > self.capacity:
+                known.clear()
+            known.update(zip((names[k] for k in new), np.asarray(probs, dtype=np.float64)))
+        return np.stack([known[name] for name in names])[inverse.ravel()]
 
 
 class PlannerAgent(RolloutAgent):
@@ -146,7 +189,7 @@ class PolicyAgent(RolloutAgent):
         self.subgoals: np.ndarray | None = None
         self.first_step = True
         self.heard = np.zeros(0, dtype=np.int64)
-        self._known: dict[bytes, np.ndarray] = {}
+        self.memory = PolicyMemory(policy)
 
     def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])
@@ -174,7 +217,7 @@ class PolicyAgent(RolloutAgent):
         active = np.asarray(active)
         vision = self._grids(active)
         subgoal = self.subgoals[active] if self.use_language else None
-        probs = self._action_probs(vision, subgoal)
+        probs = self.memory(vision, subgoal)
         if self.use_audio and self.first_step:
             probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
         self.first_step = False
@@ -187,27 +230,6 @@ class PolicyAgent(RolloutAgent):
             return np.take(batch.grid, rows, axis=0)
         return np.stack([self.worlds[i].state.grid for i in rows])
 
-    def _action_probs(self, vision: np.ndarray, subgoal: np.ndarray | None) -> np.ndarray:
-        """The policy's distributions, asked once per distinct input it has not seen yet.
-
-        Rollouts from one state share their states until their sampled actions
-        part them, and the rollouts of the next evidence point (and of the other
-        trials in the same house) walk through many of the same states again, so
-        the answers are kept, keyed by a hash of the input.
-        """
-        keys = row_keys(input_rows(vision, subgoal))
-        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        names = unique.tolist()
-        known = self._known
-        new = [k for k, name in enumerate(names) if name not in known]
-        if new:
-            rows = first[new]
-            probs = self.policy.action_probs(vision[rows], None if subgoal is None else subgoal[rows])
-            if len(known) + len(new) > KNOWN_INPUTS:
-                known.clear()
-            known.update(zip((names[k] for k in new), np.asarray(probs, dtype=np.float64)))
-        return np.stack([known[name] for name in names])[inverse.ravel()]
-
     def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
         if not self.use_language:
             return
@@ -217,12 +239,7 @@ class PolicyAgent(RolloutAgent):
 
     def _achieves(self, codes: np.ndarray, outcomes: Sequence[Outcome], active: np.ndarray) -> np.ndarray:
         """Which outcomes achieve the subgoal of their row, given as (action, object, furniture, room) codes."""
-        batch = getattr(outcomes, "batch", None)
-        if batch is None:  # outcomes as a plain list: put them in arrays
-            batch = BatchOutcome(*(np.zeros(len(self.worlds), dtype=np.int64) for _ in BatchOutcome._fields))
-            for i, outcome in zip(active.tolist(), outcomes):
-                for name, value in zip(BatchOutcome._fields, outcome):
-                    getattr(batch, name)[i] = value
+        batch = outcome_arrays(outcomes, active, len(self.worlds))
         action, obj, fur, room = codes.T
         # As Subgoal codes (action, furniture, room, object, any value); object code 0: any object or none.
         subgoal = np.stack([action, fur, room, np.maximum(obj, 0), np.full_like(action, -1)], axis=1)

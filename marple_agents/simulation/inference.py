@@ -12,6 +12,13 @@ intent), ``all`` (language + audio). The agent model of each agent is set up
 from the run's resources: a checkpoint path (a learned policy) or
 ``{"planner": preferences}`` (the true planner: a perfect agent model, the
 upper bound).
+
+``agent="mcts"`` (our extension, not the paper's method) rolls out the
+:class:`~marple_agents.simulation.mcts.MCTSAgent` instead of the plain policy:
+``simulations`` steps of PUCT search over the true world before each action,
+the learned policy as the prior, the agent's mission prior (from its training
+split) saying what it works on. Its resource per agent is
+``{"policy": checkpoint, "prior": mission prior}``.
 """
 
 from __future__ import annotations
@@ -19,13 +26,17 @@ from __future__ import annotations
 import io
 import zlib
 from collections.abc import Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
+from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
+from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
+from marple_eval.inverse.base import as_prior
 from marple_eval.models.base import QueryModel, combine_suspects
 from marple_eval.protocol import ModelFile
 from marple_gym.world.actions import Outcome
@@ -39,6 +50,8 @@ VARIANTS: dict[str, frozenset[str]] = {
 }
 POLICY_OF_VARIANT = {"vision": "vision", "audio": "vision", "language": "language", "all": "language"}
 """Which learned policy each variant rolls out: vision-only, or language-conditioned."""
+AGENT_MODELS = ("policy", "mcts")
+"""How a learned policy is rolled out: as it is (the paper), or improved by tree search (our extension)."""
 VARIANT_LABELS = {
     "vision": "Vision only",
     "audio": "Vision+Audio",
@@ -56,25 +69,33 @@ class SimulationModel(QueryModel):
         rollouts: int = 100,
         seed: int = 0,
         device: str = "cpu",
+        agent: str = "policy",
+        simulations: int = 16,
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
         if rollouts < 1:
             raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+        if agent not in AGENT_MODELS:
+            raise ValueError(f"unknown agent model {agent!r}; choose from {', '.join(AGENT_MODELS)}")
         self.variant = variant
         self.modalities = VARIANTS[variant]
-        self.name = f"simulation-{variant}"
+        self.agent = agent
+        self.search = SearchSettings(simulations=int(simulations)) if agent == "mcts" else None
+        self.name = f"simulation-{variant}" if self.search is None else f"simulation-mcts{simulations}-{variant}"
         self.rollouts = int(rollouts)
         self.seed = int(seed)
         self.device = device
         self.agents: dict[str, RolloutAgent] = {}
 
     def settings(self) -> dict[str, Any]:
+        search = {} if self.search is None else {"agent": self.agent, **asdict(self.search)}
         return {
             **super().settings(),
             "variant": self.variant,
             "rollouts": self.rollouts,
             "seed": self.seed,
+            **search,
         }
 
     def setup(self, agents: Mapping[str, Any]) -> None:
@@ -85,12 +106,21 @@ class SimulationModel(QueryModel):
             return resource
         if isinstance(resource, dict) and "planner" in resource:
             return PlannerAgent(resource["planner"])
+        language, audio = LANGUAGE in self.modalities, AUDIO in self.modalities
+        if self.search is None:
+            return PolicyAgent(self._policy(resource), use_language=language, use_audio=audio)
+        if not isinstance(resource, Mapping) or not {"policy", "prior"} <= set(resource):
+            raise ValueError("agent=mcts needs a policy checkpoint and a mission prior per agent")
+        prior = as_prior(resource["prior"], "agent=mcts").probabilities
+        return MCTSAgent(self._policy(resource["policy"]), prior, self.search, use_language=language, use_audio=audio)
+
+    def _policy(self, resource: Any) -> Any:
+        """A loaded policy, a checkpoint's path or a checkpoint's content (:class:`ModelFile`), as a policy."""
         from marple_agents import load_policy
 
         if isinstance(resource, ModelFile):
             resource = io.BytesIO(resource.content)
-        policy = resource if hasattr(resource, "action_probs") else load_policy(resource, device=self.device)
-        return PolicyAgent(policy, use_language=LANGUAGE in self.modalities, use_audio=AUDIO in self.modalities)
+        return resource if hasattr(resource, "action_probs") else load_policy(resource, device=self.device)
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent): 1 if the evidence shows the agent reaching it, else the fraction of rollouts that do."""

@@ -1,0 +1,132 @@
+"""The MCTS agent model: a learned policy improved by tree search at every step of every rollout (our extension).
+
+Not the paper's method: the paper's "Monte Carlo tree search" (its Algorithm
+E.1) is plain Monte Carlo rollouts of the learned policy, which is what
+:class:`~marple_agents.simulation.agent_models.PolicyAgent` does. Here each
+rollout step first runs K simulations of PUCT (:mod:`marple_agents.search.missions`)
+from the rollout's state, the learned behaviour-cloning policy as the prior and
+progress through the agent's mission as the reward, and draws the action from
+the search's visit counts. With K = 0 it is the learned policy exactly; as K
+grows it leans on the true world and the mission, so predictions move from the
+learned policy's toward the planner's (the perfect agent models).
+
+Which mission: each rollout works on one mission of the agent's mission prior
+(from its training split, as for ``bip``), resumed from how far the observed
+actions got in it. The rows of a group are shared out among the missions in
+proportion to the prior (largest remainders, drawing nothing at random), so a
+search with K = 0 draws exactly what the policy agent draws.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from marple_agents.audio import refine_with_audio
+from marple_agents.search.missions import MissionSearch, house_rows, take_states
+from marple_agents.search.puct import SearchSettings
+from marple_agents.simulation.agent_models import PolicyMemory, RolloutAgent, outcome_arrays, sample_rows
+from marple_agents.simulation.rollouts import RolloutWorlds
+from marple_eval.evidence import AgentEvidence
+from marple_gym.missions.batch import BatchProgress, MissionTable
+from marple_gym.missions.mission import get_mission
+from marple_gym.planner.planner import follow_history
+from marple_gym.world.actions import Outcome
+
+
+def share_rows(rows: int, weights: Sequence[float]) -> np.ndarray:
+    """(len(weights),) how many of ``rows`` go to each weight: proportional, largest remainders first."""
+    p = np.asarray(weights, dtype=np.float64)
+    exact = rows * p / p.sum()
+    counts = np.floor(exact).astype(np.int64)
+    order = np.argsort(-(exact - counts), kind="stable")
+    counts[order[: rows - counts.sum()]] += 1
+    return counts
+
+
+class MCTSAgent(RolloutAgent):
+    """A learned policy improved by PUCT search over the true world (see module docs).
+
+    ``preferences``: the agent's mission prior ``{mission: probability}``.
+    ``use_language``: the prior is a language-conditioned policy, given the
+    mission's current subgoal at every node. ``use_audio``: the first action's
+    distribution is refined with the sound heard at tau, as the policy agent's is.
+    It rolls out in :class:`~marple_agents.simulation.rollouts.RolloutWorlds` (the batch's states and houses).
+    """
+
+    groups_starts = True
+
+    def __init__(
+        self,
+        policy: Any,
+        preferences: Mapping[str, float],
+        settings: SearchSettings | None = None,
+        use_language: bool = False,
+        use_audio: bool = False,
+    ) -> None:
+        if use_language and getattr(policy, "conditioning", "vision") != "language":
+            raise ValueError("language rollouts need a language-conditioned policy")
+        weights = {m: float(w) for m, w in preferences.items() if w > 0}
+        if not weights:
+            raise ValueError(f"the MCTS agent model needs a mission prior with a positive weight, got {preferences}")
+        self.preferences = weights
+        self.table = MissionTable([get_mission(m) for m in weights])
+        self.settings = settings or SearchSettings()
+        self.use_language = use_language
+        self.use_audio = use_audio
+        memory = PolicyMemory(policy)
+        self.search = MissionSearch(self.table, lambda v, s: memory(v, s if use_language else None), self.settings)
+        self.worlds: RolloutWorlds | None = None
+        self.progress = BatchProgress(self.table, np.zeros(0, dtype=np.int64))
+        self.heard = np.zeros(0, dtype=np.int64)
+        self.first_step = True
+
+    def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        self.reset_groups(worlds, [evidence], [rng])
+
+    def reset_groups(
+        self, worlds: RolloutWorlds, evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+    ) -> None:
+        self.worlds = worlds
+        self.first_step = True
+        groups = worlds.groups
+        if len(groups) != len(evidences):
+            raise ValueError(f"{len(evidences)} evidence points for a batch of {len(groups)} groups")
+        missions, index = [], []
+        for rows, evidence in zip(groups, evidences):
+            counts = share_rows(rows.stop - rows.start, list(self.preferences.values()))
+            start = evidence.world(0)
+            for m, (name, count) in enumerate(zip(self.preferences, counts.tolist())):
+                missions += [m] * count
+                index += [follow_history(start, evidence.actions, name).progress.index] * count
+        self.progress = BatchProgress(self.table, np.array(missions, dtype=np.int64))
+        self.progress.index = np.array(index, dtype=np.int64)
+        if self.use_audio:
+            sizes = [g.stop - g.start for g in groups]
+            self.heard = np.repeat([int(e.audio[-1]) for e in evidences], sizes)
+
+    def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        active = np.asarray(active)
+        worlds = self.worlds  # the rollouts' batch: its states and houses are read directly
+        probs = self.search.policy(
+            house_rows(worlds.house, active),
+            take_states(worlds.batch, active),
+            self.progress.mission[active],
+            self.progress.index[active],
+        )
+        if self.use_audio and self.first_step:
+            probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
+        self.first_step = False
+        return sample_rows(probs, rng)
+
+    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
+        """Move each rollout's mission on as the environment would."""
+        active = np.asarray(active)
+        n = len(self.worlds)
+        out = outcome_arrays(outcomes, active, n)
+        mine = np.zeros(n, dtype=bool)
+        mine[active] = True
+        out = out._replace(success=out.success.astype(bool) & mine)  # finished rollouts idle: they move nothing on
+        self.progress.update(self.worlds.house, self.worlds.batch, 0, out)

@@ -1,0 +1,299 @@
+"""The MCTS agent model (our extension): batched PUCT search over the true world, in simulation and in bip."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from conftest import make_world
+
+from marple_agents.inverse import BipModel
+from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
+from marple_agents.simulation import MCTSAgent, SimulationModel
+from marple_agents.simulation.mcts import share_rows
+from marple_eval import ProtocolSettings, dataset_episodes, evaluate
+from marple_eval.evidence import trial_evidence
+from marple_eval.models.registry import make_model
+from marple_eval.protocol import Identities
+from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
+from marple_gym.missions import Subgoal
+from marple_gym.missions.batch import MissionTable
+from marple_gym.missions.mission import Mission, get_mission
+from marple_gym.missions.scenarios import get_scenario
+from marple_gym.world import Action
+from marple_gym.world.batch import BatchedState
+
+SCENARIO = "laundry"
+IDS = ("agent-a", "agent-b")
+TOGGLE_ON = Subgoal(Action.toggle, "light", "Kitchen", state=("toggleable", True))
+SWITCH_ON_THE_LIGHT = Mission("switch_on_the_light", "Switch on the light", (TOGGLE_ON,), 0)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("search") / "data"
+    spec = DatasetSpec([Unit.scenario(SCENARIO)], Sizes(2, 2, 4, 1), seed=11, splits=("test", "train-in"))
+    generate_dataset(spec, root, workers=1, progress=False)
+    return MarpleDataset(root)
+
+
+class FixedPolicy:
+    """A stand-in for a learned policy: the same action distribution everywhere; it counts the rows it is asked."""
+
+    def __init__(self, probs, conditioning: str = "vision") -> None:
+        self.probs = np.asarray(probs, dtype=np.float32)
+        self.conditioning = conditioning
+        self.rows = 0
+
+    def action_probs(self, vision, subgoal=None):
+        self.rows += len(vision)
+        return np.repeat(self.probs[None], len(vision), axis=0)
+
+
+LEANING = np.array([0.05, 0.05, 0.4, 0.1, 0.05, 0.1, 0.05, 0.05, 0.05, 0.1])
+"""A policy that mostly walks forward: not uniform, so that K = 0 is seen to give exactly this."""
+
+
+def uniform_prior(vision, subgoals):
+    return np.full((len(vision), 10), 0.1)
+
+
+# ---- the search itself ------------------------------------------------------------------------------------------
+
+
+def test_no_simulation_gives_the_prior_exactly():
+    world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}])
+    table = MissionTable([SWITCH_ON_THE_LIGHT])
+    policy = FixedPolicy(LEANING)
+    search = MissionSearch(table, lambda v, s: policy.action_probs(v, s), SearchSettings(simulations=0))
+    states = BatchedState.repeat(world.state, 3)
+    probs = search.policy(world.house, states, np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
+    np.testing.assert_array_equal(probs, np.repeat(LEANING[None], 3, axis=0).astype(np.float32))
+    # The generic search agrees: no simulation, the prior.
+    tree = run_search(np.repeat(LEANING[None], 2, axis=0), np.zeros(2), None, SearchSettings(simulations=0))
+    np.testing.assert_allclose(visit_policy(tree), np.repeat(LEANING[None], 2, axis=0))
+
+
+def test_many_simulations_with_a_uniform_prior_find_the_shortest_way_to_the_light():
+    """Facing north, the light three cells east of the cell beside it: turn right once (not left three times),
+    three steps forward, toggle. Following the search's most visited action takes exactly that path."""
+    world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(2, 3, 3))
+    search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings(simulations=200))
+    taken = []
+    for _ in range(5):
+        probs = search.policy(world.house, BatchedState.repeat(world.state, 1), np.zeros(1, int), np.zeros(1, int))
+        taken.append(int(probs[0].argmax()))
+        world.step(0, taken[-1])
+    assert taken == [Action.right, Action.forward, Action.forward, Action.forward, Action.toggle]
+    assert world.state.fur_state[0] & 1  # the light is on
+
+
+def test_the_search_rewards_the_agents_own_mission_not_the_question():
+    """A mission whose subgoal is elsewhere pulls the search away from the light: the reward is the mission's."""
+    world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(5, 3, 0))
+    search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings(simulations=64))
+    one = (np.zeros(1, int), np.zeros(1, int))
+    on_mission = search.policy(world.house, BatchedState.repeat(world.state, 1), *one)
+    assert on_mission[0].argmax() == Action.toggle
+    done = search.policy(world.house, BatchedState.repeat(world.state, 1), np.zeros(1, int), np.ones(1, int))
+    # The mission is complete: nothing is worth more than anything else, so the search keeps to the prior's spread.
+    assert done[0].max() < 0.5
+
+
+def test_the_visit_policy_mixes_the_prior_as_one_visit():
+    def expand(parent, action, node):  # a bandit: action 3 pays 1, the rest nothing; every leaf is worth 0
+        return np.full((1, 4), 0.25), np.zeros(1), (action == 3).astype(float)
+
+    tree = run_search(np.full((1, 4), 0.25), np.zeros(1), expand, SearchSettings(simulations=20))
+    policy = visit_policy(tree)
+    visits = tree.root_visits()
+    assert visits.sum() == 20 and visits[0].argmax() == 3
+    np.testing.assert_allclose(policy, (0.25 + visits) / 21)
+    assert policy.sum() == pytest.approx(1.0)
+
+
+def test_rows_are_shared_among_missions_in_proportion_to_the_prior():
+    assert share_rows(20, [0.8, 0.2]).tolist() == [16, 4]
+    assert share_rows(3, [0.5, 0.5]).tolist() == [2, 1]
+    assert share_rows(7, [1.0]).tolist() == [7]
+
+
+def test_bad_settings_are_refused():
+    with pytest.raises(ValueError, match="simulations"):
+        SearchSettings(simulations=-1)
+    with pytest.raises(ValueError, match="discount"):
+        SearchSettings(discount=0)
+    with pytest.raises(ValueError, match="unknown agent model 'tree'"):
+        SimulationModel(agent="tree")
+    with pytest.raises(ValueError, match="mission prior"):
+        MCTSAgent(FixedPolicy(LEANING), {"do_laundry": 0.0})
+    with pytest.raises(ValueError, match="policy checkpoint and a mission prior"):
+        SimulationModel(agent="mcts").setup({"agent-x": "runs/policy.pt"})
+
+
+# ---- in simulation inference ------------------------------------------------------------------------------------
+
+
+def mcts_model(simulations: int, variant: str = "vision", **kw) -> SimulationModel:
+    return SimulationModel(variant, rollouts=6, seed=5, agent="mcts", simulations=simulations, **kw)
+
+
+def setup(model, episode, policy_for=lambda: FixedPolicy(LEANING)):
+    roles = ("A", "B") if episode.culprit == 0 else ("B", "A")
+    prior = {role: get_scenario(SCENARIO).roles[role] for role in "AB"}
+    model.setup({i: {"policy": policy_for(), "prior": prior[r]} for i, r in zip(IDS, roles)})
+    return model
+
+
+def trials_of(model, episode):
+    return [trial_evidence(episode, tau, False, model.modalities, IDS) for tau in episode.evidence_steps(11)]
+
+
+def test_mcts_with_no_simulation_answers_exactly_as_the_policy(data):
+    episode = next(data.whodunit(SCENARIO))
+    searched = setup(mcts_model(0), episode)
+    plain = SimulationModel("vision", rollouts=6, seed=5)
+    plain.setup({i: FixedPolicy(LEANING) for i in IDS})
+    trials = trials_of(plain, episode)
+    assert searched.predict_all(trials) == plain.predict_all(trials)
+
+
+def test_mcts_rollouts_same_seed_same_answers_and_batched_as_one_at_a_time(data):
+    episode = next(data.whodunit(SCENARIO))
+    first = setup(mcts_model(3), episode)
+    trials = trials_of(first, episode)
+    together = first.predict_all(trials)
+    assert together == setup(mcts_model(3), episode).predict_all(trials)
+    alone = setup(mcts_model(3), episode)
+    assert together == [alone.predict(t) for t in trials]
+    assert first.settings()["agent"] == "mcts" and first.settings()["simulations"] == 3
+    assert first.name == "simulation-mcts3-vision"
+
+
+def test_more_search_moves_the_culprit_toward_the_planner(data):
+    """The learned policy here is blind (uniform): with search over its own mission, the culprit reaches the query
+    state more often, as the perfect agent model (the planner) does."""
+    episode = next(data.whodunit(SCENARIO))
+    culprit = IDS[episode.culprit]
+    reach = {}
+    for k in (0, 16):
+        model = setup(mcts_model(k), episode, lambda: FixedPolicy(np.full(10, 0.1)))
+        trials = trials_of(model, episode)[-4:]
+        agents = [next(a for a in t.agents if a.identity == culprit) for t in trials]
+        reach[k] = sum(model.query_probabilities(agents, trials))
+    assert reach[16] > reach[0]
+
+
+def test_a_language_policy_is_given_the_missions_current_subgoal(data):
+    class Recording(FixedPolicy):
+        seen: list[np.ndarray] = []
+
+        def action_probs(self, vision, subgoal=None):
+            self.seen.append(np.array(subgoal))
+            return super().action_probs(vision, subgoal)
+
+    episode = next(data.whodunit(SCENARIO))
+    policy = Recording(LEANING, "language")
+    model = setup(mcts_model(2, "language"), episode, lambda: policy)
+    trial = trials_of(model, episode)[0]
+    model.query_probabilities([trial.agents[0]], [trial])
+    role = "A" if episode.culprit == 0 else "B"
+    (mission,) = get_scenario(SCENARIO).roles[role]
+    allowed = {sg.codes for sg in get_mission(mission).subgoals} | {(-1, -1, -1, -1)}
+    assert {tuple(row) for rows in policy.seen for row in rows.tolist()} <= allowed
+
+
+# ---- in bip ---------------------------------------------------------------------------------------------------------
+
+
+class SubgoalPolicy:
+    """A stand-in language-conditioned policy: P(forward) depends on the subgoal's action."""
+
+    conditioning = "language"
+
+    def action_probs(self, vision, subgoal):
+        forward = np.where(subgoal[:, 0] == 3, 0.5, 0.2)
+        probs = np.repeat(((1 - forward) / 9)[:, None], 10, axis=1)
+        probs[:, 2] = forward
+        return probs
+
+
+def bip_setup(model, prior):
+    names = Identities("tests")
+    ids = (names(SCENARIO, "A"), names(SCENARIO, "B"))
+    model.setup({i: {"policy": SubgoalPolicy(), "prior": prior} for i in ids})
+    return ids
+
+
+def test_bip_with_the_mcts_likelihood(data):
+    episode = next(data.whodunit(SCENARIO))
+    prior = {m: 0.5 for m in ("do_laundry", "feed_dog")}
+    plain, searched0, searched = BipModel(rollouts=2), BipModel(rollouts=2, agent="mcts", simulations=0), None
+    ids = bip_setup(plain, prior)
+    bip_setup(searched0, prior)
+    agent = trial_evidence(episode, 6, False, plain.modalities, ids).agents[0]
+    assert searched0.log_likelihoods(agent) == plain.log_likelihoods(agent)  # K = 0: the policy's likelihood
+    searched = make_model("bip", rollouts=2, agent="mcts", simulations=4)
+    assert searched.name == "bip-mcts4" and searched.settings()["simulations"] == 4
+    bip_setup(searched, prior)
+    logs = searched.log_likelihoods(agent)
+    assert set(logs) == set(prior) and all(np.isfinite(list(logs.values())))
+    run = evaluate(
+        lambda: make_model("bip", rollouts=2, agent="mcts", simulations=2),
+        dataset_episodes(data, [SCENARIO], 1),
+        ProtocolSettings(seed=0),
+        resources=lambda scenario, role: {"policy": SubgoalPolicy(), "prior": prior},
+        progress=False,
+    )
+    p = run.matrix()
+    assert p.shape == (1, 11) and ((p >= 0) & (p <= 1)).all() and p[0, -1] > 0.9  # at T the culprit is seen
+
+
+# ---- the benchmark row and the command line ---------------------------------------------------------------------
+
+
+def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
+    from marple_benchmark import BenchmarkConfig
+    from marple_benchmark.pipeline import inference_runs
+    from marple_benchmark.presets import PRESETS
+
+    cfg = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("vision", "language"))
+    (row,) = [run for run in inference_runs(cfg) if run.key == "mcts"]
+    assert row.name == "simulation-mcts16-in-seed0" and "our extension" in row.method and row.priors
+    assert row.kwargs["agent"] == "mcts" and row.kwargs["simulations"] == 16 and row.kwargs["variant"] == "vision"
+    assert all(path.endswith("in/{role}-vision/policy.pt") for path in row.agents.values())
+    without = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("language",))  # no vision-only models: no row
+    assert not [run for run in inference_runs(without) if run.key == "mcts"]
+
+
+@pytest.mark.slow
+def test_marple_evaluate_with_the_mcts_agent_model(data, tmp_path, capsys):
+    pytest.importorskip("lightning")
+    from marple_agents import train_policy
+    from marple_gym.cli.main import main
+
+    for role in "AB":
+        tiny = {"width": 16, "depth": 1, "heads": 2, "mlp_ratio": 1, "decoder_hidden": 16, "readout_depth": 1}
+        train_policy(
+            data.root,
+            unit=SCENARIO,
+            role=role,
+            model="vision",
+            out_dir=tmp_path / role,
+            max_steps=2,
+            accelerator="cpu",
+            devices=1,
+            progress=False,
+            holdout="episodes",
+            glimpse=0,
+            **tiny,
+        )
+    out = tmp_path / "mcts.json"
+    args = ["evaluate", "--data", str(data.root), "--model", "simulation", "--limit", "1", "--out", str(out)]
+    args += ["--model-arg", "agent=mcts", "--model-arg", "simulations=2", "--model-arg", "rollouts=3"]
+    args += ["--train-split", "in", "--no-progress", "--agent", f"A={tmp_path}/A/policy.pt"]
+    assert main([*args, "--agent", f"B={tmp_path}/B/policy.pt"]) == 0
+    import json
+
+    settings = json.loads(out.read_text())["settings"]
+    assert settings["name"] == "simulation-mcts2-vision" and settings["simulations"] == 2
+    assert settings["mission_priors"][SCENARIO]["A"]["source"].endswith("train-in/A")
