@@ -13,7 +13,7 @@ from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.episode.transition import advance
 from marple_gym.evidence.egocentric import DIR_VEC, check_view_size
-from marple_gym.evidence.scene_graph import scene_graph
+from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import MISSIONS, Mission, get_mission
@@ -147,6 +147,7 @@ class MarpleEnv(gym.Env):
         self.world: World | None = None
         self.episode: EpisodeState | None = None
         self._pending_mission: Mission | None = None
+        self._scene_graphs: SceneGraphBuilder | None = None  # the current house's, made on the first request
 
     # ---- setup -------------------------------------------------------------------------------
     def _preferences(self, mission: str | None, preferences: dict[str, float] | None) -> dict[str, float]:
@@ -248,7 +249,7 @@ class MarpleEnv(gym.Env):
             "action_success": None if outcome is None else outcome.success,
         }
         if self.with_scene_graph:
-            info["scene_graph"] = scene_graph(self.world.house, self.world.state)
+            info["scene_graph"] = self.scene_graph()
         return info
 
     # ---- the attributes MiniGrid's wrappers and tools read ------------------------------------------
@@ -278,8 +279,10 @@ class MarpleEnv(gym.Env):
         return x + dx, y + dy
 
     def scene_graph(self):
-        """The scene graph of the current state (a ``networkx.DiGraph``)."""
-        return scene_graph(self.world.house, self.world.state)
+        """The scene graph of the current state (a new ``networkx.DiGraph``)."""
+        if self._scene_graphs is None or self._scene_graphs.house is not self.world.house:
+            self._scene_graphs = SceneGraphBuilder(self.world.house)
+        return self._scene_graphs.build(self.world.state)
 
     # ---- state for simulation --------------------------------------------------------------------
     def get_state(self) -> EpisodeState:
