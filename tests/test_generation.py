@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from invariants import assert_world_valid
 
 from marple_gym.generation import HouseConfig, generate_world
+from marple_gym.generation.furnish import Draft
 from marple_gym.missions import MISSIONS
 from marple_gym.world.assets import ASSETS, BIT
 
@@ -113,3 +114,27 @@ def test_reference_configs_build_the_houses_they_describe(path):
     if data.get("doors"):
         doors = {tuple(house.fur_pos[i]) for i in house.doors.tolist()}
         assert doors == {tuple(d["pos"]) for d in data["doors"]["initial"]}
+
+
+def test_the_local_floor_check_never_accepts_what_flooding_the_floor_refuses(monkeypatch):
+    """Placement checks the cells round a new piece and floods the whole floor only when that is not enough: the
+    local check must be sound (whenever it accepts, the whole-floor check accepts too)."""
+    local = Draft._fine_around
+    verdicts = []
+
+    def checked(draft, x, y, w, h):
+        fine = local(draft, x, y, w, h)
+        bits = draft.board.block(w, h) << (y * draft.board.width + x)
+        whole = draft._problem(draft.walk & ~bits, bits)
+        assert not fine or whole is None, f"a {w} x {h} block at {(x, y)}: the floor check says {whole!r}"
+        verdicts.append((fine, whole is None))
+        return fine
+
+    monkeypatch.setattr(Draft, "_fine_around", checked)
+    rng = np.random.default_rng(11)
+    crowded = HouseConfig(width=14, height=14, num_rooms=3, furniture_per_room=(3, 5), objects_per_furniture=(1, 4))
+    for config in (None, crowded, HouseConfig(width=40, height=30, furniture_per_room=(4, 8))):
+        for mission in MISSIONS:
+            generate_world(config, rng, [mission])
+    # both verdicts occur: the flood is needed sometimes, and refuses some placements
+    assert {(True, True), (False, True), (False, False)} <= set(verdicts)

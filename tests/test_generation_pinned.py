@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from marple_gym.generation import HouseConfig, generate_world
+from marple_gym.generation import generate_world
 
 REFERENCE = Path(__file__).parent / "data" / "reference-configs"
 HOUSES_PER_SEED = 8

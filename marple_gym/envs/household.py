@@ -19,6 +19,7 @@ from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
+from marple_gym.world.sampling import weighted_index
 from marple_gym.world.world import World
 
 
@@ -167,7 +168,7 @@ class MarpleEnv(gym.Env):
         name = options.get("mission")
         if name is None:
             names = list(self.preferences)
-            name = names[int(self.np_random.choice(len(names), p=list(self.preferences.values())))]
+            name = names[weighted_index(self.np_random, list(self.preferences.values()))]
         mission = self._lookup(name)
         self.episode, self._pending_mission = None, mission  # levels build the house for this mission
         world = generate_world(self.config, self.np_random, self._house_missions())

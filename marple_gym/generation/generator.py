@@ -194,6 +194,12 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
     if ftype.holds is None:
         return
     cells = set(f.cells())
+    access = draft.access_cells(f)  # the floor is laid: objects on furniture do not change it
+
+    def free_cells() -> list[tuple[int, int]]:
+        used = {o.pos for o in f.objects}
+        return [c for c in access if c not in used]
+
     for spec in f.spec.objects if f.spec else []:
         if spec.pos is not None:
             if spec.pos not in cells or any(o.pos == spec.pos for o in f.objects):
@@ -201,20 +207,20 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
                 raise ConfigError(spec.where + ".pos", f"{list(spec.pos)} {reason} the {f.type} at {list(f.pos)}")
             f.objects.append(_new_object(draft, spec.type, spec.pos, spec))
         else:
-            free = draft.free_cells(f) or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
+            free = free_cells() or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
             if not free:
                 raise PlacementFailed(f"{spec.where}: the {f.type} is full")
             f.objects.append(_new_object(draft, spec.type, _pick(draft, free), spec))
-    if len(draft.free_cells(f)) < len(f.required_objects) + f.keep_free:
+    if len(free_cells()) < len(f.required_objects) + f.keep_free:
         raise PlacementFailed(f"the {f.type} in {room.name} has too few reachable cells for what the missions need")
     for obj in f.required_objects:
-        f.objects.append(_new_object(draft, obj, _pick(draft, draft.free_cells(f))))
+        f.objects.append(_new_object(draft, obj, _pick(draft, free_cells())))
     lo, hi = draft.config.objects_per_furniture
     given = f.spec.num_objects if f.spec else None
     target = given if given is not None else int(draft.rng.integers(lo, hi + 1)) + len(f.required_objects)
     kinds = _object_kinds(room.type, ftype.accepts)
     while len(f.objects) < target and kinds:
-        free = draft.free_cells(f)
+        free = free_cells()
         if len(free) <= f.keep_free:
             if given is not None:
                 raise PlacementFailed(f"{f.spec.where}: no room for {given} objects on the {f.type}")

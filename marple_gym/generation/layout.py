@@ -10,11 +10,13 @@ checked instead of generated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 import numpy as np
 
 from marple_gym.generation.config import ConfigError, DoorSpec, HouseConfig, RoomSpec
 from marple_gym.world.assets import ASSETS
+from marple_gym.world.sampling import weighted_index
 
 
 @dataclass
@@ -66,7 +68,7 @@ def _split(config: HouseConfig, n: int, rng: np.random.Generator) -> list[tuple[
                 f"cannot split a {config.width} x {config.height} grid into {n} rooms of at least {m} x {m} cells",
             )
         weights = np.array([a for _, _, a in options], dtype=float)
-        i, direction, _ = options[rng.choice(len(options), p=weights / weights.sum())]
+        i, direction, _ = options[weighted_index(rng, weights / weights.sum())]
         x, y, w, h = rects.pop(i)
         if direction == "vert":
             cut = int(rng.integers(x + m, x + w - m))
@@ -164,11 +166,10 @@ def _door_candidates(room_map: np.ndarray) -> dict[tuple[int, int], list[tuple[i
     )
     for a, b in sides:
         ys, xs = np.nonzero(wall & (a >= 0) & (b >= 0) & (a != b))
-        for y, x in zip(ys.tolist(), xs.tolist()):
-            i, j = int(a[y, x]), int(b[y, x])
+        for y, x, i, j in zip(ys.tolist(), xs.tolist(), a[ys, xs].tolist(), b[ys, xs].tolist()):
             out.setdefault((min(i, j), max(i, j)), []).append((x + 1, y + 1))
     for cells in out.values():
-        cells.sort(key=lambda c: (c[1], c[0]))
+        cells.sort(key=itemgetter(1, 0))
     return out
 
 

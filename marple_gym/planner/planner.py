@@ -59,6 +59,7 @@ from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.assets import ASSETS, BIT, DOOR, OPEN_BIT
 from marple_gym.world.house import DIR_VEC
 from marple_gym.world.navigation import walkable_mask
+from marple_gym.world.sampling import weighted_index
 from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_OBJ
 from marple_gym.world.world import World
 
@@ -164,7 +165,7 @@ class HierarchicalPlanner:
         """Sample missions until one can be started (at most MAX_MISSION_ATTEMPTS in all)."""
         while len(self.missions) + len(self.failed_missions) < MAX_MISSION_ATTEMPTS:
             names = list(self.preferences)
-            name = names[int(self.rng.choice(len(names), p=list(self.preferences.values())))]
+            name = names[weighted_index(self.rng, list(self.preferences.values()))]
             self.progress = MissionProgress(self._known[name], self.agent)
             self._requirements = {(r.fur, r.room): r for r in mission_requirements(self.progress.mission)}
             self._binding = {}
