@@ -181,8 +181,9 @@ class Draft:
         if self.taken[y : y + h, x : x + w].any():
             other = next(o for o in self.furniture if any(c in o.cells() for c in f.cells()))
             raise ConfigError(where, f"the {f.type} at {list(f.pos)} overlaps the {other.type} at {list(other.pos)}")
+        fine = self._fine_around(x, y, w, h)
         self._commit(f)
-        problem = self._problem(self.walk)
+        problem = None if fine else self._problem(self.walk)
         if problem:
             raise ConfigError(where, f"the {f.type} at {list(f.pos)} cannot stand there: {problem}")
 
