@@ -1,4 +1,5 @@
-"""Generation is pinned: the same config and seed give the same houses, bit for bit, as at commit 1efd56d.
+"""Generation is pinned: the same config and seed give the same houses and planner trajectories, bit for bit, as
+at commit 1efd56d.
 
 The datasets depend on it (a dataset is its seed), so any change to how houses
 are generated (a faster placement, a new check) must draw the same random
@@ -19,7 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from marple_gym.datasets.recorder import record_trajectory
 from marple_gym.generation import generate_world
+from marple_gym.multiagent.shared import generate_shared_episode
+from marple_gym.planner import HierarchicalPlanner
 
 REFERENCE = Path(__file__).parent / "data" / "reference-configs"
 HOUSES_PER_SEED = 8
@@ -102,6 +106,51 @@ def houses_digest(case: str, seed: int) -> str:
         digest.update(json.dumps(house.source["config"].to_dict(), sort_keys=True).encode())
     digest.update(str(rng.integers(2**62)).encode())
     return digest.hexdigest()[:16]
+
+
+TRAJECTORY_CASES: dict[str, list[dict[str, float]]] = {
+    "laundry": [{"do_laundry": 1.0}],
+    "snack-or-night-snack": [{"get_snack": 0.5, "get_night_snack": 0.5}],
+    "movie-or-news": [{"watch_movie_cozily": 0.8, "watch_news_on_tv": 0.2}],
+    "shared-three": [{"do_laundry": 1.0}, {"change_outfit": 1.0}, {"feed_dog": 0.6, "take_shower": 0.4}],
+}
+"""Name -> each agent's mission preferences: planners alone in a house, and three at once in one shared house."""
+
+
+def trajectories_digest(case: str, seed: int) -> str:
+    """One digest of the actions, outcomes and missions of episodes generated in a row for ``case``."""
+    preferences = TRAJECTORY_CASES[case]
+    rng = np.random.default_rng(seed)
+    digest = hashlib.sha256()
+    for _ in range(4):
+        if len(preferences) > 1:
+            episode = generate_shared_episode(None, preferences, rng)
+            trajectories = episode.trajectories
+        else:
+            missions = [m for m, w in preferences[0].items() if w > 0]
+            world = generate_world(None, rng, missions)
+            planner = HierarchicalPlanner(world, preferences=preferences[0], rng=rng)
+            config = world.house.source["config"]
+            trajectories = [record_trajectory(world, planner, house=config, house_id="h", seed=seed)]
+        for tr in trajectories:
+            _update(digest, tr.actions)
+            _update(digest, tr.outcomes)
+            digest.update(repr((tr.missions, tr.query_steps)).encode())
+    digest.update(str(rng.integers(2**62)).encode())
+    return digest.hexdigest()[:16]
+
+
+PINNED_TRAJECTORIES: dict[str, list[str]] = {
+    "laundry": ["3e4c33ebf1ac00f4", "d31c00d05162a310", "e35dda40ae647944"],
+    "snack-or-night-snack": ["9587aa0605f1f02a", "1d7d2aacd430d414", "22381a4c12c130e6"],
+    "movie-or-news": ["b882ae54857994e5", "f43f1dd32fceb11e", "0700521e5a219d8a"],
+    "shared-three": ["99318fbbc78ffc90", "5fb951b2c5320bd9", "199c407c58eb707d"],
+}
+
+
+@pytest.mark.parametrize("case", sorted(TRAJECTORY_CASES))
+def test_planner_trajectories_are_those_of_the_pinned_commit(case):
+    assert [trajectories_digest(case, seed) for seed in range(3)] == PINNED_TRAJECTORIES[case]
 
 
 PINNED: dict[str, list[str]] = {
