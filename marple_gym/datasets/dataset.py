@@ -21,7 +21,7 @@ import numpy as np
 
 from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, file_sha256, load_manifest
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode, first_producer
-from marple_gym.datasets.shards import ShardError, read_shard
+from marple_gym.datasets.shards import ShardError, read_shard, read_shard_meta
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,10 @@ class MarpleDataset:
         ]
 
     def _read(self, path: str) -> tuple[list[Trajectory], dict]:
+        return read_shard(self._checked(path))
+
+    def _checked(self, path: str) -> Path:
+        """The shard file of ``path``, its checksum checked against the manifest's (when verifying)."""
         full = self.root / path
         if self.verify:
             expected = self.manifest["shards"][path]["sha256"]
@@ -122,12 +126,19 @@ class MarpleDataset:
                     f"{full}: checksum mismatch (the shard is truncated or was modified); "
                     "delete it and run `marple generate` again with the same settings to restore it"
                 )
-        return read_shard(full)
+        return full
 
     def trajectories(self, unit: str, split: str, role: str | None = None) -> Iterator[Trajectory]:
         """Every trajectory of a unit's split (test pairs come as consecutive trajectories)."""
         for path in self.shards(unit, split, role):
             yield from self._read(path)[0]
+
+    def records(self, unit: str, split: str, role: str | None = None) -> Iterator[dict]:
+        """The record of every trajectory of a unit's split, as :meth:`trajectories` lists them, without its
+        observations: ``house_id``, ``seed``, ``agent``, ``missions``, ``spans`` (mission, subgoal, start, end,
+        achieved) and ``query_steps``. Reads each shard's metadata only: counting what the agents did is cheap."""
+        for path in self.shards(unit, split, role):
+            yield from read_shard_meta(self._checked(path))["episodes"]
 
     def whodunit(self, unit: str) -> Iterator[WhodunitEpisode]:
         """The test split as whodunit episodes: the culprit is the suspect that produced the query state first
