@@ -14,7 +14,7 @@ cell, whatever the generator's seed.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -54,7 +54,7 @@ def generate_world(
     missions = [get_mission(m) if isinstance(m, str) else m for m in missions]
     for agent in config.agents:
         missions += [get_mission(m) for m, w in agent.mission_preferences.items() if w > 0]
-    requirements = house_requirements(list(dict.fromkeys(missions)))
+    requirements = _requirements(tuple(dict.fromkeys(missions)))
     last: PlacementFailed | None = None
     for _ in range(ATTEMPTS):
         try:
@@ -64,7 +64,13 @@ def generate_world(
     raise ConfigError("rooms", f"could not furnish the house in {ATTEMPTS} attempts: {last}")
 
 
-def _attempt(config: HouseConfig, requirements: list[Requirement], rng: np.random.Generator) -> World:
+@lru_cache(maxsize=256)
+def _requirements(missions: tuple[Mission, ...]) -> tuple[Requirement, ...]:
+    """:func:`house_requirements` of ``missions``, worked out once (generation only reads them)."""
+    return tuple(house_requirements(list(missions)))
+
+
+def _attempt(config: HouseConfig, requirements: tuple[Requirement, ...], rng: np.random.Generator) -> World:
     layout = lay_out_rooms(config, [r.room for r in requirements], rng)
     add_doors(config, layout, rng)
     draft = Draft(config, layout, rng)

@@ -22,6 +22,6 @@ def weighted_index(rng: np.random.Generator, p: Sequence[float] | np.ndarray) ->
     first index whose sum exceeds one uniform draw (float additions and
     divisions in the same order, so the same index for every draw).
     """
-    cdf = list(accumulate(float(x) for x in p))
+    cdf = list(accumulate(p.tolist() if isinstance(p, np.ndarray) else [float(x) for x in p]))
     total = cdf[-1]
     return bisect_right([c / total for c in cdf], rng.random())
