@@ -80,5 +80,5 @@ class IdealObserver(InversePlanningModel):
         tracker, cache = self.trackers(agent)[mission], self._state(agent)[1]
         hits = 0
         for _ in range(self.rollouts):
-            hits += tracker.continuation(world.clone(), rng, cache).reaches(query, steps)
+            hits += tracker.continuation(world, rng, cache).reaches(query, steps)
         return hits / self.rollouts

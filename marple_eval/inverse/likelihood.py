@@ -212,19 +212,20 @@ class MissionTracker(HierarchicalPlanner):
         return math.log(p)
 
     def continuation(self, world: World, rng: np.random.Generator, cache: dict | None = None) -> CachingPlanner:
-        """A planner that carries on from here in ``world`` (a copy of the tracked world), its current plan drawn
-        from the exact conditional distribution given the actions seen. Continuations sharing a ``cache`` share
-        their planning work where they meet the same world state."""
+        """A planner that carries on from here in ``world`` (the tracked world; left unchanged, the planner
+        copies its state before changing it), its current plan drawn from the exact conditional distribution
+        given the actions seen. Continuations sharing a ``cache`` share their planning work where they meet the
+        same world state."""
         history = MissionHistory(self.progress.copy(), dict(self._binding))
         plan = self.segment.sample_rest(rng) if self.segment is not None and not self.segment.finished else None
-        return CachingPlanner(
-            world, self.agent, history=history, rng=rng, cache={} if cache is None else cache, plan=plan
-        )
+        own = World(world.house, world.state)
+        cache = {} if cache is None else cache
+        return CachingPlanner(own, self.agent, history=history, rng=rng, cache=cache, plan=plan, borrowed=True)
 
 
 class CachingPlanner(HierarchicalPlanner):
     """The planner, sharing its work with the planners of a ``cache``: plan requests (with their shortest-path
-    searches) and the carrying out of plans.
+    searches), the carrying out of plans, and single actions.
 
     Rollouts from one state meet the same states again and again: this is what
     makes many rollouts affordable. A request depends only on the world state,
@@ -233,14 +234,21 @@ class CachingPlanner(HierarchicalPlanner):
     out) is a function of the same and the plan: nothing is drawn on the way,
     so :meth:`reaches` takes those actions' outcomes and the state they lead to
     from the cache when another planner carried out the same plan from the same
-    state. Every choice, and every random number drawn for it, is the planner's.
+    state; a plan met for the first time takes each action's outcome and the
+    world it leaves from the cache where some planner took that action in that
+    world. World states in the cache are shared, and copied before they change.
+    Every choice, and every random number drawn for it, is the planner's.
     """
 
-    def __init__(self, *args: Any, cache: dict, plan: list[int] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, cache: dict, plan: list[int] | None = None, borrowed: bool = False, **kwargs: Any
+    ) -> None:
+        """``plan``: the first plan (instead of drawing one); ``borrowed``: the world's state is someone else's,
+        to copy before changing it."""
         self.cache = cache
         self._first_plan = plan
-        self._world_key: bytes | None = None  # the world state's part of the cache keys, until it changes
-        self._borrowed = False  # the world state is the cache's (copied before the planner changes it)
+        self._world_key: bytes | None = None  # the world state as a key, until it changes
+        self._borrowed = borrowed
         super().__init__(*args, **kwargs)
 
     def _make_plan(self) -> bool:
@@ -251,20 +259,33 @@ class CachingPlanner(HierarchicalPlanner):
         self._first_plan = None
         return True
 
-    def _state_key(self) -> tuple:
-        """The world state (the grid is painted from these arrays), the mission, its progress and bindings."""
+    def _world(self) -> bytes:
+        """The world state as a key (the grid is painted from these arrays)."""
         if self._world_key is None:
             s = self.world.state
             arrays = (s.fur_state, s.obj_pos, s.obj_state, s.agent_pos, s.agent_dir, s.carrying)
             self._world_key = b"".join([a.tobytes() for a in arrays])
-        return (self.mission.name, self.progress.index, tuple(sorted(self._binding.items())), self._world_key)
+        return self._world_key
+
+    def _state_key(self) -> tuple:
+        """The world state, the mission, its progress and bindings."""
+        return (self.mission.name, self.progress.index, tuple(sorted(self._binding.items())), self._world())
 
     def _act(self, action: int) -> Outcome:
-        if self._borrowed:
-            self.world.state = self.world.state.copy()
-            self._borrowed = False
-        self._world_key = None
-        return super()._act(action)
+        """The episode transition's outcome of ``action`` and the world it leaves, from the cache where a planner
+        of the cache took the same action in the same world."""
+        key = (self.agent, self._world(), action)
+        step = self.cache.get(key)
+        if step is None:
+            if self._borrowed:
+                self.world.state = self.world.state.copy()
+                self._borrowed = False
+            outcome = super()._act(action)
+            self._world_key = None
+            step = self.cache[key] = (outcome, self.world.state.copy(), self._world())
+        else:
+            self.world.state, self._world_key, self._borrowed = step[1], step[2], True
+        return step[0]
 
     def plan_request(self) -> PlanRequest | None:
         key = self._state_key()
@@ -311,10 +332,10 @@ class CachingPlanner(HierarchicalPlanner):
                 outcomes.append(outcome)
                 if achieved is not None or not self._plan:
                     break
-            state = self.world.state.copy()
             run = _CarriedOut(
-                tuple(outcomes), achieved, state, self._state_key()[-1], self.progress.copy(), dict(self._binding)
+                tuple(outcomes), achieved, self.world.state, self._world(), self.progress.copy(), dict(self._binding)
             )
+            self._borrowed = True  # the run keeps this state: a later action copies it first
             self.cache[key] = run
         else:
             self.world.state, self._world_key, self._borrowed = run.state, run.world_key, True
