@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -11,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from invariants import assert_world_valid
 
-from marple_gym.generation import HouseConfig, generate_world
+from marple_gym.generation import ConfigError, HouseConfig, generate_world
 from marple_gym.generation.furnish import Draft
+from marple_gym.generation.layout import _door_candidates, lay_out_rooms
 from marple_gym.missions import MISSIONS
 from marple_gym.world.assets import ASSETS, BIT
 
@@ -138,3 +140,33 @@ def test_the_local_floor_check_never_accepts_what_flooding_the_floor_refuses(mon
             generate_world(config, rng, [mission])
     # both verdicts occur: the flood is needed sometimes, and refuses some placements
     assert {(True, True), (False, True), (False, False)} <= set(verdicts)
+
+
+def _door_cells_scanned(room_map: np.ndarray) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """Wall cells between two rooms, found by scanning the room map row by row (vertical walls first)."""
+    out: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    wall = room_map[1:-1, 1:-1] < 0
+    for a, b in ((room_map[1:-1, :-2], room_map[1:-1, 2:]), (room_map[:-2, 1:-1], room_map[2:, 1:-1])):
+        ys, xs = np.nonzero(wall & (a >= 0) & (b >= 0) & (a != b))
+        for y, x in zip(ys.tolist(), xs.tolist()):
+            i, j = int(a[y, x]), int(b[y, x])
+            out.setdefault((min(i, j), max(i, j)), []).append((x + 1, y + 1))
+    return {pair: sorted(cells, key=lambda c: (c[1], c[0])) for pair, cells in out.items()}
+
+
+def test_door_candidates_from_the_rooms_are_those_a_scan_of_the_room_map_finds_in_its_order():
+    rng = np.random.default_rng(0)
+    compared = 0
+    for width, height, rooms, dirs in itertools.product(
+        (14, 23, 37), (15, 26), (2, 4, 7), (("vert", "horz"), ("vert",))
+    ):
+        config = HouseConfig(
+            width=width, height=height, num_rooms=rooms, max_num_rooms=9, room_split_dirs=dirs, min_room_dim=3
+        )
+        try:
+            layout = lay_out_rooms(config, [], rng)
+        except ConfigError:  # too many rooms for the grid that way
+            continue
+        assert list(_door_candidates(layout.rooms).items()) == list(_door_cells_scanned(layout.room_map).items())
+        compared += 1
+    assert compared >= 20

@@ -189,8 +189,8 @@ def _new_object(draft: Draft, type_name: str, pos: tuple[int, int], spec: Object
 
 
 def _pick(draft: Draft, options: list):
-    """One option drawn uniformly with the draft's generator."""
-    return options[int(draft.rng.integers(len(options)))]
+    """One option drawn uniformly with the draft's generator (a single option draws nothing, as numpy does)."""
+    return options[0] if len(options) == 1 else options[int(draft.rng.integers(len(options)))]
 
 
 def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
