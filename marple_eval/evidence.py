@@ -118,8 +118,12 @@ class AgentEvidence:
         """The world at observation ``t`` (default: tau) and what each observed action did on the way."""
         return self.replays([self.tau if t is None else t])[0]
 
-    def replays(self, ts: Sequence[int]) -> list[tuple[World, list[Outcome]]]:
-        """:meth:`replay` at each observation of ``ts`` (ascending), from one replay of the actions."""
+    def replays(self, ts: Sequence[int], start: World | None = None) -> list[tuple[World, list[Outcome]]]:
+        """:meth:`replay` at each observation of ``ts`` (ascending), from one replay of the actions.
+
+        ``start``: this agent's world at observation 0 (``world(0)`` of any evidence of the episode,
+        left unchanged), instead of building it again from the start config.
+        """
         self._require(VISION)
         if any(not 0 <= t <= self.tau for t in ts):
             raise ValueError(f"observations {list(ts)} are not all inside the evidence 0..{self.tau}")
@@ -127,7 +131,7 @@ class AgentEvidence:
             raise ValueError(f"observations {list(ts)} are not in ascending order")
         if self._shared is not None:
             return self._shared.replays(self.start, ts)
-        world = generate_world(self.start, np.random.default_rng(0))
+        world = generate_world(self.start, np.random.default_rng(0)) if start is None else start.clone()
         outcomes: list[Outcome] = []
         out = []
         for t in ts:

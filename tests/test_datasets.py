@@ -207,3 +207,18 @@ def test_generating_other_settings_into_a_dataset_dir_is_refused(dataset_dir, tm
     spec = DatasetSpec([Unit.scenario("pillow")], sizes=TINY)
     with pytest.raises(DatasetError, match="other settings"):
         generate_dataset(spec, root, workers=1, progress=False)
+
+
+def test_records_list_every_trajectorys_record_without_decoding_it(dataset_dir, monkeypatch):
+    data = MarpleDataset(dataset_dir)
+    decoded = [
+        (tr.house_id, tr.seed, tr.agent, list(tr.missions), tr.query_steps)
+        for tr in data.trajectories("laundry", "train-in", "A")
+    ]
+    # reading records must not decode a single vision array
+    monkeypatch.setattr("marple_gym.datasets.shards.decode_vision", lambda *a: pytest.fail("decoded vision"))
+    records = [
+        (r["house_id"], r["seed"], r["agent"], r["missions"], r["query_steps"])
+        for r in data.records("laundry", "train-in", "A")
+    ]
+    assert records == decoded and len(records) == 3

@@ -30,6 +30,7 @@ from marple_eval.inverse.priors import MissionPrior
 from marple_eval.models.base import QueryModel, combine_suspects
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.scenarios import same_state_change
+from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
 log = logging.getLogger(__name__)
@@ -126,6 +127,10 @@ class InversePlanningModel(QueryModel):
     def progress_index(self, agent: AgentEvidence, mission: str) -> int:
         """How many of ``mission``'s subgoals are behind the agent at tau, if it is on ``mission``."""
 
+    def replay(self, agent: AgentEvidence) -> tuple[World, list[Outcome]]:
+        """The agent's world at tau and what its actions did on the way (:meth:`AgentEvidence.replay`)."""
+        return agent.replay()
+
     def posterior(self, agent: AgentEvidence) -> dict[str, float]:
         """P(mission | the agent's actions to tau)."""
         prior = self.prior_of(agent)
@@ -137,7 +142,7 @@ class InversePlanningModel(QueryModel):
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent, evidence to tau), within the protocol's horizon (see module docs)."""
-        world, outcomes = agent.replay()
+        world, outcomes = self.replay(agent)
         if any(trial.query.matches(o, world.house) for o in outcomes):
             return 1.0
         steps = trial.steps_left

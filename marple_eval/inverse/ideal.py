@@ -26,6 +26,7 @@ from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.likelihood import MissionTracker
 from marple_gym.missions.mission import Subgoal, get_mission
+from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
 
@@ -42,13 +43,14 @@ class IdealObserver(InversePlanningModel):
         self.priors = {identity: as_prior(resource, "the ideal observer") for identity, resource in agents.items()}
         self._episodes = {}
 
-    def _state(self, agent: AgentEvidence) -> tuple[dict[str, MissionTracker], dict]:
-        """One tracker per mission of the agent's prior, and the plan requests its rollouts share."""
+    def _state(self, agent: AgentEvidence) -> tuple[dict[str, MissionTracker], dict, World]:
+        """One tracker per mission of the agent's prior, the planning work its rollouts share (see
+        :class:`~marple_eval.inverse.likelihood.CachingPlanner`) and its world at the start."""
         prior, n = self.prior_of(agent), len(agent.actions)
 
-        def fresh() -> tuple[dict[str, MissionTracker], dict]:
+        def fresh() -> tuple[dict[str, MissionTracker], dict, World]:
             start = agent.world(0)
-            return {m: MissionTracker(start, get_mission(m)) for m in prior}, {}
+            return {m: MissionTracker(start, get_mission(m)) for m in prior}, {}, start
 
         return self.episode_state(agent, fresh, lambda state: any(t.actions > n for t in state[0].values()))
 
@@ -60,6 +62,9 @@ class IdealObserver(InversePlanningModel):
             for action in actions[tracker.actions :]:
                 tracker.observe_action(action)
         return trackers
+
+    def replay(self, agent: AgentEvidence) -> tuple[World, list[Outcome]]:
+        return agent.replays([agent.tau], start=self._state(agent)[2])[0]
 
     def log_likelihoods(self, agent: AgentEvidence) -> dict[str, float]:
         return {m: t.log_likelihood for m, t in self.trackers(agent).items()}
@@ -75,13 +80,5 @@ class IdealObserver(InversePlanningModel):
         tracker, cache = self.trackers(agent)[mission], self._state(agent)[1]
         hits = 0
         for _ in range(self.rollouts):
-            clone = world.clone()
-            planner = tracker.continuation(clone, rng, cache)
-            for _ in range(steps):
-                outcome = planner.step()
-                if outcome is None:
-                    break
-                if query.matches(outcome, clone.house):
-                    hits += 1
-                    break
+            hits += tracker.continuation(world, rng, cache).reaches(query, steps)
         return hits / self.rollouts

@@ -27,13 +27,18 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
-from marple_gym.missions.mission import Mission
+from marple_gym.missions.mission import Mission, Subgoal
+from marple_gym.missions.progress import MissionProgress
 from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, PlanRequest
+from marple_gym.world.actions import Outcome
+from marple_gym.world.house import House
+from marple_gym.world.sampling import weighted_index
+from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
 
@@ -142,7 +147,7 @@ class PlanLikelihood:
     def sample_rest(self, rng: np.random.Generator) -> list[int]:
         """The rest of the plan, drawn from its exact conditional distribution given the actions seen."""
         weights = np.array([b.weight for b in self.branches])
-        branch = self.branches[int(rng.choice(len(weights), p=weights / weights.sum()))]
+        branch = self.branches[weighted_index(rng, weights / weights.sum())]
         if branch.final:
             return list(branch.pending)
         key = (branch.cell, branch.facing)
@@ -206,28 +211,44 @@ class MissionTracker(HierarchicalPlanner):
                 self.abandoned = True
         return math.log(p)
 
-    def continuation(self, world: World, rng: np.random.Generator, cache: dict | None = None) -> HierarchicalPlanner:
-        """A planner that carries on from here in ``world`` (a copy of the tracked world), its current plan drawn
-        from the exact conditional distribution given the actions seen. Continuations sharing a ``cache`` share
-        their planning work where they meet the same world state."""
+    def continuation(self, world: World, rng: np.random.Generator, cache: dict | None = None) -> CachingPlanner:
+        """A planner that carries on from here in ``world`` (the tracked world; left unchanged, the planner
+        copies its state before changing it), its current plan drawn from the exact conditional distribution
+        given the actions seen. Continuations sharing a ``cache`` share their planning work where they meet the
+        same world state."""
         history = MissionHistory(self.progress.copy(), dict(self._binding))
         plan = self.segment.sample_rest(rng) if self.segment is not None and not self.segment.finished else None
-        return CachingPlanner(
-            world, self.agent, history=history, rng=rng, cache={} if cache is None else cache, plan=plan
-        )
+        own = World(world.house, world.state)
+        cache = {} if cache is None else cache
+        return CachingPlanner(own, self.agent, history=history, rng=rng, cache=cache, plan=plan, borrowed=True)
 
 
 class CachingPlanner(HierarchicalPlanner):
-    """The planner, sharing plan requests (and their shortest-path searches) with the planners of a ``cache``.
+    """The planner, sharing its work with the planners of a ``cache``: plan requests (with their shortest-path
+    searches), the carrying out of plans, and single actions.
 
-    A request depends only on the world state, the mission and its progress and
-    bindings, and rollouts from one state meet the same states again and again:
-    this is what makes many rollouts affordable. Its choices are the planner's.
+    Rollouts from one state meet the same states again and again: this is what
+    makes many rollouts affordable. A request depends only on the world state,
+    the mission, its progress and bindings. Carrying out a plan up to the next
+    time the planner must choose (the plan achieves a subgoal, fails or runs
+    out) is a function of the same and the plan: nothing is drawn on the way,
+    so :meth:`reaches` takes those actions' outcomes and the state they lead to
+    from the cache when another planner carried out the same plan from the same
+    state; a plan met for the first time takes each action's outcome and the
+    world it leaves from the cache where some planner took that action in that
+    world. World states in the cache are shared, and copied before they change.
+    Every choice, and every random number drawn for it, is the planner's.
     """
 
-    def __init__(self, *args: Any, cache: dict, plan: list[int] | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, cache: dict, plan: list[int] | None = None, borrowed: bool = False, **kwargs: Any
+    ) -> None:
+        """``plan``: the first plan (instead of drawing one); ``borrowed``: the world's state is someone else's,
+        to copy before changing it."""
         self.cache = cache
         self._first_plan = plan
+        self._world_key: bytes | None = None  # the world state as a key, until it changes
+        self._borrowed = borrowed
         super().__init__(*args, **kwargs)
 
     def _make_plan(self) -> bool:
@@ -238,16 +259,109 @@ class CachingPlanner(HierarchicalPlanner):
         self._first_plan = None
         return True
 
+    def _world(self) -> bytes:
+        """The world state as a key (the grid is painted from these arrays)."""
+        if self._world_key is None:
+            s = self.world.state
+            arrays = (s.fur_state, s.obj_pos, s.obj_state, s.agent_pos, s.agent_dir, s.carrying)
+            self._world_key = b"".join([a.tobytes() for a in arrays])
+        return self._world_key
+
+    def _state_key(self) -> tuple:
+        """The world state, the mission, its progress and bindings."""
+        return (self.mission.name, self.progress.index, tuple(sorted(self._binding.items())), self._world())
+
+    def _act(self, action: int) -> Outcome:
+        """The episode transition's outcome of ``action`` and the world it leaves, from the cache where a planner
+        of the cache took the same action in the same world."""
+        key = (self.agent, self._world(), action)
+        step = self.cache.get(key)
+        if step is None:
+            if self._borrowed:
+                self.world.state = self.world.state.copy()
+                self._borrowed = False
+            outcome = super()._act(action)
+            self._world_key = None
+            step = self.cache[key] = (outcome, self.world.state.copy(), self._world())
+        else:
+            self.world.state, self._world_key, self._borrowed = step[1], step[2], True
+        return step[0]
+
     def plan_request(self) -> PlanRequest | None:
-        s = self.world.state
-        key = (
-            self.mission.name,
-            self.progress.index,
-            tuple(sorted(self._binding.items())),
-            s.grid.tobytes(),
-            s.carrying.tobytes(),
-            s.fur_state.tobytes(),
-        )
+        key = self._state_key()
         if key not in self.cache:
             self.cache[key] = super().plan_request()
         return self.cache[key]
+
+    def reaches(self, query: Subgoal, steps: int) -> bool:
+        """Does the agent reach ``query`` within ``steps`` actions, taken as :meth:`step` takes them?
+
+        After the action that ends a plan the planner plans what comes next before
+        the query is checked, as after :meth:`step`; so the random numbers drawn are
+        the same as with :meth:`step`, action by action.
+        """
+        house = self.world.house
+        left = steps
+        while left > 0:
+            if self.next_action() is None:  # plans (drawing) when the plan has run out, as step() does
+                return False
+            run = self._carry_out_plan()
+            taken, reached = len(run.outcomes), run.reaches_at(query, house)
+            if taken > left:
+                return reached < left
+            if reached < taken - 1:
+                return True
+            if run.achieved is not None and not self._prepare():
+                self._abandon()
+            if reached == taken - 1:
+                return True
+            left -= taken
+        return False
+
+    def _carry_out_plan(self) -> _CarriedOut:
+        """Take the plan's actions until it achieves a subgoal, fails or runs out (planning what comes next is
+        the caller's)."""
+        key = (self.agent, self._state_key(), tuple(self.progress.achieved), tuple(self.progress.skipped))
+        key += (tuple(self._plan),)
+        run = self.cache.get(key)
+        if run is None:
+            outcomes = []
+            while True:
+                outcome = self._act(self._plan[0])
+                achieved = self._follow(outcome)
+                outcomes.append(outcome)
+                if achieved is not None or not self._plan:
+                    break
+            run = _CarriedOut(
+                tuple(outcomes), achieved, self.world.state, self._world(), self.progress.copy(), dict(self._binding)
+            )
+            self._borrowed = True  # the run keeps this state: a later action copies it first
+            self.cache[key] = run
+        else:
+            self.world.state, self._world_key, self._borrowed = run.state, run.world_key, True
+            self.progress = run.progress.copy()
+            self._binding = dict(run.binding)
+            self._plan.clear()
+        return run
+
+
+@dataclass(eq=False)
+class _CarriedOut:
+    """A plan carried out from one state up to the next time the planner must choose: the outcomes of its
+    actions, the subgoal the last one achieved, and where that left the world and the mission."""
+
+    outcomes: tuple[Outcome, ...]
+    achieved: int | None
+    state: WorldState
+    world_key: bytes
+    progress: MissionProgress
+    binding: dict[tuple[str, str], int]
+    first_reached: dict[Subgoal, int] = field(default_factory=dict)
+
+    def reaches_at(self, query: Subgoal, house: House) -> int:
+        """The index of the first outcome that reaches ``query`` (the number of outcomes if none does)."""
+        at = self.first_reached.get(query)
+        if at is None:
+            hits = (i for i, o in enumerate(self.outcomes) if query.matches(o, house))
+            at = self.first_reached[query] = next(hits, len(self.outcomes))
+        return at

@@ -36,7 +36,7 @@ class MissionPrior:
 
 def estimate_prior(data: MarpleDataset, unit: str, role: str, split: str = "train-in") -> MissionPrior:
     """Relative frequencies of the first mission of each ``split`` trajectory of ``role`` in ``unit``."""
-    counts = Counter(tr.missions[0] for tr in data.trajectories(unit, split, role) if tr.missions)
+    counts = Counter(record["missions"][0] for record in data.records(unit, split, role) if record["missions"])
     n = sum(counts.values())
     if not n:
         raise DatasetError(

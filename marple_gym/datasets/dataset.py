@@ -21,7 +21,7 @@ import numpy as np
 
 from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, file_sha256, load_manifest
 from marple_gym.datasets.records import Trajectory, WhodunitEpisode, first_producer
-from marple_gym.datasets.shards import ShardError, read_shard
+from marple_gym.datasets.shards import ShardError, read_shard, read_shard_meta
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +110,15 @@ class MarpleDataset:
         ]
 
     def _read(self, path: str) -> tuple[list[Trajectory], dict]:
+        trajectories, meta = read_shard(self._checked(path))
+        self._check_listing(path, meta, len(trajectories))
+        return trajectories, meta
+
+    def _checked(self, path: str) -> Path:
+        """The shard file of ``path``, its checksum checked against the manifest's (when verifying)."""
         full = self.root / path
-        entry = self.manifest["shards"][path]
         if self.verify:
-            expected = entry["sha256"]
+            expected = self.manifest["shards"][path]["sha256"]
             if not full.is_file():
                 raise ShardError(
                     f"{full}: shard file is missing; run `marple generate` again with the same settings to restore it"
@@ -123,22 +128,33 @@ class MarpleDataset:
                     f"{full}: checksum mismatch (the shard is truncated or was modified); "
                     "delete it and run `marple generate` again with the same settings to restore it"
                 )
-        trajectories, meta = read_shard(full)
-        # A shard of another split or unit copied here (and its checksum put in the manifest) is named, not misread.
-        found = [meta.get(key) for key in ("unit", "split", "role")] + [len(trajectories)]
+        return full
+
+    def _check_listing(self, path: str, meta: dict, episodes: int) -> None:
+        """A shard of another split or unit copied here (and its checksum put in the manifest) is named, not misread."""
+        entry = self.manifest["shards"][path]
+        found = [meta.get(key) for key in ("unit", "split", "role")] + [episodes]
         listed = [entry[key] for key in ("unit", "split", "role", "episodes")]
         if found != listed:
             raise ShardError(
-                f"{full}: holds {found[3]} {found[1]} trajectories of unit {found[0]!r} role {found[2]!r}, but the "
-                f"manifest lists it as {listed[3]} {listed[1]} trajectories of unit {listed[0]!r} role {listed[2]!r}; "
-                "was it copied from another dataset or split?"
+                f"{self.root / path}: holds {found[3]} {found[1]} trajectories of unit {found[0]!r} role {found[2]!r}, "
+                f"but the manifest lists it as {listed[3]} {listed[1]} trajectories of unit {listed[0]!r} role "
+                f"{listed[2]!r}; was it copied from another dataset or split?"
             )
-        return trajectories, meta
 
     def trajectories(self, unit: str, split: str, role: str | None = None) -> Iterator[Trajectory]:
         """Every trajectory of a unit's split (test pairs come as consecutive trajectories)."""
         for path in self.shards(unit, split, role):
             yield from self._read(path)[0]
+
+    def records(self, unit: str, split: str, role: str | None = None) -> Iterator[dict]:
+        """The record of every trajectory of a unit's split, as :meth:`trajectories` lists them, without its
+        observations: ``house_id``, ``seed``, ``agent``, ``missions``, ``spans`` (mission, subgoal, start, end,
+        achieved) and ``query_steps``. Reads each shard's metadata only: counting what the agents did is cheap."""
+        for path in self.shards(unit, split, role):
+            meta = read_shard_meta(self._checked(path))
+            self._check_listing(path, meta, len(meta["episodes"]))
+            yield from meta["episodes"]
 
     def whodunit(self, unit: str) -> Iterator[WhodunitEpisode]:
         """The test split as whodunit episodes: the culprit is the suspect that produced the query state first

@@ -131,11 +131,33 @@ def write_shard(path: Path, trajectories: list[Trajectory], extra: dict[str, Any
 def read_shard(path: Path) -> tuple[list[Trajectory], dict[str, Any]]:
     """All trajectories of a shard and its metadata. Raises :class:`ShardError` if unreadable."""
     path = Path(path)
+    arrays, meta = _load(path, None)
+    try:
+        return _decode(path, arrays, meta), meta
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        # The checksum in a manifest catches damage; this catches shards written wrong or read without one.
+        raise ShardError(f"{path}: a damaged MARPLE shard ({type(exc).__name__}: {exc})") from None
+
+
+def read_shard_meta(path: Path) -> dict[str, Any]:
+    """A shard's metadata only: its episodes' records (``meta["episodes"]``: house, seed, agent, missions,
+    subgoal spans, query steps), houses and groups, without reading or decoding the arrays of observations.
+    Raises :class:`ShardError` if unreadable."""
+    path = Path(path)
+    meta = _load(path, ("meta",))[1]
+    episodes = meta.get("episodes")
+    if not isinstance(episodes, list) or not all(isinstance(e, dict) for e in episodes):
+        raise ShardError(f"{path}: a damaged MARPLE shard (its episode records are not a list of objects)")
+    return meta
+
+
+def _load(path: Path, names: tuple[str, ...] | None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The arrays ``names`` (every one for None) of a shard, its metadata apart, checked to be a shard's."""
     if not path.is_file():
         raise ShardError(f"{path}: shard file is missing")
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
+            arrays = {k: data[k] for k in (data.files if names is None else names)}
         meta = json.loads(arrays.pop("meta").tobytes().decode())
     except (zipfile.BadZipFile, zlib.error, ValueError, OSError, KeyError, EOFError, UnicodeDecodeError) as exc:
         raise ShardError(f"{path}: not a readable MARPLE shard ({type(exc).__name__}: {exc})") from None
@@ -145,11 +167,7 @@ def read_shard(path: Path) -> tuple[list[Trajectory], dict[str, Any]]:
         raise ShardError(f"{path}: not a MARPLE shard (format {meta.get('format')!r})")
     if meta.get("version") != SHARD_VERSION:
         raise ShardError(f"{path}: shard version {meta.get('version')} is not supported (expected {SHARD_VERSION})")
-    try:
-        return _decode(path, arrays, meta), meta
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-        # The checksum in a manifest catches damage; this catches shards written wrong or read without one.
-        raise ShardError(f"{path}: a damaged MARPLE shard ({type(exc).__name__}: {exc})") from None
+    return arrays, meta
 
 
 def _decode(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> list[Trajectory]:

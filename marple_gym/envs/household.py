@@ -13,12 +13,13 @@ from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.episode.transition import advance
 from marple_gym.evidence.egocentric import DIR_VEC, check_view_size
-from marple_gym.evidence.scene_graph import scene_graph
+from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
+from marple_gym.world.sampling import weighted_index
 from marple_gym.world.world import World
 
 
@@ -147,6 +148,7 @@ class MarpleEnv(gym.Env):
         self.world: World | None = None
         self.episode: EpisodeState | None = None
         self._pending_mission: Mission | None = None
+        self._scene_graphs: SceneGraphBuilder | None = None  # the current house's, made on the first request
 
     # ---- setup -------------------------------------------------------------------------------
     def _preferences(self, mission: str | None, preferences: dict[str, float] | None) -> dict[str, float]:
@@ -166,7 +168,7 @@ class MarpleEnv(gym.Env):
         name = options.get("mission")
         if name is None:
             names = list(self.preferences)
-            name = names[int(self.np_random.choice(len(names), p=list(self.preferences.values())))]
+            name = names[weighted_index(self.np_random, list(self.preferences.values()))]
         mission = self._lookup(name)
         self.episode, self._pending_mission = None, mission  # levels build the house for this mission
         world = generate_world(self.config, self.np_random, self._house_missions())
@@ -248,7 +250,7 @@ class MarpleEnv(gym.Env):
             "action_success": None if outcome is None else outcome.success,
         }
         if self.with_scene_graph:
-            info["scene_graph"] = scene_graph(self.world.house, self.world.state)
+            info["scene_graph"] = self.scene_graph()
         return info
 
     # ---- the attributes MiniGrid's wrappers and tools read ------------------------------------------
@@ -278,8 +280,10 @@ class MarpleEnv(gym.Env):
         return x + dx, y + dy
 
     def scene_graph(self):
-        """The scene graph of the current state (a ``networkx.DiGraph``)."""
-        return scene_graph(self.world.house, self.world.state)
+        """The scene graph of the current state (a new ``networkx.DiGraph``)."""
+        if self._scene_graphs is None or self._scene_graphs.house is not self.world.house:
+            self._scene_graphs = SceneGraphBuilder(self.world.house)
+        return self._scene_graphs.build(self.world.state)
 
     # ---- state for simulation --------------------------------------------------------------------
     def get_state(self) -> EpisodeState:

@@ -39,9 +39,10 @@ def advance(house: House, episode: EpisodeState, actions: Sequence[int]) -> tupl
     """Apply one action of each acting agent to ``episode`` in place; the rule :func:`step` applies."""
     if len(actions) != len(episode.agents):
         raise ValueError(f"expected {len(episode.agents)} actions (one per acting agent), got {len(actions)}")
-    view = World(house, episode.world)
-    outcomes = tuple(apply_action(house, episode.world, agent, int(a)) for agent, a in zip(episode.agents, actions))
-    achieved = tuple(None if p is None else p.update(o, view) for p, o in zip(episode.progress, outcomes))
+    state = episode.world
+    outcomes = tuple([apply_action(house, state, agent, int(a)) for agent, a in zip(episode.agents, actions)])
+    view = World(house, state)
+    steps = tuple([AgentStep(o, None if p is None else p.update(o, view)) for p, o in zip(episode.progress, outcomes)])
     episode.last_outcomes = outcomes
     episode.step_count += 1
-    return tuple(AgentStep(o, j) for o, j in zip(outcomes, achieved))
+    return steps

@@ -2,7 +2,7 @@
 
 from marple_gym.evidence.audio import AUDIO, FOOTSTEP, SILENCE, AudioVocabulary, audio_token
 from marple_gym.evidence.language import DONE_INTENT, MAX_TEXT_LENGTH, TEXT_CHARSET, intent, testimony
-from marple_gym.evidence.scene_graph import scene_graph
+from marple_gym.evidence.scene_graph import SceneGraphBuilder, scene_graph
 from marple_gym.evidence.vision import CHANNEL_NAMES, channel_sizes, describe_cell, vision
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "FOOTSTEP",
     "MAX_TEXT_LENGTH",
     "SILENCE",
+    "SceneGraphBuilder",
     "TEXT_CHARSET",
     "audio_token",
     "channel_sizes",

@@ -13,6 +13,7 @@ on with probability 1/4 (most appliances in a house are off and shut).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -45,11 +46,11 @@ class PlacedFurniture:
     required_objects: list[str] = field(default_factory=list)
     keep_free: int = 0
     bits: int = 0  # bitboard of its cells
+    size: tuple[int, int] = field(init=False)  # (w, h), its type's
 
-    @property
-    def size(self) -> tuple[int, int]:
+    def __post_init__(self) -> None:
         t = ASSETS.furniture_type(self.type)
-        return t.width, t.height
+        self.size = (t.width, t.height)
 
     @property
     def fixed(self) -> dict[str, bool]:
@@ -72,7 +73,15 @@ def sample_states(abilities: tuple[str, ...], given: dict[str, bool], rng: np.ra
 
 
 class Draft:
-    """A house being furnished: what is placed where, and the walkable floor."""
+    """A house being furnished: what is placed where, and the walkable floor.
+
+    The walkable floor is kept as bits (``walk``, for checks of the whole floor)
+    and cell by cell (for local checks), updated as pieces and floor objects take
+    cells. A placement is first checked around the cells it takes, which is
+    enough whenever the floor stays connected there; only when it is not does
+    the check flood the whole floor, so a placement costs the same in a large
+    house as in a small one.
+    """
 
     def __init__(self, config: HouseConfig, layout: Layout, rng: np.random.Generator) -> None:
         self.config = config
@@ -84,17 +93,23 @@ class Draft:
         self.taken = np.zeros((h, w), dtype=bool)
         self.door_bits = 0
         clear = np.zeros((h, w), dtype=bool)
+        walkable = self.floor.copy()
         for x, y, _ in layout.doors:
             self.door_bits |= self.board.bit(x, y)
             clear[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2] = True
+            walkable[y, x] = True
         self.keep_clear = clear & self.floor
+        self._open = ~(self.taken | self.keep_clear)  # where random pieces and floor objects may go
+        self.walk = self.board.from_mask(walkable)
+        self._walkable = bytearray(walkable.ravel().tobytes())
+        self._piece_at = [-1] * (w * h)  # index into ``furniture`` of the piece on each cell
         self.furniture: list[PlacedFurniture] = []
         self.floor_objects: list[tuple[int, PlacedObject]] = []
         self.agents: list[tuple[tuple[int, int], int]] = []
 
     # ---- the walkable floor -------------------------------------------------------------
     def walk_bits(self) -> int:
-        return self.board.from_mask(self.floor & ~self.taken) | self.door_bits
+        return self.walk
 
     def _problem(self, walk: int, extra: int = 0) -> str | None:
         """Why the floor ``walk`` would be unusable, or None if it is fine."""
@@ -110,6 +125,43 @@ class Draft:
         if extra and not extra & usable:
             return "it would have no free cell to be used from"
         return None
+
+    def _problem_taking(self, x: int, y: int, w: int, h: int, bits: int, extra: int = 0) -> str | None:
+        """:meth:`_problem` of the floor without the ``w`` x ``h`` block at (x, y) (its ``bits``)."""
+        if self._fine_around(x, y, w, h):
+            return None
+        return self._problem(self.walk & ~bits, extra)
+
+    def _fine_around(self, x: int, y: int, w: int, h: int) -> bool:
+        """True if taking the block certainly leaves the floor fine (False: flood the whole floor to know).
+
+        The floor is fine now (one connected region, every piece usable). Without
+        the block it stays connected if the walkable cells touching the block are
+        connected to each other round the ring of cells around it (a walk through
+        the block can go round it instead); at least one must touch it (then
+        the floor is not empty and the block, as a new piece, can be used); and
+        only the pieces next to the block can lose their last walkable neighbour.
+        """
+        width, walkable, piece_at = self.board.width, self._walkable, self._piece_at
+        ring = _ring(x, y, w, h, width)
+        if _touching_runs(ring, walkable) != 1:
+            return False
+        x1, y1 = x + w, y + h
+        for piece in {piece_at[c] for c, side in ring if side and piece_at[c] >= 0}:
+            (px, py), (pw, ph) = self.furniture[piece].pos, self.furniture[piece].size
+            rim = (c for c, side in _ring(px, py, pw, ph, width) if side)
+            if not any(walkable[c] and not (x <= c % width < x1 and y <= c // width < y1) for c in rim):
+                return False
+        return True
+
+    def _take(self, x: int, y: int, w: int, h: int, bits: int) -> None:
+        """Cells stop being walkable floor."""
+        self.taken[y : y + h, x : x + w] = True
+        self._open[y : y + h, x : x + w] = False
+        self.walk &= ~bits
+        width = self.board.width
+        for cy in range(y, y + h):
+            self._walkable[cy * width + x : cy * width + x + w] = bytes(w)
 
     def room_cells_free(self, room: int) -> np.ndarray:
         return (self.layout.room_map == room) & ~self.taken
@@ -129,17 +181,19 @@ class Draft:
         if self.taken[y : y + h, x : x + w].any():
             other = next(o for o in self.furniture if any(c in o.cells() for c in f.cells()))
             raise ConfigError(where, f"the {f.type} at {list(f.pos)} overlaps the {other.type} at {list(other.pos)}")
+        fine = self._fine_around(x, y, w, h)
         self._commit(f)
-        problem = self._problem(self.walk_bits())
+        problem = None if fine else self._problem(self.walk)
         if problem:
             raise ConfigError(where, f"the {f.type} at {list(f.pos)} cannot stand there: {problem}")
 
     def _commit(self, f: PlacedFurniture) -> None:
         (x, y), (w, h) = f.pos, f.size
-        self.taken[y : y + h, x : x + w] = True
-        f.bits = 0
-        for cx, cy in f.cells():
-            f.bits |= self.board.bit(cx, cy)
+        f.bits = self.board.block(w, h) << (y * self.board.width + x)
+        self._take(x, y, w, h, f.bits)
+        width = self.board.width
+        for cy in range(y, y + h):
+            self._piece_at[cy * width + x : cy * width + x + w] = [len(self.furniture)] * w
         self.furniture.append(f)
 
     def place_furniture_randomly(self, f: PlacedFurniture) -> bool:
@@ -149,15 +203,22 @@ class Draft:
         (rx, ry), (rw, rh) = room.top, room.size
         if w > rw or h > rh:
             return False
-        free = (self.room_cells_free(f.room) & ~self.keep_clear)[ry : ry + rh, rx : rx + rw]
-        fits = np.lib.stride_tricks.sliding_window_view(free, (h, w)).all(axis=(2, 3))
-        ys, xs = np.nonzero(fits)
-        walk = self.walk_bits()
-        block = sum(self.board.bit(cx, cy) for cy in range(h) for cx in range(w))
-        for k in self.rng.permutation(len(xs)).tolist():
-            x, y = int(xs[k]) + rx, int(ys[k]) + ry
+        free = self._open[ry : ry + rh, rx : rx + rw]
+        fits = free[: rh - h + 1, : rw - w + 1].copy()
+        for dy in range(h):
+            for dx in range(w):
+                if dx or dy:
+                    fits &= free[dy : dy + rh - h + 1, dx : dx + rw - w + 1]
+        anchors = np.flatnonzero(fits)  # row-major in the room: the order the random permutation indexes
+        span = rw - w + 1
+        block = self.board.block(w, h)
+        # The permutation covers every anchor (the generator's draws stay those of the pinned houses), but the
+        # anchors are read one by one: the first one usually fits.
+        for k in self.rng.permutation(len(anchors)):
+            y, x = divmod(int(anchors[k]), span)
+            x, y = x + rx, y + ry
             bits = block << (y * self.board.width + x)
-            if self._problem(walk & ~bits, extra=bits) is None:
+            if self._problem_taking(x, y, w, h, bits, extra=bits) is None:
                 f.pos = (x, y)
                 self._commit(f)
                 return True
@@ -166,35 +227,69 @@ class Draft:
     # ---- objects -------------------------------------------------------------------------
     def access_cells(self, f: PlacedFurniture) -> list[tuple[int, int]]:
         """Cells of ``f`` an agent can face from walkable floor, in row-major order."""
-        near = self.board.neighbours(self.walk_bits()) & f.bits
-        return self.board.cells(near)
-
-    def free_cells(self, f: PlacedFurniture) -> list[tuple[int, int]]:
-        used = {o.pos for o in f.objects}
-        return [c for c in self.access_cells(f) if c not in used]
+        width, walkable = self.board.width, self._walkable
+        return [
+            (cx, cy)
+            for cx, cy in f.cells()
+            if walkable[cy * width + cx + 1]
+            or walkable[cy * width + cx - 1]
+            or walkable[(cy + 1) * width + cx]
+            or walkable[(cy - 1) * width + cx]
+        ]
 
     def place_floor_object(self, room: int, obj: ObjectSpec | None, type_name: str, where: str) -> bool:
         """Put an object on the floor of ``room`` (at ``obj.pos`` if given) without blocking the way."""
-        walk = self.walk_bits()
         if obj is not None and obj.pos is not None:
             x, y = obj.pos
             if self.layout.room_map[y, x] != room or self.taken[y, x]:
                 raise ConfigError(
                     where + ".pos", f"{list(obj.pos)} is not a free floor cell of room {self.layout.rooms[room].name}"
                 )
-            problem = self._problem(walk & ~self.board.bit(x, y))
+            problem = self._problem_taking(x, y, 1, 1, self.board.bit(x, y))
             if problem:
                 raise ConfigError(where + ".pos", f"a {type_name} at {list(obj.pos)} cannot lie there: {problem}")
             candidates = [(x, y)]
         else:
-            mask = self.room_cells_free(room) & ~self.keep_clear
-            ys, xs = np.nonzero(mask)
-            order = self.rng.permutation(len(xs))
-            candidates = zip(xs[order].tolist(), ys[order].tolist())
+            (rx, ry), (rw, rh) = self.layout.rooms[room].top, self.layout.rooms[room].size
+            free = np.flatnonzero(self._open[ry : ry + rh, rx : rx + rw])
+            candidates = ((int(free[k]) % rw + rx, int(free[k]) // rw + ry) for k in self.rng.permutation(len(free)))
         for x, y in candidates:
-            if self._problem(walk & ~self.board.bit(x, y)) is None:
-                self.taken[y, x] = True
+            bit = self.board.bit(x, y)
+            if self._problem_taking(x, y, 1, 1, bit) is None:
+                self._take(x, y, 1, 1, bit)
                 state = sample_states(ASSETS.object_type(type_name).abilities, obj.state if obj else {}, self.rng)
                 self.floor_objects.append((room, PlacedObject(type_name, (x, y), state, obj.name if obj else None)))
                 return True
         return False
+
+
+def _ring(x: int, y: int, w: int, h: int, width: int) -> list[tuple[int, bool]]:
+    """The cells around the ``w`` x ``h`` block at (x, y) (inside the outer walls), in order round it, each next
+    to the one before, as (flat index, whether it touches a side of the block rather than a corner)."""
+    base = y * width + x
+    return [(base + offset, side) for offset, side in _ring_offsets(w, h, width)]
+
+
+@lru_cache(maxsize=1024)
+def _ring_offsets(w: int, h: int, width: int) -> tuple[tuple[int, bool], ...]:
+    """:func:`_ring` of the block at (0, 0), as offsets from its first cell."""
+    cells = [(cx, -1) for cx in range(-1, w + 1)]
+    cells += [(w, cy) for cy in range(h)]
+    cells += [(cx, h) for cx in range(w, -2, -1)]
+    cells += [(-1, cy) for cy in range(h - 1, -1, -1)]
+    return tuple((cy * width + cx, -1 < cx < w or -1 < cy < h) for cx, cy in cells)
+
+
+def _touching_runs(ring: list[tuple[int, bool]], walkable: bytearray) -> int:
+    """How many runs of walkable cells along the ring touch a side of the block."""
+    closed = next((i for i, (cell, _) in enumerate(ring) if not walkable[cell]), None)
+    if closed is None:
+        return 1
+    runs, in_run, touches = 0, False, False
+    for cell, side in ring[closed + 1 :] + ring[: closed + 1]:  # ends on a closed cell: every run ends inside
+        if walkable[cell]:
+            in_run, touches = True, touches or side
+        elif in_run:
+            runs += touches
+            in_run, touches = False, False
+    return runs

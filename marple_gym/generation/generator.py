@@ -14,7 +14,7 @@ cell, whatever the generator's seed.
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -54,7 +54,7 @@ def generate_world(
     missions = [get_mission(m) if isinstance(m, str) else m for m in missions]
     for agent in config.agents:
         missions += [get_mission(m) for m, w in agent.mission_preferences.items() if w > 0]
-    requirements = house_requirements(list(dict.fromkeys(missions)))
+    requirements = _requirements(tuple(dict.fromkeys(missions)))
     last: PlacementFailed | None = None
     for _ in range(ATTEMPTS):
         try:
@@ -64,7 +64,13 @@ def generate_world(
     raise ConfigError("rooms", f"could not furnish the house in {ATTEMPTS} attempts: {last}")
 
 
-def _attempt(config: HouseConfig, requirements: list[Requirement], rng: np.random.Generator) -> World:
+@lru_cache(maxsize=256)
+def _requirements(missions: tuple[Mission, ...]) -> tuple[Requirement, ...]:
+    """:func:`house_requirements` of ``missions``, worked out once (generation only reads them)."""
+    return tuple(house_requirements(list(missions)))
+
+
+def _attempt(config: HouseConfig, requirements: tuple[Requirement, ...], rng: np.random.Generator) -> World:
     layout = lay_out_rooms(config, [r.room for r in requirements], rng)
     add_doors(config, layout, rng)
     draft = Draft(config, layout, rng)
@@ -183,8 +189,8 @@ def _new_object(draft: Draft, type_name: str, pos: tuple[int, int], spec: Object
 
 
 def _pick(draft: Draft, options: list):
-    """One option drawn uniformly with the draft's generator."""
-    return options[int(draft.rng.integers(len(options)))]
+    """One option drawn uniformly with the draft's generator (a single option draws nothing, as numpy does)."""
+    return options[0] if len(options) == 1 else options[int(draft.rng.integers(len(options)))]
 
 
 def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
@@ -194,6 +200,12 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
     if ftype.holds is None:
         return
     cells = set(f.cells())
+    access = draft.access_cells(f)  # the floor is laid: objects on furniture do not change it
+
+    def free_cells() -> list[tuple[int, int]]:
+        used = {o.pos for o in f.objects}
+        return [c for c in access if c not in used]
+
     for spec in f.spec.objects if f.spec else []:
         if spec.pos is not None:
             if spec.pos not in cells or any(o.pos == spec.pos for o in f.objects):
@@ -201,20 +213,20 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
                 raise ConfigError(spec.where + ".pos", f"{list(spec.pos)} {reason} the {f.type} at {list(f.pos)}")
             f.objects.append(_new_object(draft, spec.type, spec.pos, spec))
         else:
-            free = draft.free_cells(f) or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
+            free = free_cells() or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
             if not free:
                 raise PlacementFailed(f"{spec.where}: the {f.type} is full")
             f.objects.append(_new_object(draft, spec.type, _pick(draft, free), spec))
-    if len(draft.free_cells(f)) < len(f.required_objects) + f.keep_free:
+    if len(free_cells()) < len(f.required_objects) + f.keep_free:
         raise PlacementFailed(f"the {f.type} in {room.name} has too few reachable cells for what the missions need")
     for obj in f.required_objects:
-        f.objects.append(_new_object(draft, obj, _pick(draft, draft.free_cells(f))))
+        f.objects.append(_new_object(draft, obj, _pick(draft, free_cells())))
     lo, hi = draft.config.objects_per_furniture
     given = f.spec.num_objects if f.spec else None
     target = given if given is not None else int(draft.rng.integers(lo, hi + 1)) + len(f.required_objects)
     kinds = _object_kinds(room.type, ftype.accepts)
     while len(f.objects) < target and kinds:
-        free = draft.free_cells(f)
+        free = free_cells()
         if len(free) <= f.keep_free:
             if given is not None:
                 raise PlacementFailed(f"{f.spec.where}: no room for {given} objects on the {f.type}")

@@ -10,11 +10,13 @@ checked instead of generated.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import combinations
 
 import numpy as np
 
 from marple_gym.generation.config import ConfigError, DoorSpec, HouseConfig, RoomSpec
 from marple_gym.world.assets import ASSETS
+from marple_gym.world.sampling import weighted_index
 
 
 @dataclass
@@ -66,7 +68,7 @@ def _split(config: HouseConfig, n: int, rng: np.random.Generator) -> list[tuple[
                 f"cannot split a {config.width} x {config.height} grid into {n} rooms of at least {m} x {m} cells",
             )
         weights = np.array([a for _, _, a in options], dtype=float)
-        i, direction, _ = options[rng.choice(len(options), p=weights / weights.sum())]
+        i, direction, _ = options[weighted_index(rng, weights / weights.sum())]
         x, y, w, h = rects.pop(i)
         if direction == "vert":
             cut = int(rng.integers(x + m, x + w - m))
@@ -154,21 +156,30 @@ def lay_out_rooms(config: HouseConfig, required: list[str], rng: np.random.Gener
     return Layout(config.width, config.height, rooms, room_map)
 
 
-def _door_candidates(room_map: np.ndarray) -> dict[tuple[int, int], list[tuple[int, int]]]:
-    """Wall cells with two different rooms on opposite sides, grouped by room pair."""
+def _door_candidates(rooms: list[RoomBox]) -> dict[tuple[int, int], list[tuple[int, int]]]:
+    """Wall cells with two different rooms on opposite sides, grouped by room pair (lower index first).
+
+    Rooms are rectangles that do not touch, so two rooms share a wall where one
+    ends one cell before the other begins, along their overlap. The pairs come
+    in the order a row-major scan of the grid meets their first cell, those
+    across a vertical wall first; each pair's cells in row-major order.
+    """
+    vertical, horizontal = [], []
+    for i, j in combinations(range(len(rooms)), 2):
+        for a, b in ((rooms[i], rooms[j]), (rooms[j], rooms[i])):
+            (ax, ay), (aw, ah) = a.top, a.size
+            (bx, by), (bw, bh) = b.top, b.size
+            if ax + aw + 1 == bx:  # a, a wall column, b
+                ys = range(max(ay, by), min(ay + ah, by + bh))
+                if ys:
+                    vertical.append(((ys[0], ax + aw), (i, j), [(ax + aw, y) for y in ys]))
+            if ay + ah + 1 == by:  # a, a wall row, b
+                xs = range(max(ax, bx), min(ax + aw, bx + bw))
+                if xs:
+                    horizontal.append(((ay + ah, xs[0]), (i, j), [(x, ay + ah) for x in xs]))
     out: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    wall = room_map[1:-1, 1:-1] < 0
-    sides = (
-        (room_map[1:-1, :-2], room_map[1:-1, 2:]),  # west / east: a vertical wall
-        (room_map[:-2, 1:-1], room_map[2:, 1:-1]),  # north / south: a horizontal wall
-    )
-    for a, b in sides:
-        ys, xs = np.nonzero(wall & (a >= 0) & (b >= 0) & (a != b))
-        for y, x in zip(ys.tolist(), xs.tolist()):
-            i, j = int(a[y, x]), int(b[y, x])
-            out.setdefault((min(i, j), max(i, j)), []).append((x + 1, y + 1))
-    for cells in out.values():
-        cells.sort(key=lambda c: (c[1], c[0]))
+    for _, pair, cells in sorted(vertical) + sorted(horizontal):
+        out.setdefault(pair, cells)
     return out
 
 
@@ -189,7 +200,7 @@ def _connected(n: int, edges: list[tuple[int, int]]) -> list[int]:
 
 def add_doors(config: HouseConfig, layout: Layout, rng: np.random.Generator) -> None:
     """Check the config's doors, or add a random spanning tree of doors."""
-    candidates = _door_candidates(layout.room_map)
+    candidates = _door_candidates(layout.rooms)
     where_pair = {cell: pair for pair, cells in candidates.items() for cell in cells}
     if config.doors is not None:
         edges = []

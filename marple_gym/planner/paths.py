@@ -65,9 +65,9 @@ def shortest_path_counts(passable: list[bool], width: int, start: int, goals: se
     return dist, count, []
 
 
-def _weighted(options: list[int], weights: list[int], rng: np.random.Generator) -> int:
-    total = sum(weights)
-    r = rng.random() * total
+def _weighted(options: list[int], weights: list[int], total: int, u: float) -> int:
+    """One of ``options`` with probability proportional to its weight (``total`` is their sum; ``u`` uniform)."""
+    r = u * total
     for option, weight in zip(options, weights):
         r -= weight
         if r < 0:
@@ -85,18 +85,39 @@ def sample_shortest_path(
     return draw_shortest_path(shortest_path_counts(passable, width, start, goals), width, start, rng)
 
 
-def draw_shortest_path(search: tuple[dict, dict, list[int]], width: int, start: int, rng: np.random.Generator):
-    """A path drawn uniformly among the shortest paths of a :func:`shortest_path_counts` search (None if none)."""
+def draw_shortest_path(
+    search: tuple[dict, dict, list[int]],
+    width: int,
+    start: int,
+    rng: np.random.Generator,
+    steps_back: dict[int | None, tuple[list[int], list[int], int]] | None = None,
+) -> list[int] | None:
+    """A path drawn uniformly among the shortest paths of a :func:`shortest_path_counts` search (None if none).
+
+    One uniform number decides the goal, then one each step back to the start
+    (drawn together: the same numbers as one by one). ``steps_back``, a dict kept
+    with the search, remembers the choices at each cell (the nearest goals,
+    then each cell's predecessors with their path counts), so that many paths
+    drawn from one search work each out once.
+    """
     dist, count, reached = search
     if not reached:
         return None
-    cell = _weighted(reached, [count[c] for c in reached], rng)
+    choices = {} if steps_back is None else steps_back
+    if None not in choices:
+        choices[None] = (reached, [count[c] for c in reached], sum(count[c] for c in reached))
+    draws = rng.random(dist[reached[0]] + 1).tolist()
+    cell = _weighted(*choices[None], draws[0])
     path = [cell]
     steps = (1, -1, width, -width)
-    while cell != start:
-        d = dist[cell] - 1
-        preds = [cell + s for s in steps if dist.get(cell + s) == d]
-        cell = _weighted(preds, [count[p] for p in preds], rng)
+    for u in draws[1:]:
+        back = choices.get(cell)
+        if back is None:
+            d = dist[cell] - 1
+            preds = [cell + s for s in steps if dist.get(cell + s) == d]
+            weights = [count[p] for p in preds]
+            back = choices[cell] = (preds, weights, sum(weights))
+        cell = _weighted(*back, u)
         path.append(cell)
     path.reverse()
     return path

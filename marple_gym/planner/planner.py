@@ -52,8 +52,9 @@ the sandwich; use the laundry that is off, since the mission will switch it on).
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -68,6 +69,7 @@ from marple_gym.world.actions import Action, Outcome
 from marple_gym.world.assets import ASSETS, BIT, DOOR, OPEN_BIT
 from marple_gym.world.house import DIR_VEC
 from marple_gym.world.navigation import walkable_mask
+from marple_gym.world.sampling import weighted_index
 from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_OBJ
 from marple_gym.world.world import World
 
@@ -87,6 +89,12 @@ class MissionHistory:
 
     progress: MissionProgress
     binding: dict[tuple[str, str], int] = field(default_factory=dict)
+
+
+@lru_cache(maxsize=256)
+def _requirements_by_target(mission: Mission) -> dict[tuple[str, str], Requirement]:
+    """What ``mission`` needs of each (furniture, room) it uses: shared by every planner on it, never changed."""
+    return {(r.fur, r.room): r for r in mission_requirements(mission)}
 
 
 def follow_history(start: World, actions, mission: str | Mission, agent: int = 0) -> MissionHistory:
@@ -144,7 +152,6 @@ class HierarchicalPlanner:
         self.progress: MissionProgress | None = None
         self._plan: deque[int] = deque()
         self._binding: dict[tuple[str, str], int] = {}
-        self._requirements: dict[tuple[str, str], Requirement] = {}
         self._episode: EpisodeState | None = None
         self._rewinds = 0  # this mission's returns to an earlier subgoal
         self._waits = 0  # plans in a row that wait for others
@@ -179,9 +186,8 @@ class HierarchicalPlanner:
         """Sample missions until one can be started (at most MAX_MISSION_ATTEMPTS in all)."""
         while len(self.missions) + len(self.failed_missions) < MAX_MISSION_ATTEMPTS:
             names = list(self.preferences)
-            name = names[int(self.rng.choice(len(names), p=list(self.preferences.values())))]
+            name = names[weighted_index(self.rng, list(self.preferences.values()))]
             self.progress = MissionProgress(self._known[name], self.agent)
-            self._requirements = {(r.fur, r.room): r for r in mission_requirements(self.progress.mission)}
             self._binding = {}
             self._plan.clear()
             self._rewinds = self._waits = 0
@@ -194,7 +200,6 @@ class HierarchicalPlanner:
     def _resume(self, history: MissionHistory) -> None:
         """Carry on a mission part-way through, as recorded in ``history``."""
         self.progress = history.progress.copy()
-        self._requirements = {(r.fur, r.room): r for r in mission_requirements(self.progress.mission)}
         self._binding = dict(history.binding)
         self.missions.append(self.progress.mission)
         if not self._prepare():
@@ -264,6 +269,14 @@ class HierarchicalPlanner:
 
     def observe(self, outcome: Outcome) -> int | None:
         """Record the outcome of the action last returned; return the subgoal index it achieved."""
+        achieved = self._follow(outcome)
+        if achieved is not None and not self._prepare():
+            self._abandon()
+        return achieved
+
+    def _follow(self, outcome: Outcome) -> int | None:
+        """:meth:`observe` up to planning the next subgoal: the plan and the mission's progress follow the outcome
+        (nothing random happens here: the planner draws only when it plans)."""
         if self._plan and outcome.action == self._plan[0]:
             self._plan.popleft()
         if not outcome.success:
@@ -274,8 +287,6 @@ class HierarchicalPlanner:
             if outcome.fur >= 0:
                 self._binding[(sg.fur, sg.room)] = outcome.fur
             self._plan.clear()
-            if not self._prepare():
-                self._abandon()
         return achieved
 
     def notice(self, outcome: Outcome) -> None:
@@ -312,13 +323,18 @@ class HierarchicalPlanner:
         action = self.next_action()
         if action is None:
             return None
+        outcome = self._act(action)
+        self.observe(outcome)
+        return outcome
+
+    def _act(self, action: int) -> Outcome:
+        """Take ``action`` in the world through the episode transition."""
         if self._episode is None or self._episode.world is not self.world.state:
             # The planner tracks its mission itself: the episode state scores none.
             self._episode = EpisodeState(
                 self.world.state, (self.agent,), (None,), (None,), self.world.house.fingerprint
             )
         ((outcome, _),) = advance(self.world.house, self._episode, (action,))
-        self.observe(outcome)
         return outcome
 
     # ---- low level: targets and paths -----------------------------------------------------------------
@@ -333,7 +349,7 @@ class HierarchicalPlanner:
             mine = {c: f for c, f in cells.items() if f == bound}
             if mine:
                 return mine
-        requirement = self._requirements.get(key)
+        requirement = _requirements_by_target(self.mission).get(key)
         if requirement is not None:
             suitable = {c: f for c, f in cells.items() if self._serves(f, requirement)}
             if suitable:
@@ -461,6 +477,21 @@ class PlanRequest:
         """Distances and shortest-path counts from the start, and the nearest goals (computed once)."""
         return shortest_path_counts(self.passable, self.width, self.start, set(self.goals))
 
+    @cached_property
+    def _steps_back(self) -> dict:
+        """The choices of :func:`draw_shortest_path` on this search, worked out once for every plan drawn."""
+        return {}
+
+    @cached_property
+    def _routes(self) -> dict[tuple[int, ...], tuple[list[_Turning], int]]:
+        """:meth:`_route` of the paths plans drawn from this request took."""
+        return {}
+
+    @cached_property
+    def _finals(self) -> dict[tuple[int, int, tuple[int, int]], _Turning]:
+        """:meth:`final_actions` of the (facing, end, target) plans drawn from this request ended with."""
+        return {}
+
     def direction(self, a: int, b: int) -> int:
         """The direction of the step from flat cell ``a`` to the neighbouring flat cell ``b``."""
         return _DIR_OF_STEP[((b % self.width) - (a % self.width), (b // self.width) - (a // self.width))]
@@ -481,25 +512,60 @@ class PlanRequest:
     def sample(self, rng: np.random.Generator) -> list[int] | None:
         """The planner's random choice of a plan: a path uniform among shortest paths, a target uniform among
         those in front of its end, a U-turn's direction by a fair coin. None if no goal is reachable."""
-        path = draw_shortest_path(self.search, self.width, self.start, rng)
+        path = draw_shortest_path(self.search, self.width, self.start, rng, self._steps_back)
         if path is None:
             return None
-        facing = self.facing
+        key = tuple(path)
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes[key] = self._route(path)
+        parts, facing = route
         plan: list[int] = []
-        for a, b in zip(path, path[1:]):
-            wanted = self.direction(a, b)
-            plan += self.move_actions(facing, a, b, _u_turn_left(facing, wanted, rng))
-            facing = wanted
+        for part in parts:
+            plan += _turn(part, rng)
         end = path[-1]
         options = self.goals[end]
-        target = options[int(rng.integers(len(options)))]
-        wanted = self.direction(end, target[1] * self.width + target[0])
-        return plan + self.final_actions(facing, end, target, _u_turn_left(facing, wanted, rng))
+        # (numpy draws nothing for a choice of one: tests/test_sampling.py)
+        target = options[0] if len(options) == 1 else options[int(rng.integers(len(options)))]
+        final = self._finals.get((facing, end, target))
+        if final is None:
+            wanted = self.direction(end, target[1] * self.width + target[0])
+            final = _turning(lambda left: self.final_actions(facing, end, target, left), facing, wanted)
+            self._finals[(facing, end, target)] = final
+        return plan + list(_turn(final, rng))
+
+    def _route(self, path: list[int]) -> tuple[list[_Turning], int]:
+        """The steps along ``path`` as runs of fixed actions and U-turns either way (the coin decides which,
+        in order), and the direction faced at its end."""
+        facing = self.facing
+        parts: list[_Turning] = []
+        for a, b in zip(path, path[1:]):
+            wanted = self.direction(a, b)
+            part = _turning(lambda left, a=a, b=b, f=facing: self.move_actions(f, a, b, left), facing, wanted)
+            if part[1] is None and parts and parts[-1][1] is None:
+                parts[-1] = (parts[-1][0] + part[0], None)
+            else:
+                parts.append(part)
+            facing = wanted
+        return parts, facing
 
 
-def _u_turn_left(facing: int, wanted: int, rng: np.random.Generator) -> bool:
-    """A U-turn goes either way with equal chance (the coin is only tossed for a U-turn)."""
-    return (wanted - facing) % 4 == 2 and rng.random() < 0.5
+_Turning = tuple[tuple[int, ...], tuple[int, ...] | None]
+"""Actions that turn from one direction to another and go on: (the actions, None), or for a U-turn (turning
+left, turning right): a U-turn goes either way with equal chance, and the coin is only tossed for a U-turn."""
+
+
+def _turning(actions: Callable[[bool], list[int]], facing: int, wanted: int) -> _Turning:
+    """The :data:`_Turning` of ``actions(u_turn_left)``, which turn from ``facing`` to ``wanted``."""
+    if (wanted - facing) % 4 == 2:
+        return tuple(actions(True)), tuple(actions(False))
+    return tuple(actions(False)), None
+
+
+def _turn(turning: _Turning, rng: np.random.Generator) -> tuple[int, ...]:
+    """The actions of a :data:`_Turning`, tossing the coin of a U-turn (below one half: left)."""
+    actions, right = turning
+    return actions if right is None or rng.random() < 0.5 else right
 
 
 def turn_actions(facing: int, wanted: int, u_turn_left: bool = False) -> list[int]:

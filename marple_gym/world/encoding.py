@@ -29,8 +29,7 @@ def paint_grid(house: House, state: WorldState) -> None:
     grid = state.grid
     grid[:] = 0
     grid[..., CH_ROOM] = house.room_type_map
-    grid[house.wall, CH_FUR] = WALL
-    grid[house.wall, CH_FUR_STATE] = 1
+    grid[house.wall, CH_FUR : CH_FUR_STATE + 1] = (WALL, 1)
     fur = house.fur_map >= 0
     index = house.fur_map[fur]
     grid[fur, CH_FUR] = house.fur_type[index]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, fields
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 import numpy as np
@@ -18,6 +18,12 @@ from marple_gym.world.assets import ASSETS, DOOR
 # Directions follow MiniGrid: 0 = east (+x), 1 = south (+y), 2 = west, 3 = north.
 DIR_VEC: tuple[tuple[int, int], ...] = ((1, 0), (0, 1), (-1, 0), (0, -1))
 DIR_NAMES: tuple[str, ...] = ("east", "south", "west", "north")
+
+
+@cache
+def _dtype_text(dtype: np.dtype) -> bytes:
+    """``str(dtype)`` encoded (numpy builds the string in Python each time; fingerprints ask on every reset)."""
+    return str(dtype).encode()
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:
@@ -85,7 +91,7 @@ class House:
             self.fur_size,
             self.obj_type,
         ):
-            digest.update(str(array.dtype).encode() + str(array.shape).encode())
+            digest.update(_dtype_text(array.dtype) + str(array.shape).encode())
             digest.update(np.ascontiguousarray(array).tobytes())
         digest.update("|".join(r.type for r in self.rooms).encode())
         return digest.hexdigest()

@@ -40,6 +40,11 @@ class Bitboard:
     def bit(self, x: int, y: int) -> int:
         return 1 << (y * self.width + x)
 
+    def block(self, w: int, h: int) -> int:
+        """Bits of the ``w`` x ``h`` block of cells at (0, 0) (shift it by ``y * width + x`` to place it)."""
+        row = (1 << w) - 1
+        return sum(row << (cy * self.width) for cy in range(h))
+
     def cells(self, bits: int) -> list[tuple[int, int]]:
         """The (x, y) cells of a set, in row-major order."""
         out = []

@@ -72,8 +72,13 @@ class WorldState:
 
     def copy_from(self, other: WorldState) -> None:
         """Overwrite this state in place with ``other`` (no allocation)."""
-        for f in fields(self):
-            np.copyto(getattr(self, f.name), getattr(other, f.name))
+        np.copyto(self.grid, other.grid)
+        np.copyto(self.fur_state, other.fur_state)
+        np.copyto(self.obj_pos, other.obj_pos)
+        np.copyto(self.obj_state, other.obj_state)
+        np.copyto(self.agent_pos, other.agent_pos)
+        np.copyto(self.agent_dir, other.agent_dir)
+        np.copyto(self.carrying, other.carrying)
 
     def same_as(self, other: WorldState) -> bool:
         """Exact equality of every array."""
