@@ -9,7 +9,10 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
+import struct
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -77,3 +80,50 @@ def wait_for(condition: Callable[[], object], timeout: float = 60.0, what: str =
                 return value
         time.sleep(0.05)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class Relay:
+    """A TCP relay on a port of its own, forwarding every connection to the server on port ``target``.
+
+    The page keeps one origin (the relay's) while the server behind it dies and comes back on whatever port
+    the system gives it: no test waits for a released port to be free again. While ``target`` is None, or
+    nothing listens there, a connection is reset at once, as a dead server's would be.
+    """
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.target: int | None = None
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def close(self) -> None:
+        self.listener.close()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:  # closed
+                return
+            threading.Thread(target=self._connect, args=(client,), daemon=True).start()
+
+    def _connect(self, client: socket.socket) -> None:
+        try:
+            upstream = socket.create_connection(("127.0.0.1", self.target))
+        except (OSError, TypeError):
+            client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # reset, not a clean close
+            client.close()
+            return
+        threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
+        _pipe(client, upstream)
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until either end closes, then close both."""
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    for end in (source, sink):
+        with contextlib.suppress(OSError):
+            end.shutdown(socket.SHUT_RDWR)
+        end.close()

@@ -12,7 +12,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,7 +20,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from browser import chromium, wait_for
+from browser import Relay, chromium, wait_for
 
 from marple_eval.human import read_responses
 from marple_eval.protocol import dataset_episodes
@@ -197,27 +196,21 @@ def test_a_simulated_participant_runs_the_exact_sequence_and_its_answers_score(d
 
 
 # ---- the web study in a real browser -----------------------------------------------------------------------
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start_server(folder: Path, out: Path, port: int) -> subprocess.Popen:
+def start_server(folder: Path, out: Path, relay: Relay) -> subprocess.Popen:
+    """The study server on a port the system picks (it says which), behind ``relay``."""
     argv = [sys.executable, "-m", "marple_gym.cli.main", "study-server", str(folder), "--out", str(out)]
-    server = subprocess.Popen([*argv, "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def up() -> bool:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/index.html", timeout=1) as reply:
-            return reply.status == 200
-
-    wait_for(up, what="the study server to start")
+    server = subprocess.Popen([*argv, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    announced = server.stdout.readline()  # "serving FOLDER at http://127.0.0.1:PORT/ ; ..."
+    match = re.search(r"http://127\.0\.0\.1:(\d+)/", announced)
+    assert match, f"the study server did not say where it listens: {announced!r}"
+    relay.target = int(match[1])  # it listens before it announces: no wait needed
     return server
 
 
 def kill(server: subprocess.Popen) -> None:
     server.send_signal(signal.SIGKILL)  # no chance to flush anything: only what is on disk counts
     server.wait()
+    server.stdout.close()
 
 
 def visible(driver, css: str):
@@ -257,8 +250,9 @@ def shoot(driver, name: str) -> None:
 def test_two_trials_in_a_real_browser_survive_a_server_kill_and_score_like_the_desktop(web_dir, data_dir, tmp_path):
     answers_file, downloads = tmp_path / "answers.jsonl", tmp_path / "downloads"
     downloads.mkdir()
-    port = free_port()
-    server = start_server(web_dir, answers_file, port)
+    relay = Relay()
+    port = relay.port
+    server = start_server(web_dir, answers_file, relay)
     given = 0  # answers submitted in the page
     on_disk_at_kill = None
     try:
@@ -284,9 +278,10 @@ def test_two_trials_in_a_real_browser_survive_a_server_kill_and_score_like_the_d
                     if given == 3:  # the server dies between two answers, once it has acknowledged the third ...
                         wait_for(lambda: driver.execute_script(NOTHING_PENDING), what="the third answer to be saved")
                         kill(server)
+                        relay.target = None  # its port is free for anyone now: connections get a reset
                         on_disk_at_kill = len(lines(answers_file))
                     elif given == 6:  # ... and comes back three answers later
-                        server = start_server(web_dir, answers_file, port)
+                        server = start_server(web_dir, answers_file, relay)
                 elif step:
                     step.click()
                     steps += 1
@@ -305,6 +300,7 @@ def test_two_trials_in_a_real_browser_survive_a_server_kill_and_score_like_the_d
             completion = visible(driver, "#mw-complete").get_attribute("href")
     finally:
         kill(server)
+        relay.close()
 
     saved = lines(answers_file)
     assert on_disk_at_kill == 1 + 3  # what the server acknowledged was on disk when it was killed

@@ -151,11 +151,13 @@ class DatasetSpec:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DatasetSpec:
+        """The spec of a manifest that :func:`~marple_gym.datasets.manifest.check_spec` accepted (it requires
+        every key read here with ``[]``; ``config`` may be absent or null: no config)."""
         return cls(
             units=[Unit(**u) for u in data["units"]],
             sizes=Sizes(**data["sizes"]),
             seed=data["seed"],
-            config=data["config"],
+            config=data.get("config"),
             splits=tuple(data["splits"]),
             shard_size=data["shard_size"],
         )
