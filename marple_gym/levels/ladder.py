@@ -171,6 +171,17 @@ def level_ids(include_missions: bool = True) -> list[str]:
     return ids
 
 
+def mission_words() -> dict[str, int]:
+    """Every word of every registered env's ``mission`` text, numbered from 0.
+
+    The ``word_dict`` that MiniGrid's ``DictObservationSpaceWrapper`` needs for MARPLE envs (its own
+    vocabulary is MiniGrid's); like that wrapper, a comma counts as a word.
+    """
+    titles = [m.title for m in MISSIONS.values()] + [m.title for level in LEVELS.values() for m in level.missions]
+    words = sorted({word for title in titles for word in title.replace(",", " , ").split()})
+    return {word: i for i, word in enumerate(words)}
+
+
 class LevelEnv(MarpleEnv):
     """A ladder level: a :class:`MarpleEnv` whose missions are the level's tasks (see the class per level)."""
 
