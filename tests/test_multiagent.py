@@ -195,7 +195,9 @@ def test_a_config_with_named_agents_keeps_their_settings_under_pettingzoo_names(
     config = HouseConfig(agents=[AgentSpec("A", mission_preferences={"get_snack": 1.0}, color="green")])
     multi = parallel_env(config=config)
     assert multi.possible_agents == ["agent_0"] and multi.roles == {"agent_0": "A"}
-    assert multi.reset(seed=0)[1]["agent_0"]["mission"] == "get_snack" and list(multi.world.house.agent_colors) == ["green"]
+    assert multi.reset(seed=0)[1]["agent_0"]["mission"] == "get_snack" and list(multi.world.house.agent_colors) == [
+        "green"
+    ]
 
 
 def test_the_flat_observation_is_the_numeric_keys_flattened():
@@ -206,7 +208,9 @@ def test_the_flat_observation_is_the_numeric_keys_flattened():
     flat_obs, _ = multi.reset(seed=1)
     obs, _ = plain.reset(seed=1)
     space = multi.observation_space("agent_0")
-    assert isinstance(space, spaces.Box) and space.shape == (7 * 7 * 8 + 4 + 2 * 83 + 270 + (10 + 83 + 25 + 7) + 2 * 270,)
+    assert isinstance(space, spaces.Box) and space.shape == (
+        7 * 7 * 8 + 4 + 2 * 83 + 270 + (10 + 83 + 25 + 7) + 2 * 270,
+    )
     numeric = {k: obs["agent_0"][k] for k in multi._numeric}
     assert np.array_equal(flat_obs["agent_0"], spaces.flatten(multi._numeric, numeric))
     assert space.contains(flat_obs["agent_0"])
@@ -241,6 +245,24 @@ def test_without_the_multiagent_extra_the_import_says_how_to_install_it():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
-        "ModuleNotFoundError: marple_gym.multiagent.parallel_env needs PettingZoo: "
-        'pip install "marple-gym[multiagent]"'
+        'ModuleNotFoundError: marple_gym.multiagent.parallel_env needs PettingZoo: pip install "marple-gym[multiagent]"'
     )
+
+
+def test_the_shared_house_ppo_example_trains_and_reports_before_and_after(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("supersuit")
+    example = Path(__file__).parents[1] / "examples" / "shared_house_ppo.py"
+    args = ["--steps", "1", "--copies", "1", "--episodes", "1", "--out", "out"]
+    run = subprocess.run([sys.executable, str(example), *args], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["agent_steps"] == 2 * 128 and summary["sub_envs"] == 2  # one rollout of both agents
+    for when in ("before", "after"):
+        assert summary[when]["agent_episodes"] == 2 and 0 <= summary[when]["completed"] <= 1
+    assert json.loads((tmp_path / "out" / "summary.json").read_text()) == summary
+    assert (tmp_path / "out" / "model.zip").is_file()
