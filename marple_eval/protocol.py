@@ -221,7 +221,8 @@ class _Scorer:
 
 def build(factory: ModelFactory) -> InferenceModel:
     """``factory()``, what it raises named as the model's failure (``make_model`` names the model itself)."""
-    with model_code(getattr(factory, "__name__", repr(factory)), "building it"):
+    built = getattr(factory, "func", factory)  # a functools.partial: the class or function it calls
+    with model_code(getattr(built, "__name__", type(built).__name__), "building it"):
         return factory()
 
 

@@ -211,8 +211,10 @@ def test_the_flat_observation_is_the_numeric_keys_flattened():
     assert isinstance(space, spaces.Box) and space.shape == (
         7 * 7 * 8 + 4 + 2 * 83 + 270 + (10 + 83 + 25 + 7) + 2 * 270,
     )
-    numeric = {k: obs["agent_0"][k] for k in multi._numeric}
-    assert np.array_equal(flat_obs["agent_0"], spaces.flatten(multi._numeric, numeric))
+    numeric = {k: obs["agent_0"][k] for k in multi.numeric_space}
+    assert np.array_equal(flat_obs["agent_0"], spaces.flatten(multi.numeric_space, numeric))
+    back = spaces.unflatten(multi.numeric_space, flat_obs["agent_0"])
+    assert all(np.array_equal(back[k], numeric[k]) for k in numeric)
     assert space.contains(flat_obs["agent_0"])
     parallel_api_test(parallel_env(flat=True, max_cycles=40), num_cycles=60)
 

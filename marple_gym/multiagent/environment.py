@@ -137,12 +137,15 @@ class MarpleParallelEnv(ParallelEnv):
             heard = spaces.MultiDiscrete([len(AUDIO)] * n)
             space = spaces.Dict({k: heard if k == "heard" else space[k] for k in self.observation_keys})
         self.flat = bool(flat)
-        if self.flat:  # flattened from the numeric keys' Dict (self._numeric), keys in observation_keys order
+        self.numeric_space: spaces.Dict | None = None
+        """With ``flat``: the ``Dict`` of numeric keys each flat observation flattens (in the ``Dict``'s key order,
+        alphabetical); ``gymnasium.spaces.unflatten(env.numeric_space, obs)`` gives the keys back."""
+        if self.flat:
             numeric = [k for k in self.observation_keys if k not in TEXT_KEYS]
             if not numeric:
                 raise ValueError(f"flat=True needs a numeric observation key, got only {list(self.observation_keys)}")
-            self._numeric = spaces.Dict({k: space[k] for k in numeric})
-            space = spaces.flatten_space(self._numeric)
+            self.numeric_space = spaces.Dict({k: space[k] for k in numeric})
+            space = spaces.flatten_space(self.numeric_space)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self.state_space = spaces.Box(0, 255, (self.config.height, self.config.width, NUM_CHANNELS), dtype=np.uint8)
@@ -251,9 +254,8 @@ class MarpleParallelEnv(ParallelEnv):
             for agent in (self.agents if agents is None else agents)
         }
         if self.flat:
-            return {
-                a: spaces.flatten(self._numeric, {k: obs[k] for k in self._numeric}) for a, obs in observations.items()
-            }
+            numeric = self.numeric_space
+            return {a: spaces.flatten(numeric, {k: obs[k] for k in numeric}) for a, obs in observations.items()}
         return observations
 
     def _info(self, i: int, outcome, achieved: int | None) -> dict[str, Any]:
