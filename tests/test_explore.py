@@ -29,3 +29,10 @@ def test_the_property_tests_hold_on_new_random_inputs():
     command = [sys.executable, "-m", "pytest", "-q", *PROPERTY_MODULES]
     done = subprocess.run(command, cwd=TESTS, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-6000:]
+
+
+def test_ci_has_a_job_that_explores_and_refuses_an_unknown_one():
+    ci = TESTS.parent / ".ci" / "run"
+    assert "python -m pytest -m slow tests/test_explore.py" in ci.read_text()
+    done = subprocess.run(["bash", str(ci), "nightly"], capture_output=True, text=True)
+    assert (done.returncode, done.stderr.strip()) == (2, "usage: .ci/run [default|explore]")
