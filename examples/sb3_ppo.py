@@ -1,7 +1,7 @@
-"""Train stable-baselines3 PPO on a MARPLE level, or on a mission with the mission recipe, in a few lines.
+"""Train stable-baselines3 PPO on a MARPLE level, or on a mission with the mission recipe, then evaluate and save it.
 
-    python examples/sb3_ppo.py --env Marple-GoTo-OneRoom-v0 --steps 200000
-    python examples/sb3_ppo.py --env Marple-GetSnack-v0 --steps 1000000 --mission
+    python examples/sb3_ppo.py --env Marple-GoTo-OneRoom-v0 --steps 200000 --seed 0 --out runs/ppo-goto
+    python examples/sb3_ppo.py --env Marple-GetSnack-v0 --steps 1000000 --mission --out runs/ppo-snack
 
 ``make_ppo`` stacks the egocentric 7 x 7 view, the dense reward and
 ``NumericObservation`` (no text keys) and gives PPO the ``CodeArrayExtractor``.
@@ -13,19 +13,75 @@ The same by hand::
 ``--mission`` adds ``MISSION_RECIPE``: the whole house in view, half the envs on
 the two-room skill levels, shorter training episodes and a larger subgoal bonus
 (docs/rl.md, "PPO on the ladder").
+
+At the end the policy plays ``--episodes`` episodes on fresh seeds (reset seeds
+from 1,000,000 on, which training never uses), sampling its actions and acting
+greedily, and ``OUT`` receives ``model.zip`` and ``policy.json`` (the env id and
+the wrapper stack, with the seed, the steps and the evaluation). To play it again::
+
+    from marple_agents.rl import load_ppo
+    model, env = load_ppo("runs/ppo-goto")
+    obs, _ = env.reset(seed=1_000_000)
+    action, _ = model.predict(obs, deterministic=False)
 """
 
 import argparse
+import json
 
-from marple_agents.rl import MISSION_RECIPE, make_ppo
+from stable_baselines3.common.utils import set_random_seed
 
-parser = argparse.ArgumentParser()
-parser.add_argument("--env", default="Marple-GoTo-OneRoom-v0", help="a ladder level or mission id")
-parser.add_argument("--steps", type=int, default=20_000, help="environment steps to train (default: 20000)")
-parser.add_argument("--mission", action="store_true", help="train with MISSION_RECIPE (for the ten missions)")
-args = parser.parse_args()
+from marple_agents.rl import (
+    MISSION_RECIPE,
+    EnvStack,
+    episode_outcomes,
+    greedy_actions,
+    make_ppo,
+    save_ppo,
+    wilson_interval,
+)
 
-recipe = MISSION_RECIPE if args.mission else {}
-model = make_ppo(args.env, seed=0, verbose=1, **recipe)  # 16 envs, the settings of marple_agents.rl.PPO_SETTINGS
-model.learn(total_timesteps=args.steps)
-model.save("ppo_marple")
+FRESH_SEEDS = 1_000_000
+"""Evaluation resets with seeds FRESH_SEEDS, FRESH_SEEDS + 1, ...: houses training did not see."""
+
+
+def evaluate(model, stack: EnvStack, episodes: int, seed: int) -> dict:
+    """Success (task done before the step limit) and subgoals per episode, sampling and acting greedily."""
+    results = {}
+    for mode, deterministic in (("sampling", False), ("greedy", True)):
+        set_random_seed(seed)  # the sampled actions are a function of the seed
+        outcomes = episode_outcomes(stack.make(), greedy_actions(model, deterministic), episodes, FRESH_SEEDS)
+        wins = sum(done for done, _ in outcomes)
+        results[mode] = {
+            "success": wins / episodes,
+            "interval": wilson_interval(wins, episodes),
+            "subgoals_per_episode": sum(n for _, n in outcomes) / episodes,
+        }
+    return {"episodes": episodes, "first_seed": FRESH_SEEDS, **results}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--env", default="Marple-GoTo-OneRoom-v0", help="a ladder level or mission id")
+    parser.add_argument("--steps", type=int, default=20_000, help="environment steps to train (default: 20000)")
+    parser.add_argument("--mission", action="store_true", help="train with MISSION_RECIPE (for the ten missions)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the network (default: 0)")
+    parser.add_argument(
+        "--out", default="ppo_marple", help="folder for model.zip and policy.json (default: ppo_marple)"
+    )
+    parser.add_argument("--episodes", type=int, default=100, help="evaluation episodes on fresh seeds (default: 100)")
+    args = parser.parse_args()
+    if args.steps < 1 or args.episodes < 1:
+        parser.error("--steps and --episodes must be at least 1")
+
+    recipe = MISSION_RECIPE if args.mission else {}
+    model = make_ppo(args.env, seed=args.seed, verbose=1, **recipe)  # 16 envs, marple_agents.rl.PPO_SETTINGS
+    model.learn(total_timesteps=args.steps)
+    stack = EnvStack.of(args.env, **recipe)  # what the policy sees: evaluation episodes keep the env's own limit
+    evaluation = evaluate(model, stack, args.episodes, args.seed)
+    meta = {"seed": args.seed, "steps": int(model.num_timesteps), "mission_recipe": args.mission}
+    save_ppo(model, args.out, stack, {**meta, "evaluation": evaluation})
+    print(json.dumps({"out": args.out, **meta, "evaluation": evaluation}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -43,7 +43,8 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import Placement, QueryRules, culprit_first, shown_order, trial_evidence
-from marple_eval.models.base import InferenceModel, normalise_answer
+from marple_eval.models.base import InferenceModel
+from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, model_code
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.records import WhodunitEpisode, evidence_steps
@@ -134,13 +135,17 @@ def score_trial(
     episode: WhodunitEpisode,
     settings: ProtocolSettings,
     identities: Identities | None = None,
+    check: AnswerCheck | None = None,
 ) -> TrialResult:
     """Ask ``model`` at every evidence point of one trial, for each placement (1/N each at cut points).
 
     A labeling records the answers per label (``p_a``, ``p_b``, ...) and where the culprit was shown:
-    ``swap`` for two suspects, ``culprit_as`` (its label) for more.
+    ``swap`` for two suspects, ``culprit_as`` (its label) for more. What the model raises is a
+    :class:`~marple_eval.models.guard.ModelError` naming it; ``check`` (one per run) refuses answers that are
+    not probabilities and rescales those that do not sum to 1, warning once.
     """
     identities = identities or Identities()
+    check = check or AnswerCheck(model.name)
     n = episode.suspects
     if model.suspects is not None and n > model.suspects:
         raise ValueError(f"{model.name} answers for at most {model.suspects} suspects; {episode.episode_id} has {n}")
@@ -153,9 +158,15 @@ def score_trial(
         asked = [tau for tau in taus if not settings.is_cut(episode.horizon, tau)]
         # All evidence points of the trial in one call: a method may answer them together.
         evidence = [trial_evidence(episode, tau, placement, model.modalities, names, settings.rules) for tau in asked]
-        given = dict(zip(asked, model.predict_all(evidence)))
+        with model_code(model.name, f"predict on trial {episode.episode_id}"):
+            given = list(model.predict_all(evidence))
+        if len(given) != len(asked):
+            raise InvalidAnswerError(
+                f"model {model.name!r} answered {len(given)} evidence points of {len(asked)} on {episode.episode_id}"
+            )
+        given = dict(zip(asked, given))
         answers = [
-            normalise_answer(given[tau], n, model=model.name) if tau in given else (1.0 / n,) * n for tau in taus
+            check(given[tau], n, f"{episode.episode_id}, tau {tau}") if tau in given else (1.0 / n,) * n for tau in taus
         ]
         shown_as = labels[shown_order(placement, n).index(0)]
         where = {"swap": placement} if n == 2 else {"culprit_as": shown_as}
@@ -192,7 +203,8 @@ class _Scorer:
     """Holds one model and sets it up once per scenario (one per worker process)."""
 
     def __init__(self, factory: ModelFactory, resources: Resources | None, identities: Identities) -> None:
-        self.model = factory()
+        self.model = build(factory)
+        self.check = AnswerCheck(self.model.name)
         self.resources = resources
         self.identities = identities
         self.scenario: str | None = None
@@ -200,11 +212,18 @@ class _Scorer:
     def __call__(self, episode: WhodunitEpisode, settings: ProtocolSettings) -> TrialResult:
         if episode.scenario != self.scenario and self.resources is not None:
             roles = suspect_labels(episode.suspects)
-            self.model.setup(
-                {self.identities(episode.scenario, r): opaque(self.resources(episode.scenario, r)) for r in roles}
-            )
+            agents = {self.identities(episode.scenario, r): opaque(self.resources(episode.scenario, r)) for r in roles}
+            with model_code(self.model.name, f"setup for scenario {episode.scenario}"):
+                self.model.setup(agents)
         self.scenario = episode.scenario
-        return score_trial(self.model, episode, settings, self.identities)
+        return score_trial(self.model, episode, settings, self.identities, self.check)
+
+
+def build(factory: ModelFactory) -> InferenceModel:
+    """``factory()``, what it raises named as the model's failure (``make_model`` names the model itself)."""
+    built = getattr(factory, "func", factory)  # a functools.partial: the class or function it calls
+    with model_code(getattr(built, "__name__", type(built).__name__), "building it"):
+        return factory()
 
 
 _WORKER: _Scorer | None = None
@@ -278,9 +297,10 @@ def evaluate(
     """
     from tqdm import tqdm
 
-    probe = factory()
+    probe = build(factory)
     method = method or probe.name
-    recorded = {**probe.settings(), **(run_settings or {}), "protocol": asdict(settings)}
+    with model_code(probe.name, "settings()"):
+        recorded = {**probe.settings(), **(run_settings or {}), "protocol": asdict(settings)}
     header = _journal_header(method, probe, recorded)
     episodes = list(episodes)
     journal = Path(f"{out}.journal.jsonl") if out else None
@@ -321,7 +341,7 @@ def _journal_trial(journal: Path, header: dict[str, Any], trial: TrialResult) ->
 def _run(factory, todo, settings, resources, workers, probe):
     identities = Identities()  # one salt for the run, shared by its worker processes
     if workers <= 1 or len(todo) <= 1:
-        scorer = _Scorer(lambda: probe, resources, identities)
+        scorer = _Scorer(lambda: probe, resources, identities)  # the probe: one model, one answer check
         for episode in todo:
             yield scorer(episode, settings)
         return

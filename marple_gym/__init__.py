@@ -7,17 +7,15 @@ Importing the package registers the Gymnasium environments::
 
     env = gym.make("Marple-DoLaundry-v0")
 
-The package imports lazily: ``import marple_gym.world`` (the numpy-only world
-core) loads neither Gymnasium nor the envs. The envs are registered as soon as
-Gymnasium is imported, before or after this package; the public names below are
-loaded on first use.
+or, without the import, ``gym.make("marple_gym:Marple-DoLaundry-v0")`` (Gymnasium
+imports the package named before the colon). The other public names below load
+on first use. The world core (``marple_gym.world``) imports only numpy; loading it
+still runs this file, and so Gymnasium's registry and the env modules.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.abc
-import sys
 from typing import Any
 
 from marple_gym.version import __version__ as __version__
@@ -66,45 +64,11 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_PUBLIC))
 
 
-def _register() -> None:
-    from marple_gym.envs.registration import register_envs
-    from marple_gym.levels import register_levels
+# Registration on import, as MiniGrid and ale-py do: Gymnasium 1.0 dropped its plugin entry points, and its
+# ``gym.make("marple_gym:Marple-DoLaundry-v0")`` form imports this package for the same effect. Registering is
+# idempotent, so an explicit ``register_envs()`` afterwards changes nothing.
+from marple_gym.envs.registration import register_envs  # noqa: E402
+from marple_gym.levels.ladder import register_levels  # noqa: E402
 
-    register_envs()
-    register_levels()
-
-
-class _RegisteringLoader(importlib.abc.Loader):
-    """Gymnasium's own loader, followed by the registration of our envs."""
-
-    def __init__(self, inner: importlib.abc.Loader) -> None:
-        self.inner = inner
-
-    def create_module(self, spec):
-        return self.inner.create_module(spec)
-
-    def exec_module(self, module) -> None:
-        self.inner.exec_module(module)
-        _register()
-
-    def __getattr__(self, name: str) -> Any:  # resource readers and the like: Gymnasium's loader answers
-        return getattr(self.inner, name)
-
-
-class _OnGymnasiumImport(importlib.abc.MetaPathFinder):
-    """Registers the envs right after Gymnasium is first imported, then leaves the import system alone."""
-
-    def find_spec(self, name, path, target=None):
-        if name != "gymnasium":
-            return None
-        sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.loader is not None:
-            spec.loader = _RegisteringLoader(spec.loader)
-        return spec
-
-
-if "gymnasium" in sys.modules:
-    _register()
-elif not any(isinstance(finder, _OnGymnasiumImport) for finder in sys.meta_path):
-    sys.meta_path.insert(0, _OnGymnasiumImport())
+register_envs()
+register_levels()

@@ -1,4 +1,4 @@
-"""Shared fixtures: small hand-made worlds for exact rule tests."""
+"""Shared fixtures: small hand-made worlds for exact rule tests; the Hypothesis profiles."""
 
 from __future__ import annotations
 
@@ -6,9 +6,19 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+# Property tests draw the same examples on every run, so a red run is one that reproduces: "ci" is the
+# default, CI=true or not. HYPOTHESIS_PROFILE=explore draws new random ones (and keeps failures in .hypothesis/
+# to replay them); `python -m pytest -m slow tests/test_explore.py` runs the property tests that way.
+# No deadline and no too_slow check: both depend on the wall clock, which a loaded machine stretches.
+WALL_CLOCK_FREE = {"deadline": None, "suppress_health_check": [HealthCheck.too_slow]}
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **WALL_CLOCK_FREE)
+settings.register_profile("explore", derandomize=False, print_blob=True, **WALL_CLOCK_FREE)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 from marple_gym.generation import generate_world  # noqa: E402
 from marple_gym.world import World  # noqa: E402

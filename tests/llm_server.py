@@ -1,7 +1,9 @@
 """A tiny OpenAI-compatible chat-completions server for the LLM tests (run as its own process).
 
 It prints its port on the first line of stdout, logs every request (headers
-and body) as a JSON line, and can fail its first requests or refuse a key.
+and body) as a JSON line, and can fail its first requests, leave them
+unanswered, or refuse a key. What it does depends on the request count only,
+never on the clock.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import time
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -20,13 +22,14 @@ def main() -> None:
     parser.add_argument("--fail", type=int, default=0, help="answer the first N requests with --fail-status")
     parser.add_argument("--fail-status", type=int, default=503)
     parser.add_argument("--retry-after", default=None, help="send this Retry-After header with the failures")
-    parser.add_argument("--delay", type=float, default=0.0, help="wait this long before answering the first request")
+    parser.add_argument("--hang", type=int, default=0, help="never answer the first N requests (the client times out)")
     parser.add_argument("--key", default=None, help="refuse requests without this bearer key (401)")
     parser.add_argument("--max-choices", type=int, default=None, help="return at most this many choices")
     args = parser.parse_args()
     answers = itertools.cycle(json.loads(args.answers))
     count = itertools.count()
-    delayed: list[bool] = []
+    arrivals = itertools.count()
+    never = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, *_) -> None:  # keep stderr quiet
@@ -48,9 +51,9 @@ def main() -> None:
                 f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "body": body}) + "\n")
             if self.path != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
-            if args.delay and not delayed:
-                delayed.append(True)
-                time.sleep(args.delay)  # longer than the client's timeout: it gives up and asks again
+            if next(arrivals) < args.hang:
+                never.wait()  # held open until the server exits: the client's timeout, whatever it is, runs out
+                return
             if args.key and self.headers.get("Authorization") != f"Bearer {args.key}":
                 return self._send(401, {"error": {"message": "Incorrect API key provided"}})
             if next(count) < args.fail:
@@ -63,6 +66,7 @@ def main() -> None:
             self._send(200, {"id": "x", "object": "chat.completion", "choices": choices, "usage": usage})
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True  # the hanging handlers do not keep the process alive
     print(server.server_address[1], flush=True)
     server.serve_forever()
 

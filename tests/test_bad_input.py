@@ -265,6 +265,31 @@ def test_a_shard_of_another_split_re_signed_in_the_manifest_is_named(dataset, tm
     assert "lists it as 4 test trajectories" in str(info.value) and listing(root) == before
 
 
+SPEC_KEYS = [
+    *(("spec", key) for key in ("units", "sizes", "seed", "config", "splits", "shard_size")),
+    *(("spec", "units", 0, key) for key in ("name", "roles", "test_missions", "query_mission")),
+    *(("spec", "sizes", key) for key in ("test_houses", "test_per_house", "train_per_house", "train_ood")),
+]
+
+
+@pytest.mark.parametrize("path", SPEC_KEYS, ids=[".".join(map(str, p)) for p in SPEC_KEYS])
+def test_a_manifest_missing_any_spec_key_is_refused_naming_it_or_still_reads(dataset, tmp_path, path):
+    def drop(manifest):
+        node = manifest
+        for step in path[:-1]:
+            node = node[step]
+        del node[path[-1]]
+
+    root = copy_dataset(dataset, tmp_path, drop)
+    try:
+        data = MarpleDataset(root)
+    except DatasetError as error:  # a KeyError or TypeError here was the bug
+        where = ".".join(str(p) for p in path).replace(".0.", "[0].")
+        assert str(error).startswith(f"{root / MANIFEST}: {where}: missing"), error
+        return
+    assert sum(1 for _ in data.trajectories("laundry", "test")) > 0
+
+
 def test_an_incomplete_dataset_is_refused_unless_allowed(dataset, tmp_path, caplog):
     root = copy_dataset(
         dataset, tmp_path, lambda m: (m["shards"].pop(sorted(m["shards"])[-1]), m.update(complete=False))

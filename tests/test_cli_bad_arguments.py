@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from marple_eval.models.base import InferenceModel
+from marple_eval.models.guard import ModelError
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.results import ResultsError
 from marple_gym.cli.main import main
@@ -152,7 +153,7 @@ class Failing(InferenceModel):
 def test_a_run_that_fails_before_its_first_trial_leaves_no_journal(data, tmp_path):
     episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
     out = tmp_path / "r.json"
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ModelError, match="model 'failing' raised RuntimeError in predict on trial laundry/h00/000"):
         evaluate(lambda: Failing(0), episodes, ProtocolSettings(), out=out, progress=False)
     assert listing(tmp_path) == set()
 
@@ -161,7 +162,7 @@ def test_a_run_that_fails_later_keeps_what_resume_needs_and_says_so(data, tmp_pa
     episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
     model = Failing(11)  # one trial of 11 evidence points, then a failure
     out = tmp_path / "r.json"
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ModelError, match="the model broke"):
         evaluate(lambda: model, episodes, ProtocolSettings(), out=out, progress=False)
     journal = Path(f"{out}.journal.jsonl")
     assert listing(tmp_path) == {journal.name} and len(journal.read_text().splitlines()) == 2

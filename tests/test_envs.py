@@ -83,6 +83,7 @@ def test_vector_envs_step_with_default_settings(vector_cls):
     obs, _ = envs.reset(seed=[1, 2])
     assert obs["image"].shape == (2, 20, 20, 8)
     assert len(obs["intent"]) == 2 and all(isinstance(t, str) for t in obs["intent"])
+    envs.action_space.seed(0)  # the same actions every run
     for _ in range(20):
         obs, rewards, terminated, truncated, _ = envs.step(envs.action_space.sample())
     assert obs["image"].shape == (2, 20, 20, 8)

@@ -211,7 +211,7 @@ def test_invalid_model_outputs_are_reported(data):
         def predict(self, trial):
             return float("nan"), 1.0
 
-    with pytest.raises(ValueError, match="invalid probabilities"):
+    with pytest.raises(ValueError, match=r"model 'spy' answered \(nan, 1.0\): probabilities must be finite"):
         evaluate(lambda: Broken(), dataset_episodes(data, ["pillow"], limit=1), progress=False)
 
 

@@ -127,6 +127,7 @@ def test_marple_replay_reports_user_errors_without_a_traceback(data_dir, tmp_pat
         main(["replay", "--data", str(data_dir), "--episode", "pillow/h09/999", "--audio", str(tmp_path / "a.wav")])
         == 2
     )
-    assert "no episode" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no episode 'pillow/h09/999'; the nearest of its" in err and "pillow/h00/00" in err
     assert main(["replay", "--mission", "do_laundry", "--out", str(tmp_path / "a.webm")]) == 2
     assert ".gif or .mp4" in capsys.readouterr().err

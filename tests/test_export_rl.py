@@ -46,6 +46,23 @@ def test_minari_round_trip_keeps_every_step(data, tmp_path, monkeypatch):
         export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
 
 
+def test_a_minari_export_recovers_the_env_its_episodes_come_from(data, tmp_path, monkeypatch):
+    import minari
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    with pytest.warns(UserWarning):  # no code permalink
+        export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
+    loaded = minari.load_dataset("marple/get_snack/train-in-v0")
+    assert loaded.env_spec.id == "Marple-Household-v0"
+    env = loaded.recover_environment()
+    assert env.observation_space == loaded.observation_space and env.action_space == loaded.action_space
+    obs, info = env.reset(seed=0)
+    assert loaded.observation_space.contains(obs) and info["mission"] == "get_snack"
+    assert loaded.observation_space.contains(env.step(2)[0])
+    episode = next(loaded.iterate_episodes())
+    assert env.observation_space["image"].shape == episode.observations["image"].shape[1:]
+
+
 def test_parquet_has_one_row_per_observation_and_the_decoded_vision(data, tmp_path):
     path = export_parquet(data, "get_snack", "train-in", tmp_path / "steps.parquet")
     table = pq.read_table(path)

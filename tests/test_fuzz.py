@@ -39,7 +39,7 @@ def test_random_action_fuzz_200k_steps():
     fuzz(200_000, seed=1, check_every=25)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(seed=st.integers(0, 2**32 - 1), actions=st.lists(st.integers(0, 9), min_size=1, max_size=300))
 def test_any_action_sequence_conserves_objects_and_keeps_the_grid_exact(seed, actions):
     world = generate_world(None, np.random.default_rng(seed), ["do_laundry"])

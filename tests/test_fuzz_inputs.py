@@ -70,8 +70,7 @@ def mutate(doc, mutations) -> None:
 
 FUZZ = settings(
     max_examples=int(os.environ.get("FUZZ_EXAMPLES", 60)),
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture],
+    suppress_health_check=[*settings().suppress_health_check, HealthCheck.function_scoped_fixture],
 )
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import assert_world_valid
 
@@ -39,7 +39,7 @@ def test_default_houses_are_valid_for_every_mission(mission):
 missions_strategy = st.lists(st.sampled_from(sorted(MISSIONS)), min_size=1, max_size=2, unique=True)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150)
 @given(
     seed=st.integers(0, 2**32 - 1),
     width=st.integers(18, 24),

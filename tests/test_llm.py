@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -190,13 +191,20 @@ def test_rate_limits_without_retry_after_back_off_exponentially(serve, tmp_path)
     assert waits == [0.5, 1.0, 2.0]
 
 
-def test_a_timeout_is_retried(serve, tmp_path):
-    server = serve("--delay", "3")
-    model = llm(server, tmp_path, timeout=0.5, n=1)
+def test_a_timeout_is_retried(serve, tmp_path, monkeypatch):
+    server = serve("--hang", "1")  # the first request is never answered: it times out however fast the machine is
+    model = llm(server, tmp_path, timeout=60, n=1)
+    real, timeouts = urllib.request.urlopen, []
+
+    def urlopen(request, timeout):
+        timeouts.append(timeout)
+        return real(request, timeout=0.2 if len(timeouts) == 1 else timeout)  # why wait 60 s for a reply never sent
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
     waits: list[float] = []
     model.client.sleep = waits.append
     assert model.client.complete({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 1}).texts
-    assert len(waits) == 1
+    assert len(waits) == 1 and timeouts == [60, 60] and len(server.requests()) == 2
 
 
 def test_retries_run_out_with_a_clear_error(serve, tmp_path):

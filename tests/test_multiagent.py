@@ -152,8 +152,14 @@ def test_bad_arguments_are_named():
         parallel_env(agents=["a", "a"], missions=["do_laundry", "get_snack"])
     with pytest.raises(UnknownMissionError, match="did you mean 'do_laundry'"):
         parallel_env(missions=["do_laundy"])
-    with pytest.raises(ValueError, match="agent A: no mission"):
+    with pytest.raises(ValueError, match="agent agent_0: no mission"):
         parallel_env(num_agents=2)
+    with pytest.raises(ValueError, match="max_steps .300. and max_cycles .200. are one setting"):
+        parallel_env(max_steps=300, max_cycles=200)
+    with pytest.raises(ValueError, match="must be a positive integer, got 0"):
+        parallel_env(max_cycles=0)
+    with pytest.raises(ValueError, match="flat=True needs a numeric observation key"):
+        parallel_env(flat=True, observation_keys=("mission", "intent"))
     multi = parallel_env(num_agents=2, missions=["do_laundry", "get_snack"])
     with pytest.raises(RuntimeError, match="reset"):
         multi.step({})
@@ -173,3 +179,105 @@ def test_an_action_that_is_not_an_action_index_is_refused_naming_the_agent_and_c
     assert multi.episode.step_count == steps and np.array_equal(multi.world.state.grid, grid)
     multi.step({first: np.int64(2), second: np.array(1)})  # numpy integers are actions
     assert multi.episode.step_count == steps + 1
+
+
+# ---- PettingZoo's conventions: defaults, max_cycles, names, a flat Box for SuperSuit and SB3 -----------------
+
+
+def test_no_arguments_give_two_agents_on_the_laundry_pair_named_as_pettingzoo_names_them():
+    for made in (parallel_env(), env()):
+        assert made.possible_agents == ["agent_0", "agent_1"]
+    multi = parallel_env()
+    assert multi.roles == {"agent_0": "A", "agent_1": "B"} and multi.max_steps == 500
+    _, infos = multi.reset(seed=0)
+    assert {a: i["mission"] for a, i in infos.items()} == {"agent_0": "do_laundry", "agent_1": "change_outfit"}
+    assert list(multi.world.house.agent_names) == ["agent_0", "agent_1"]
+
+
+def test_max_cycles_truncates_every_agent_as_in_pettingzoo():
+    multi = parallel_env(max_cycles=3)
+    multi.reset(seed=0)
+    for _ in range(3):
+        *_, truncations, _ = multi.step({a: 9 for a in multi.agents})
+    assert truncations == {"agent_0": True, "agent_1": True} and multi.agents == []
+
+
+def test_a_config_with_named_agents_keeps_their_settings_under_pettingzoo_names():
+    from marple_gym.generation.config import AgentSpec, HouseConfig
+
+    config = HouseConfig(agents=[AgentSpec("A", mission_preferences={"get_snack": 1.0}, color="green")])
+    multi = parallel_env(config=config)
+    assert multi.possible_agents == ["agent_0"] and multi.roles == {"agent_0": "A"}
+    assert multi.reset(seed=0)[1]["agent_0"]["mission"] == "get_snack" and list(multi.world.house.agent_colors) == [
+        "green"
+    ]
+
+
+def test_the_flat_observation_is_the_numeric_keys_flattened():
+    from gymnasium import spaces
+
+    multi = parallel_env(flat=True, view_size=7, observation_keys=MULTIAGENT_KEYS)
+    plain = parallel_env(view_size=7, observation_keys=MULTIAGENT_KEYS)
+    flat_obs, _ = multi.reset(seed=1)
+    obs, _ = plain.reset(seed=1)
+    space = multi.observation_space("agent_0")
+    assert isinstance(space, spaces.Box) and space.shape == (
+        7 * 7 * 8 + 4 + 2 * 83 + 270 + (10 + 83 + 25 + 7) + 2 * 270,
+    )
+    numeric = {k: obs["agent_0"][k] for k in multi.numeric_space}
+    assert np.array_equal(flat_obs["agent_0"], spaces.flatten(multi.numeric_space, numeric))
+    back = spaces.unflatten(multi.numeric_space, flat_obs["agent_0"])
+    assert all(np.array_equal(back[k], numeric[k]) for k in numeric)
+    assert space.contains(flat_obs["agent_0"])
+    parallel_api_test(parallel_env(flat=True, max_cycles=40), num_cycles=60)
+
+
+def test_supersuits_wrappers_and_vector_envs_feed_stable_baselines3():
+    ss = pytest.importorskip("supersuit")
+    from stable_baselines3 import PPO
+
+    shared = parallel_env(flat=True, view_size=5, max_cycles=20, subgoal_reward=0.1)
+    shared = ss.black_death_v3(ss.pad_observations_v0(shared))
+    shared = ss.frame_stack_v1(ss.dtype_v0(ss.flatten_v0(shared), np.float32), 2)
+    vec = ss.concat_vec_envs_v1(ss.pettingzoo_env_to_vec_env_v1(shared), 2, num_cpus=1, base_class="stable_baselines3")
+    assert vec.num_envs == 4 and vec.observation_space.shape == shared.observation_space("agent_0").shape
+    vec.venv.reset(seed=0)  # SuperSuit 3.11's SB3 wrapper has no seed(): seed the envs under it
+    model = PPO("MlpPolicy", vec, n_steps=16, batch_size=32, n_epochs=1, verbose=0)
+    model.learn(64)
+    assert model.num_timesteps == 64
+    vec.close()
+
+
+def test_without_the_multiagent_extra_the_import_says_how_to_install_it():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['pettingzoo'] = None\n"
+        "from marple_gym.multiagent import generate_shared_episode  # the planner side needs no PettingZoo\n"
+        "from marple_gym.multiagent import parallel_env"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == (
+        'ModuleNotFoundError: marple_gym.multiagent.parallel_env needs PettingZoo: pip install "marple-gym[multiagent]"'
+    )
+
+
+def test_the_shared_house_ppo_example_trains_and_reports_before_and_after(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("supersuit")
+    example = Path(__file__).parents[1] / "examples" / "shared_house_ppo.py"
+    args = ["--steps", "1", "--copies", "1", "--episodes", "1", "--out", "out"]
+    run = subprocess.run([sys.executable, str(example), *args], cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    summary = json.loads(run.stdout)
+    assert summary["agent_steps"] == 2 * 128 and summary["sub_envs"] == 2  # one rollout of both agents
+    for when in ("before", "after"):
+        assert summary[when]["agent_episodes"] == 2 and 0 <= summary[when]["completed"] <= 1
+    assert json.loads((tmp_path / "out" / "summary.json").read_text()) == summary
+    assert (tmp_path / "out" / "model.zip").is_file()

@@ -129,3 +129,24 @@ def test_marple_play_cli_records_a_gif_and_lists_its_keys(tmp_path, capsys):
         assert names[0] in text and action.name in text
     assert main(["play", "Marple-Nope-v0"]) == 2
     assert "unknown environment" in capsys.readouterr().err
+
+
+def test_gymnasiums_play_drives_an_env_with_its_keymap():
+    from gymnasium.utils.play import play
+
+    env = gym.make("Marple-GetSnack-v0", render_mode="rgb_array", tile_size=8)
+    release_up = pygame.event.Event(pygame.KEYUP, key=pygame.K_UP, mod=0)
+    # What the player presses after each step: up (forward), then p (pick up), then escape (play ends).
+    script = [[key(pygame.K_UP)], [release_up, key(pygame.K_p)], [key(pygame.K_ESCAPE)]]
+    steps = []
+
+    def callback(obs, next_obs, action, reward, terminated, truncated, info):
+        steps.append(action)
+        for event in script[len(steps) - 1]:
+            pygame.event.post(event)
+
+    play(env, fps=1000, noop=int(Action.idle), callback=callback, seed=0)
+    assert steps == [Action.idle, Action.forward, Action.pickup]
+    keymap = env.unwrapped.get_keys_to_action()
+    assert {keymap[(pygame.K_LEFT,)], keymap[(pygame.K_i,)], keymap[(pygame.K_PAGEUP,)]} == {0, 9, 3}
+    assert sorted(set(keymap.values())) == list(range(10))

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-import marple_gym  # noqa: F401
+import marple_gym
 from marple_gym.envs import HOUSEHOLD_ID, env_ids
 from marple_gym.planner import HierarchicalPlanner
 
@@ -90,3 +90,29 @@ def test_planner_drives_the_env_through_step_to_reward_one(env_id):
             _, reward, terminated, truncated, _ = env.step(action)
             planner.observe(unwrapped.last_outcome)
         assert terminated and reward == 1.0, (env_id, seed)
+
+
+@pytest.mark.parametrize("env_id", marple_gym.level_ids(include_missions=False))
+def test_a_levels_vector_entry_point_plays_the_single_level_with_its_step_limit(env_id):
+    vec = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
+    single = gym.make(env_id)
+    obs, _ = vec.reset(seed=4)
+    first, _ = single.reset(seed=4)
+    assert vec.single_observation_space == single.observation_space
+    assert all(np.array_equal(np.asarray(obs[k][0]), np.asarray(first[k])) for k in first)
+    idle = np.full(2, 9)
+    truncated = [vec.step(idle)[3].tolist() for _ in range(vec.spec.max_episode_steps)]
+    assert truncated[-1] == [True, True] and not any(any(t) for t in truncated[:-1])
+    vec.close()
+
+
+def test_marple_envs_lists_every_registered_id_with_all_and_says_how_many_more_without(capsys):
+    from marple_gym.cli.main import main
+
+    registered = {i for i in gym.registry if i.startswith("Marple-")}
+    assert main(["envs", "--all"]) == 0
+    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    assert sorted(listed) == sorted(registered) and len(listed) == 31
+    assert main(["envs"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 12 and out[-1].startswith("... and 20 more") and "--all" in out[-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import warnings
@@ -494,17 +495,54 @@ def test_success_tracker_counts_only_the_envs_it_is_given():
     assert [(rate, n) for _, rate, n in tracker.history] == [(1.0, 1), (0.0, 1)]
 
 
-def test_sb3_example_trains_a_mission_with_the_recipe_and_saves_the_model(tmp_path):
+def run_sb3_example(tmp_path: Path, *args: str) -> dict:
     example = Path(__file__).parents[1] / "examples" / "sb3_ppo.py"
-    run = subprocess.run(
-        [sys.executable, str(example), "--env", "Marple-GetSnack-v0", "--steps", "1", "--mission"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    run = subprocess.run([sys.executable, str(example), *args], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert (tmp_path / "ppo_marple.zip").is_file()
+    return json.loads(run.stdout[run.stdout.index("{\n") :])
+
+
+def test_the_saved_stack_of_the_mission_recipe_is_the_env_make_ppo_trains_on():
+    from marple_agents.rl import MISSION_RECIPE, EnvStack, make_ppo
+
+    stack = EnvStack.of("Marple-GetSnack-v0", **MISSION_RECIPE)
+    assert (stack.view_size, stack.see_through_walls, stack.subgoal_bonus) == (39, True, 1.0)
+    model = make_ppo("Marple-GetSnack-v0", n_envs=2, **MISSION_RECIPE)
+    env = stack.make()
+    assert env.observation_space == model.observation_space == model.env.envs[0].observation_space
+    assert isinstance(env.unwrapped, type(model.env.envs[0].unwrapped))
+
+
+def test_a_saved_ppo_policy_reloads_with_its_wrapper_stack_and_plays_as_before(tmp_path):
+    from marple_agents.rl import episode_outcomes, greedy_actions, load_ppo
+
+    summary = run_sb3_example(
+        tmp_path, "--env", "Marple-GoTo-OneRoom-v0", "--steps", "1", "--seed", "3", "--episodes", "2", "--out", "p"
+    )
+    assert summary["seed"] == 3 and summary["steps"] == 16 * 64  # one rollout of 16 envs
+    model, env = load_ppo(tmp_path / "p")
+    assert env.observation_space == model.observation_space
+    evaluation = summary["evaluation"]
+    outcomes = episode_outcomes(env, greedy_actions(model), evaluation["episodes"], evaluation["first_seed"])
+    greedy = evaluation["greedy"]
+    assert sum(done for done, _ in outcomes) / len(outcomes) == greedy["success"]
+    assert sum(n for _, n in outcomes) / len(outcomes) == greedy["subgoals_per_episode"]
+
+
+def test_a_damaged_saved_policy_is_refused_naming_the_field(tmp_path):
+    from marple_agents.checkpoints import CheckpointError
+    from marple_agents.rl import EnvStack, load_ppo
+
+    (tmp_path / "policy.json").write_text(
+        json.dumps(
+            {"format": "marple-ppo", "version": 1, "env": {**vars(EnvStack("Marple-GoTo-OneRoom-v0")), "dense": 1}}
+        )
+    )
+    with pytest.raises(CheckpointError, match=r"policy.json: env.dense: expected true or false, got 1"):
+        load_ppo(tmp_path)
+    (tmp_path / "policy.json").write_text(json.dumps({"format": "marple-ppo", "version": 1, "env": {"env_id": "x"}}))
+    with pytest.raises(CheckpointError, match=r"env.view_size: missing"):
+        load_ppo(tmp_path)
 
 
 def test_bench_rl_refuses_out_of_range_training_options_before_training(tmp_path):

@@ -19,10 +19,12 @@ from marple_agents.rl.ppo import (
     target_envs,
     wilson_interval,
 )
+from marple_agents.rl.saved import EnvStack, load_ppo, save_ppo
 
 __all__ = [
     "CodeArrayEmbedding",
     "CodeArrayExtractor",
+    "EnvStack",
     "MISSION_RECIPE",
     "N_ENVS",
     "PPO_SETTINGS",
@@ -30,12 +32,14 @@ __all__ = [
     "SuccessTracker",
     "episode_outcomes",
     "greedy_actions",
+    "load_ppo",
     "make_ppo",
     "marple_env",
     "mixture_ids",
     "policy_success",
     "random_actions",
     "random_success",
+    "save_ppo",
     "success_count",
     "target_envs",
     "wilson_interval",

@@ -1,7 +1,18 @@
-"""Inference models: the interface, reference models, and the registry the CLI reads."""
+"""Inference models: the interface, reference models, the registry the CLI reads, and the guard around them."""
 
 from marple_eval.models.base import InferenceModel, normalise
+from marple_eval.models.guard import InvalidAnswerError, ModelError, RescaledAnswerWarning
 from marple_eval.models.reference import DistanceModel, UniformModel
 from marple_eval.models.registry import available_models, make_model
 
-__all__ = ["DistanceModel", "InferenceModel", "UniformModel", "available_models", "make_model", "normalise"]
+__all__ = [
+    "DistanceModel",
+    "InferenceModel",
+    "InvalidAnswerError",
+    "ModelError",
+    "RescaledAnswerWarning",
+    "UniformModel",
+    "available_models",
+    "make_model",
+    "normalise",
+]

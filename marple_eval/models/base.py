@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import MODALITIES, AgentEvidence, QueryRules, TrialEvidence
+from marple_eval.models.guard import check_answer
 
 
 class InferenceModel(ABC):
@@ -64,17 +65,10 @@ def normalise(p_a: float, p_b: float, model: str = "model") -> tuple[float, floa
 
 
 def normalise_answer(answer: Sequence[float], suspects: int, model: str = "model") -> tuple[float, ...]:
-    """Check a model's answer (one probability per suspect) and scale it to sum to one."""
-    try:
-        values = [float(p) for p in answer]
-    except (TypeError, ValueError):
-        raise ValueError(f"{model} returned non-numeric probabilities {answer!r}") from None
-    if len(values) != suspects:
-        raise ValueError(f"{model} returned {len(values)} probabilities for {suspects} suspects")
+    """Check a model's answer (one probability per suspect, :func:`~marple_eval.models.guard.check_answer`) and
+    scale it to sum to one, silently (the harness warns through :class:`~marple_eval.models.guard.AnswerCheck`)."""
+    values = check_answer(answer, suspects, model)
     total = sum(values)
-    if not all(p >= 0 for p in values) or total <= 0 or total == float("inf"):
-        shown = ", ".join(str(p) for p in values)
-        raise ValueError(f"{model} returned invalid probabilities ({shown}): need finite, non-negative, not all zero")
     return tuple(p / total for p in values)
 
 

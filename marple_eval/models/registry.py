@@ -18,6 +18,7 @@ from importlib.metadata import entry_points
 from typing import Any
 
 from marple_eval.models.base import InferenceModel
+from marple_eval.models.guard import ModelError, model_code
 from marple_eval.models.reference import DistanceModel, UniformModel
 from marple_gym.errors import MarpleError
 
@@ -30,6 +31,10 @@ BUILTIN: dict[str, Callable[..., InferenceModel] | str] = {
 
 class ModelNotFoundError(MarpleError, ValueError):
     """A model name that names no registered model and no importable ``module:Attribute``."""
+
+
+class InvalidArgumentsError(ModelError, ValueError):
+    """Model arguments that the model's class does not take."""
 
 
 def available_models() -> dict[str, Callable[..., InferenceModel]]:
@@ -49,9 +54,12 @@ def load_attribute(spec: str) -> Callable[..., InferenceModel]:
     if not module_name or not attribute:
         raise ModelNotFoundError(f"model {spec!r}: expected package.module:Attribute")
     try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        raise ModelNotFoundError(f"model {spec!r}: cannot import {module_name!r} ({exc})") from None
+        with model_code(spec, f"importing {module_name}"):
+            module = importlib.import_module(module_name)
+    except ModelError as error:
+        if isinstance(error.__cause__, ModuleNotFoundError):
+            raise ModelNotFoundError(f"model {spec!r}: cannot import {module_name!r} ({error.__cause__})") from None
+        raise
     target: Any = module
     for part in attribute.split("."):
         if not hasattr(target, part):
@@ -77,11 +85,13 @@ def model_class(name: str) -> Callable[..., InferenceModel]:
 def make_model(name: str, **kwargs: Any) -> InferenceModel:
     """Build a model by registered name or ``package.module:Attribute``."""
     factory = model_class(name)
-    try:
-        model = factory(**kwargs)
-    except TypeError as exc:
-        # Name the arguments, not their values: one may be an API key.
-        raise ValueError(f"model {name!r}: bad arguments ({', '.join(sorted(kwargs)) or 'none'}): {exc}") from None
+    with model_code(name, "building it"):
+        try:
+            model = factory(**kwargs)
+        except TypeError as exc:
+            # Name the arguments, not their values: one may be an API key.
+            arguments = ", ".join(sorted(kwargs)) or "none"
+            raise InvalidArgumentsError(f"model {name!r}: bad arguments ({arguments}): {exc}") from None
     if not isinstance(model, InferenceModel):
         raise ModelNotFoundError(f"model {name!r} built a {type(model).__name__}, not an InferenceModel")
     return model

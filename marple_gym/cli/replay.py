@@ -56,11 +56,7 @@ def _pair(args: argparse.Namespace):
 
     data = MarpleDataset(args.data)
     if args.episode:
-        unit = args.episode.split("/", 1)[0]
-        for episode in data.whodunit(unit):
-            if episode.episode_id == args.episode:
-                return episode
-        raise MarpleError(f"no episode {args.episode!r} in {args.data}")
+        return data.whodunit_episode(args.episode)
     units = [u.name for u in data.spec.units if len(u.roles) == 2]
     unit = args.scenario or (units[0] if units else None)
     if unit is None:

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import difflib
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -172,6 +173,20 @@ class MarpleDataset:
                         f"{self.root / path}: {episode_id}: no one suspect produced the query state first"
                     )
                 yield WhodunitEpisode(unit, meta["query_mission"], suspects, culprit, episode_id, shared)
+
+    def whodunit_episode(self, episode_id: str) -> WhodunitEpisode:
+        """The test pair ``episode_id`` ("laundry/h00/003"); a :class:`DatasetError` naming the nearest ids if
+        there is none (an unknown unit: the units there are)."""
+        unit = episode_id.split("/", 1)[0]
+        ids = []
+        for episode in self.whodunit(unit):
+            if episode.episode_id == episode_id:
+                return episode
+            ids.append(episode.episode_id)
+        nearest = difflib.get_close_matches(episode_id, ids, n=3, cutoff=0.0)
+        raise DatasetError(
+            f"{self.root}: no episode {episode_id!r}; the nearest of its {len(ids)} {unit} pairs: {', '.join(nearest)}"
+        )
 
     def samples(self, unit: str, split: str, role: str = "A", limit: int | None = None) -> Samples:
         """Training samples: each observation before an action, the action, and the subgoal then."""

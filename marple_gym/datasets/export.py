@@ -9,8 +9,9 @@ reward 1 on the action that completes its last mission; an episode that ends
 otherwise is truncated.
 
 * :func:`export_minari` writes a Minari dataset (``pip install "marple-gym[export]"``)
-  whose observation and action spaces are declared, loadable with
-  ``minari.load_dataset(dataset_id)``.
+  whose observation and action spaces are declared and whose ``env_spec`` is the
+  env the episodes come from (:func:`source_env_spec`), loadable with
+  ``minari.load_dataset(dataset_id)``; ``recover_environment()`` makes that env.
 * :func:`export_parquet` writes one Parquet row per observation: episode,
   house, agent, mission, step, the action taken from it (null after the last),
   its name, the subgoal codes and name, the intent sentence, the audio token and
@@ -31,21 +32,24 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import DatasetError
 from marple_gym.datasets.records import Trajectory
+from marple_gym.envs.registration import HOUSEHOLD_ID
+from marple_gym.envs.spaces import observation_space as env_observation_space
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.files import atomic_write
-from marple_gym.missions.mission import SUBGOAL_NVEC, subgoal_codes
+from marple_gym.missions.mission import subgoal_codes
 from marple_gym.world.actions import NUM_ACTIONS, Action
-from marple_gym.world.assets import ASSETS
-from marple_gym.world.state import HANDS, NUM_CHANNELS
 
 log = logging.getLogger(__name__)
 
@@ -56,23 +60,44 @@ class ExportError(DatasetError):
     """An export that cannot be made (missing extra, nothing to export, target exists)."""
 
 
+EXPORTED_KEYS = ("image", "direction", "carrying", "audio", "subgoal")
+"""The env's numeric observation keys: what both formats store."""
+
+
 def observation_space(height: int, width: int) -> spaces.Dict:
-    """The exported observations' space (the env's numeric keys)."""
-    return spaces.Dict(
-        {
-            "image": spaces.Box(0, 255, (height, width, NUM_CHANNELS), np.uint8),
-            "direction": spaces.Discrete(4),
-            "carrying": spaces.MultiDiscrete([len(ASSETS.object_names)] * HANDS),
-            "audio": spaces.Discrete(len(AUDIO)),
-            "subgoal": spaces.MultiDiscrete(SUBGOAL_NVEC),
-        }
-    )
+    """The exported observations' space: the env's own, for :data:`EXPORTED_KEYS`."""
+    return env_observation_space(EXPORTED_KEYS, height, width)
+
+
+def source_env_spec(data: MarpleDataset, unit: str, split: str, role: str | None = None) -> EnvSpec | None:
+    """The Gymnasium env whose episodes an export holds, what ``MinariDataset.recover_environment()`` makes.
+
+    ``Marple-Household-v0`` with the dataset's house config and the exported keys, each episode's mission
+    drawn as the recorded agents drew theirs: the roles' mission preferences, in the test split their test
+    missions, the roles (all of the unit's unless ``role``) weighed alike. None for a shared-house unit, whose
+    agents act in one house together (the PettingZoo env, not a Gymnasium one).
+    """
+    spec = data.spec.unit(unit)
+    if spec.shared:
+        return None
+    roles = [role] if role else list(spec.roles)
+    preferences: dict[str, float] = {}
+    for r in roles:
+        own = {spec.test_missions[r]: 1.0} if split == "test" else spec.roles[r]
+        total = sum(own.values())
+        for mission, weight in own.items():
+            if weight > 0:
+                preferences[mission] = preferences.get(mission, 0.0) + weight / total / len(roles)
+    kwargs = {"mission_preferences": preferences, "observation_keys": list(EXPORTED_KEYS)}
+    if data.spec.config is not None:
+        kwargs["config"] = data.spec.config
+    return replace(gym.spec(HOUSEHOLD_ID), kwargs=kwargs)
 
 
 def step_arrays(tr: Trajectory) -> dict[str, np.ndarray]:
     """A trajectory's observations (T + 1 rows each) under the exported keys."""
     return {
-        "image": tr.vision,
+        "image": tr.vision,  # the keys of EXPORTED_KEYS
         "direction": tr.direction.astype(np.int64),
         "carrying": tr.carrying.astype(np.int64),
         "audio": tr.audio.astype(np.int64),
@@ -216,6 +241,7 @@ def _write_minari(data: MarpleDataset, unit: str, split: str, dataset_id: str, r
     minari.create_dataset_from_buffers(
         dataset_id,
         buffers,
+        env=source_env_spec(data, unit, split, role),
         observation_space=observation_space(*shape),
         action_space=spaces.Discrete(NUM_ACTIONS),
         algorithm_name="MARPLE hierarchical planner",

@@ -153,6 +153,8 @@ class DatasetSpec:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DatasetSpec:
+        """The spec of a manifest that :func:`~marple_gym.datasets.manifest.check_spec` accepted (it requires
+        every key read here with ``[]``; ``config`` may be absent or null: no config)."""
         return cls(
             units=[Unit(**u) for u in data["units"]],
             sizes=Sizes(**data["sizes"]),

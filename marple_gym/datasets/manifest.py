@@ -73,7 +73,8 @@ def check_manifest(data: Any, file: str) -> dict[str, Any]:
 
 def check_spec(spec: Fields) -> None:
     """A dataset spec (``DatasetSpec.to_json``): units, sizes, seed, house config, splits, shard size."""
-    spec.allow(("units", "sizes", "seed", "config", "splits", "shard_size")).require("units", "sizes", "splits")
+    spec.allow(("units", "sizes", "seed", "config", "splits", "shard_size"))
+    spec.require("units", "sizes", "seed", "splits", "shard_size")  # all that DatasetSpec.from_json needs
     units = spec.entries("units")
     if not units:
         raise spec.fail("units", "a dataset needs at least one unit")

@@ -1,6 +1,7 @@
 """Gymnasium environments and wrappers."""
 
 from marple_gym.envs.household import OBSERVATION_KEYS, MarpleEnv
+from marple_gym.envs.minigrid_api import NoMiniGridEquivalent
 from marple_gym.envs.registration import HOUSEHOLD_ID, env_ids, mission_env_id, register_envs
 from marple_gym.envs.rl_wrappers import EgocentricView, NumericObservation, RGBImageObservation
 from marple_gym.envs.text_space import TextSpace
@@ -15,6 +16,7 @@ __all__ = [
     "HOUSEHOLD_ID",
     "ImageObservation",
     "MarpleEnv",
+    "NoMiniGridEquivalent",
     "OBSERVATION_KEYS",
     "env_ids",
     "mission_env_id",

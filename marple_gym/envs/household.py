@@ -8,11 +8,12 @@ from typing import Any
 
 import gymnasium as gym
 
+from marple_gym.envs.minigrid_api import MiniGridAPI
 from marple_gym.envs.spaces import action_space, fill_observation_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.episode.transition import advance
-from marple_gym.evidence.egocentric import DIR_VEC, check_view_size
+from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
@@ -61,7 +62,7 @@ def check_view_options(observation_keys: Sequence[str], render_mode: str | None,
         raise ValueError(f"render_mode must be one of {list(render_modes)}, got {render_mode!r}")
 
 
-class MarpleEnv(gym.Env):
+class MarpleEnv(MiniGridAPI, gym.Env):
     """A household gridworld in which one agent carries out a mission.
 
     ## Description
@@ -203,6 +204,14 @@ class MarpleEnv(gym.Env):
         title = f"MARPLE-Gym: {self.mission.title}"
         return render_env(self, title, lambda: episode_caption(self.world.house, self.episode))
 
+    def get_keys_to_action(self) -> dict[tuple[int], int]:
+        """The keymap of ``marple play`` for ``gymnasium.utils.play.play``: arrows turn and move, p picks up,
+        d drops, t toggles, o opens, c closes, x cleans, i idles. Pass ``noop=9`` (idle) to ``play``: its
+        default no-op, 0, would turn the agent left on every frame without a key."""
+        from marple_gym.rendering.keys import keys_to_action
+
+        return keys_to_action()
+
     def close(self) -> None:
         if self.window is not None:
             self.window.close()
@@ -253,18 +262,7 @@ class MarpleEnv(gym.Env):
             info["scene_graph"] = self.scene_graph()
         return info
 
-    # ---- the attributes MiniGrid's wrappers and tools read ------------------------------------------
-    @property
-    def agent_pos(self) -> tuple[int, int]:
-        """The agent's (x, y) cell."""
-        x, y = self.world.state.agent_pos[0].tolist()
-        return x, y
-
-    @property
-    def agent_dir(self) -> int:
-        """The agent's direction: 0 east, 1 south, 2 west, 3 north."""
-        return int(self.world.state.agent_dir[0])
-
+    # ---- the attributes MiniGrid's wrappers and tools read (more in MiniGridAPI) ---------------------
     @property
     def width(self) -> int:
         return self.config.width
@@ -272,12 +270,6 @@ class MarpleEnv(gym.Env):
     @property
     def height(self) -> int:
         return self.config.height
-
-    @property
-    def front_pos(self) -> tuple[int, int]:
-        """The (x, y) cell the agent faces."""
-        (x, y), (dx, dy) = self.agent_pos, DIR_VEC[self.agent_dir].tolist()
-        return x + dx, y + dy
 
     def scene_graph(self):
         """The scene graph of the current state (a new ``networkx.DiGraph``)."""

@@ -41,7 +41,9 @@ def _entry_points() -> dict[str, tuple[str, str]]:
     return out
 
 
-def register(env_id: str, entry_point: str, vector_entry_point: str) -> None:
+def register(
+    env_id: str, entry_point: str, vector_entry_point: str, max_episode_steps: int = MAX_EPISODE_STEPS
+) -> None:
     """Register one id; registering it again with the same entry points does nothing.
 
     Raises :class:`RegistrationError` if ``env_id`` is taken by another environment.
@@ -52,7 +54,7 @@ def register(env_id: str, entry_point: str, vector_entry_point: str) -> None:
             env_id,
             entry_point=entry_point,
             vector_entry_point=vector_entry_point,
-            max_episode_steps=MAX_EPISODE_STEPS,
+            max_episode_steps=max_episode_steps,
         )
     elif (spec.entry_point, spec.vector_entry_point) != (entry_point, vector_entry_point):
         raise RegistrationError(

@@ -1,23 +1,9 @@
 """Wrappers for RL code: MiniGrid's usual views, and one that stable-baselines3 accepts as is.
 
-MiniGrid's wrapper (left) and ours (right); MARPLE envs are fully observable by
-default, so the partial view is the wrapper here:
-
-==========================  ==========================================================
-MiniGrid                    MARPLE-Gym
-==========================  ==========================================================
-(default partial view)      :class:`EgocentricView` or ``gym.make(id, view_size=7)``
-``ViewSizeWrapper``         :class:`EgocentricView` ``(view_size=v)``
-``FullyObsWrapper``         the default ``image`` (the whole house's code array)
-``RGBImgObsWrapper``        :class:`RGBImageObservation`
-``RGBImgPartialObsWrapper`` not provided (an RGB image of a code view loses nothing
-                            the codes carry)
-``ImgObsWrapper``           :class:`~marple_gym.envs.wrappers.ImageObservation`
-``FlatObsWrapper``          :class:`~marple_gym.envs.wrappers.FlatObservation`
-``OneHotPartialObsWrapper`` the SB3 features extractor embeds each code channel
-                            (``marple_agents.rl.CodeArrayExtractor``)
-(stable-baselines3)         :class:`NumericObservation`
-==========================  ==========================================================
+MARPLE envs are fully observable by default, so the partial view is the wrapper here
+(:class:`EgocentricView`, or ``gym.make(id, view_size=7)``). Many of MiniGrid's own wrappers
+work on MARPLE envs too (:mod:`marple_gym.envs.minigrid_api`); docs/rl.md has the table of
+every one of them and of our equivalents.
 """
 
 from __future__ import annotations

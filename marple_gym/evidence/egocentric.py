@@ -47,6 +47,21 @@ def _offsets(view_size: int, direction: int) -> tuple[np.ndarray, np.ndarray]:
     return dx, dy
 
 
+def view_cells(
+    state: WorldState, agent: int = 0, view_size: int = 7, see_through_walls: bool = False
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(xs, ys, seen), each (view_size, view_size): the world cell under every view cell, and whether the
+    agent sees it (inside the house and, with occlusion, not hidden)."""
+    height, width = state.grid.shape[:2]
+    x, y = state.agent_pos[agent].tolist()
+    dx, dy = _offsets(view_size, int(state.agent_dir[agent]))
+    xs, ys = x + dx, y + dy
+    seen = (xs >= 0) & (xs < width) & (ys >= 0) & (ys < height)
+    if not see_through_walls:
+        seen &= visible_mask(egocentric_view(state, agent, view_size, see_through_walls=True))
+    return xs, ys, seen
+
+
 def egocentric_view(
     state: WorldState, agent: int = 0, view_size: int = 7, see_through_walls: bool = False
 ) -> np.ndarray:

@@ -24,10 +24,12 @@ for the dense reward.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 
 import gymnasium as gym
 
 from marple_gym.envs.household import MarpleEnv
+from marple_gym.envs.registration import register
 from marple_gym.evidence.language import intent
 from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.mission import MISSIONS, Mission, Subgoal
@@ -169,6 +171,17 @@ def level_ids(include_missions: bool = True) -> list[str]:
     return ids
 
 
+def mission_words() -> dict[str, int]:
+    """Every word of every registered env's ``mission`` text, numbered from 0.
+
+    The ``word_dict`` that MiniGrid's ``DictObservationSpaceWrapper`` needs for MARPLE envs (its own
+    vocabulary is MiniGrid's); like that wrapper, a comma counts as a word.
+    """
+    titles = [m.title for m in MISSIONS.values()] + [m.title for level in LEVELS.values() for m in level.missions]
+    words = sorted({word for title in titles for word in title.replace(",", " , ").split()})
+    return {word: i for i, word in enumerate(words)}
+
+
 class LevelEnv(MarpleEnv):
     """A ladder level: a :class:`MarpleEnv` whose missions are the level's tasks (see the class per level)."""
 
@@ -225,19 +238,40 @@ def _doc(level: Level) -> str:
     """
 
 
-LEVEL_ENVS: dict[str, type[LevelEnv]] = {
-    env_id: type(
-        level.env_name.replace("-", "") + "Env",
-        (LevelEnv,),
-        {"level": level, "__doc__": _doc(level), "__module__": __name__},
-    )
-    for env_id, level in LEVELS.items()
-}
-globals().update({cls.__name__: cls for cls in LEVEL_ENVS.values()})
+class LevelVectorEnv(gym.vector.SyncVectorEnv):
+    """``num_envs`` episodes of a ladder level, stepped one after another (Gymnasium's ``SyncVectorEnv``).
+
+    The level's ``vector_entry_point``: ``gym.make_vec(level_id, n, vectorization_mode="vector_entry_point")``.
+    A level draws a new house for each episode's task, so its sub-envs cannot share one house as the
+    batched :class:`~marple_gym.envs.vector.MarpleVectorEnv` of the ten missions does; each sub-env is the
+    single level env, with the single env's arguments.
+    """
+
+    level_env: type[LevelEnv]
+
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs) -> None:
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if max_episode_steps is not None:  # Gymnasium passes the spec's limit: the first limit ends an episode
+            kwargs["max_steps"] = min(kwargs.get("max_steps", self.level_env.level.max_steps), max_episode_steps)
+        super().__init__([partial(self.level_env, **kwargs) for _ in range(int(num_envs))])
+
+
+def _classes(level: Level) -> tuple[type[LevelEnv], type[LevelVectorEnv]]:
+    name = level.env_name.replace("-", "")
+    env = type(f"{name}Env", (LevelEnv,), {"level": level, "__doc__": _doc(level), "__module__": __name__})
+    doc = f"{level.env_id}: :class:`LevelVectorEnv` of :class:`{env.__name__}`."
+    vector = type(f"{name}VectorEnv", (LevelVectorEnv,), {"level_env": env, "__doc__": doc, "__module__": __name__})
+    return env, vector
+
+
+_CLASSES = {env_id: _classes(level) for env_id, level in LEVELS.items()}
+LEVEL_ENVS: dict[str, type[LevelEnv]] = {env_id: env for env_id, (env, _) in _CLASSES.items()}
+LEVEL_VECTOR_ENVS: dict[str, type[LevelVectorEnv]] = {env_id: vector for env_id, (_, vector) in _CLASSES.items()}
+globals().update({cls.__name__: cls for pair in _CLASSES.values() for cls in pair})
 
 
 def register_levels() -> None:
     """Register every ladder level with Gymnasium (safe to call twice)."""
-    for env_id, cls in LEVEL_ENVS.items():
-        if env_id not in gym.registry:
-            gym.register(env_id, entry_point=f"{__name__}:{cls.__name__}", max_episode_steps=LEVELS[env_id].max_steps)
+    for env_id, (env, vector) in _CLASSES.items():
+        register(env_id, f"{__name__}:{env.__name__}", f"{__name__}:{vector.__name__}", LEVELS[env_id].max_steps)

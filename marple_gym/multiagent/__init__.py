@@ -34,7 +34,14 @@ _ENV_NAMES = ("MarpleParallelEnv", "env", "parallel_env")
 def __getattr__(name: str) -> Any:
     # The environments import PettingZoo: load them on first use, so the planner side works without it.
     if name in _ENV_NAMES:
-        from marple_gym.multiagent import environment
-
+        try:
+            from marple_gym.multiagent import environment
+        except ModuleNotFoundError as error:
+            if error.name != "pettingzoo":
+                raise
+            raise ModuleNotFoundError(
+                f'marple_gym.multiagent.{name} needs PettingZoo: pip install "marple-gym[multiagent]"',
+                name="pettingzoo",
+            ) from error
         return getattr(environment, name)
     raise AttributeError(f"module 'marple_gym.multiagent' has no attribute {name!r}")

@@ -14,8 +14,9 @@ from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 
 from marple_gym.envs.household import check_view_options, resolve_preferences
+from marple_gym.envs.registration import MAX_EPISODE_STEPS
 from marple_gym.envs.spaces import action_index, action_space, observation_space
-from marple_gym.episode.observe import OBSERVATION_KEYS, observe
+from marple_gym.episode.observe import OBSERVATION_KEYS, TEXT_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.episode.transition import advance
 from marple_gym.evidence.audio import AUDIO
@@ -29,6 +30,11 @@ from marple_gym.world.world import World
 
 MULTIAGENT_KEYS: tuple[str, ...] = OBSERVATION_KEYS + ("heard",)
 """The keys an agent may observe: the single env's, and ``heard``, the sounds of every agent's last action."""
+DEFAULT_MISSIONS: tuple[str, ...] = ("do_laundry", "change_outfit")
+"""The missions of ``parallel_env()`` and ``env()`` with no arguments: the paper's "Who turned on the laundry?"
+pair, ``agent_0`` (role A) doing the laundry and ``agent_1`` (role B) changing its outfit, in a default house."""
+ROLES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+"""The benchmark's roles in agent order: ``agent_0`` is A (the culprit of a whodunit), ``agent_1`` B, ..."""
 
 
 class MarpleParallelEnv(ParallelEnv):
@@ -43,19 +49,23 @@ class MarpleParallelEnv(ParallelEnv):
     index wins a cell or an object; a door never closes on an agent in it).
 
     ## Agents
-    ``possible_agents`` are the agents' names: ``agents=[...]``, or
-    ``num_agents=N`` (the config's agents first, then ``agent_1``, ...), or one
-    per entry of ``missions`` / ``preferences``, or the config's agents. Each has a colour of its own in the pictures.
+    ``possible_agents`` are ``agent_0``, ``agent_1``, ... (PettingZoo's style; ``agents=[...]`` names them
+    otherwise): ``num_agents=N`` of them, or one per entry of ``missions`` / ``preferences``, or one per
+    agent of the config (whose settings they take, in order). ``roles`` maps each to the benchmark's role,
+    A, B, ... in agent order. Each has a colour of its own in the pictures.
 
     ## Missions
     Per agent: ``missions=[name, ...]`` (fixed), ``preferences=[{name: weight},
-    ...]`` (sampled at each reset), or the config's ``mission_preferences``.
+    ...]`` (sampled at each reset), or the config's ``mission_preferences``. With no
+    arguments at all: two agents, :data:`DEFAULT_MISSIONS`, in a default house.
 
     ## Action Space
     ``Discrete(10)`` per agent, as in the single env.
 
     ## Observation Space
-    Per agent, the single env's ``Dict`` (``observation_keys`` selects keys):
+    Per agent, the single env's ``Dict`` (``observation_keys`` selects keys), or with ``flat=True`` one
+    flat ``Box``, what SuperSuit's wrappers and stable-baselines3 take: ``gymnasium.spaces.flatten`` of the
+    numeric keys among ``observation_keys`` (text left out; discrete keys one-hot). The ``Dict`` holds
     the vision array with the agent itself marked as agent 1 and the others as
     2, 3, ... (every agent sees itself as the single env's agent), its
     direction, hands, mission title, intent, the sound of its own last action
@@ -68,7 +78,7 @@ class MarpleParallelEnv(ParallelEnv):
     Per agent as in the single env: 1 when its mission is complete (plus
     ``subgoal_reward`` per subgoal achieved), ``terminated`` then; it leaves
     ``agents`` and idles in place (it still blocks its cell). Every live agent is
-    ``truncated`` after ``max_steps`` joint steps.
+    ``truncated`` after ``max_steps`` joint steps (``max_cycles``, PettingZoo's name, is the same setting).
     """
 
     metadata = {
@@ -85,20 +95,25 @@ class MarpleParallelEnv(ParallelEnv):
         num_agents: int | None = None,
         missions: Sequence[str | None] | None = None,
         preferences: Sequence[Mapping[str, float] | None] | None = None,
-        max_steps: int = 500,
+        max_steps: int | None = None,
         subgoal_reward: float = 0.0,
         observation_keys: Sequence[str] = OBSERVATION_KEYS,
         render_mode: str | None = None,
         tile_size: int = 32,
         view_size: int | None = None,
         see_through_walls: bool = False,
+        max_cycles: int | None = None,
+        flat: bool = False,
     ) -> None:
+        if (config, agents, num_agents, missions, preferences) == (None,) * 5:
+            missions = DEFAULT_MISSIONS
         per_agent = missions if missions is not None else preferences
         if agents is None and num_agents is None and per_agent is not None and not isinstance(per_agent, str):
             num_agents = len(per_agent)  # one agent per mission given
         self.config = _house_config(HouseConfig.load(config), agents, num_agents)
         self.possible_agents: list[str] = [a.name for a in self.config.agents]
         n = len(self.possible_agents)
+        self.roles: dict[str, str] = dict(zip(self.possible_agents, ROLES))
         missions = _per_agent("missions", missions, n)
         preferences = _per_agent("preferences", preferences, n)
         self.preferences = [
@@ -108,7 +123,7 @@ class MarpleParallelEnv(ParallelEnv):
         if unknown:
             raise ValueError(f"unknown observation keys {unknown}; choose from {MULTIAGENT_KEYS}")
         check_view_options([k for k in observation_keys if k != "heard"], render_mode, self.metadata["render_modes"])
-        self.max_steps = int(max_steps)
+        self.max_steps = _step_limit(max_steps, max_cycles)
         self.subgoal_reward = float(subgoal_reward)
         self.observation_keys = tuple(observation_keys)
         self.render_mode = render_mode
@@ -121,6 +136,16 @@ class MarpleParallelEnv(ParallelEnv):
         if "heard" in self.observation_keys:
             heard = spaces.MultiDiscrete([len(AUDIO)] * n)
             space = spaces.Dict({k: heard if k == "heard" else space[k] for k in self.observation_keys})
+        self.flat = bool(flat)
+        self.numeric_space: spaces.Dict | None = None
+        """With ``flat``: the ``Dict`` of numeric keys each flat observation flattens (in the ``Dict``'s key order,
+        alphabetical); ``gymnasium.spaces.unflatten(env.numeric_space, obs)`` gives the keys back."""
+        if self.flat:
+            numeric = [k for k in self.observation_keys if k not in TEXT_KEYS]
+            if not numeric:
+                raise ValueError(f"flat=True needs a numeric observation key, got only {list(self.observation_keys)}")
+            self.numeric_space = spaces.Dict({k: space[k] for k in numeric})
+            space = spaces.flatten_space(self.numeric_space)
         self.observation_spaces = {a: space for a in self.possible_agents}
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self.state_space = spaces.Box(0, 255, (self.config.height, self.config.width, NUM_CHANNELS), dtype=np.uint8)
@@ -215,9 +240,9 @@ class MarpleParallelEnv(ParallelEnv):
             self.window = None
 
     # ---- per agent ---------------------------------------------------------------------------------
-    def _observations(self, agents: Sequence[str] | None = None) -> dict[str, dict[str, Any]]:
+    def _observations(self, agents: Sequence[str] | None = None) -> dict[str, Any]:
         index = {a: i for i, a in enumerate(self.possible_agents)}
-        return {
+        observations = {
             agent: observe(
                 self.world.house,
                 self.episode,
@@ -228,6 +253,10 @@ class MarpleParallelEnv(ParallelEnv):
             )
             for agent in (self.agents if agents is None else agents)
         }
+        if self.flat:
+            numeric = self.numeric_space
+            return {a: spaces.flatten(numeric, {k: obs[k] for k in numeric}) for a, obs in observations.items()}
+        return observations
 
     def _info(self, i: int, outcome, achieved: int | None) -> dict[str, Any]:
         progress = self.episode.progress[i]
@@ -248,20 +277,32 @@ class MarpleParallelEnv(ParallelEnv):
 
 
 def _house_config(config: HouseConfig, agents: Sequence[str] | None, num_agents: int | None) -> HouseConfig:
-    """The config with the agents asked for: named ones, a number of them, or the config's own."""
+    """The config with the agents asked for (named ones, a number of them, or the config's own), named
+    ``agent_0``, ``agent_1``, ... unless ``agents`` names them."""
     if agents is not None and num_agents is not None and len(agents) != num_agents:
         raise ValueError(f"agents names {len(agents)} agents but num_agents is {num_agents}")
     if agents is not None:
         names = [str(a) for a in agents]
         if not names or len(set(names)) != len(names):
             raise ValueError(f"agents must be distinct names, at least one, got {list(agents)}")
-        config = shared_house_config(config, len(names))
-        return replace(config, agents=[replace(spec, name=n) for spec, n in zip(config.agents, names)])
-    if num_agents is not None:
-        if isinstance(num_agents, bool) or not isinstance(num_agents, int) or num_agents < 1:
+    else:
+        if num_agents is not None and (
+            isinstance(num_agents, bool) or not isinstance(num_agents, int) or num_agents < 1
+        ):
             raise ValueError(f"num_agents must be a positive integer, got {num_agents!r}")
-        return shared_house_config(config, num_agents)
-    return config
+        names = [f"agent_{i}" for i in range(num_agents or len(config.agents))]
+    config = shared_house_config(config, len(names))
+    return replace(config, agents=[replace(spec, name=n) for spec, n in zip(config.agents, names)])
+
+
+def _step_limit(max_steps: int | None, max_cycles: int | None) -> int:
+    """The joint steps after which every live agent is truncated: ``max_steps``, or PettingZoo's ``max_cycles``."""
+    if max_steps is not None and max_cycles is not None and max_steps != max_cycles:
+        raise ValueError(f"max_steps ({max_steps}) and max_cycles ({max_cycles}) are one setting: give one of them")
+    limit = next((v for v in (max_steps, max_cycles) if v is not None), MAX_EPISODE_STEPS)
+    if isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 1:
+        raise ValueError(f"max_steps (max_cycles) must be a positive integer, got {limit!r}")
+    return int(limit)
 
 
 def _agent_preferences(mission: str | None, preferences: Mapping[str, float] | None, spec) -> dict[str, float]:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from marple_gym.evidence.egocentric import view_cells
 from marple_gym.rendering.labels import MIN_TILE, add_room_labels
 from marple_gym.rendering.layout import Layout
 from marple_gym.rendering.tiles import agent_color_index, tile_image
@@ -63,6 +64,38 @@ def render_frame(
     obj_type = world.house.obj_type
     hands = [[int(obj_type[o]) if o >= 0 else 0 for o in held] for held in world.state.carrying.tolist()]
     return render_grid(world.state.grid, world.house, tile_size, hands=hands, agent_colors=agent_colors, labels=labels)
+
+
+def render_view(
+    world: World, view_size: int, tile_size: int = 32, *, agent: int = 0, see_through_walls: bool = False
+) -> np.ndarray:
+    """What agent ``agent`` sees, drawn: a (view_size * tile_size)-pixel square, MiniGrid's ``agent_pov`` frame.
+
+    The cells of its egocentric view (:mod:`marple_gym.evidence.egocentric`), each tile turned so that the
+    agent, in the middle of the bottom row, faces up; cells it cannot see (hidden, outside the house) are black.
+    """
+    t = int(tile_size)
+    frame = render_frame(world, t, labels=False)  # room names would be cut into pieces
+    tiles = frame.reshape(frame.shape[0] // t, t, frame.shape[1] // t, t, 3).transpose(0, 2, 1, 3, 4)
+    xs, ys, seen = view_cells(world.state, agent, view_size, see_through_walls)
+    turns = (int(world.state.agent_dir[agent]) + 1) % 4  # east faces up after one quarter turn to the left
+    view = np.zeros((view_size, view_size, t, t, 3), dtype=np.uint8)
+    view[seen] = np.rot90(tiles[ys[seen], xs[seen]], k=turns, axes=(1, 2))
+    return np.ascontiguousarray(view.transpose(0, 2, 1, 3, 4)).reshape(view_size * t, view_size * t, 3)
+
+
+def highlight_view(
+    frame: np.ndarray, world: World, view_size: int, *, agent: int = 0, see_through_walls: bool = False
+) -> np.ndarray:
+    """``frame`` (of the whole house) with the cells agent ``agent`` sees lightened, as MiniGrid highlights them."""
+    t = frame.shape[0] // world.state.grid.shape[0]
+    xs, ys, seen = view_cells(world.state, agent, view_size, see_through_walls)
+    lit = np.zeros(world.state.grid.shape[:2], dtype=bool)
+    lit[ys[seen], xs[seen]] = True
+    mask = np.repeat(np.repeat(lit, t, axis=0), t, axis=1)
+    out = frame.copy()
+    out[mask] = out[mask] + ((255 - out[mask].astype(np.int16)) * 0.3).astype(np.uint8)
+    return out
 
 
 def _assemble(keys: np.ndarray, tile_size: int) -> np.ndarray:

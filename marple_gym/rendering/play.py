@@ -15,27 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from marple_gym.rendering.captions import episode_caption
+from marple_gym.rendering.keys import KEY_TO_ACTION, KEYS, QUIT_KEYS, RESET_KEYS
 from marple_gym.rendering.window import Window
 from marple_gym.world.actions import Action
 
 log = logging.getLogger(__name__)
 
-# (pygame key names, action, what the help line says)
-KEYS: tuple[tuple[tuple[str, ...], Action, str], ...] = (
-    (("left",), Action.left, "left: turn left"),
-    (("right",), Action.right, "right: turn right"),
-    (("up",), Action.forward, "up: forward"),
-    (("p", "page up", "tab"), Action.pickup, "p: pick up"),
-    (("d", "page down"), Action.drop, "d: drop"),
-    (("t", "space"), Action.toggle, "t/space: toggle"),
-    (("o",), Action.open, "o: open"),
-    (("c",), Action.close, "c: close"),
-    (("x",), Action.clean, "x: clean"),
-    (("i",), Action.idle, "i: idle"),
-)
-KEY_TO_ACTION: dict[str, Action] = {name: action for names, action, _ in KEYS for name in names}
-RESET_KEYS = ("backspace", "r")
-QUIT_KEYS = ("escape", "q")
 HELP = [
     "  ".join(text for *_, text in KEYS[:5]),
     "  ".join(text for *_, text in KEYS[5:]) + "  backspace: new house  esc: quit",

@@ -1,0 +1,38 @@
+"""The slow job that explores: the property tests on new random inputs (``python -m pytest -m slow tests/test_explore.py``).
+
+The default suite and CI draw the same examples every run (the ``ci`` Hypothesis profile, tests/conftest.py);
+this runs every module that uses Hypothesis under the ``explore`` profile instead, which draws new ones on every
+run and keeps any failure in ``.hypothesis/`` so that the next run replays it. ``HYPOTHESIS_PROFILE=explore
+python -m pytest tests/test_fuzz.py`` does the same for one module.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+PROPERTY_MODULES = sorted(p.name for p in TESTS.glob("test_*.py") if "from hypothesis import" in p.read_text())
+
+
+def test_the_property_modules_are_found():
+    assert {"test_fuzz.py", "test_fuzz_inputs.py", "test_generation.py"} <= set(PROPERTY_MODULES)
+
+
+@pytest.mark.slow
+def test_the_property_tests_hold_on_new_random_inputs():
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "explore"}
+    command = [sys.executable, "-m", "pytest", "-q", *PROPERTY_MODULES]
+    done = subprocess.run(command, cwd=TESTS, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-6000:]
+
+
+def test_ci_has_a_job_that_explores_and_refuses_an_unknown_one():
+    ci = TESTS.parent / ".ci" / "run"
+    assert "python -m pytest -m slow tests/test_explore.py" in ci.read_text()
+    done = subprocess.run(["bash", str(ci), "nightly"], capture_output=True, text=True)
+    assert (done.returncode, done.stderr.strip()) == (2, "usage: .ci/run [default|explore]")
