@@ -25,13 +25,13 @@ import multiprocessing as mp
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
 from marple_benchmark.presets import BenchmarkPreset
-from marple_eval.protocol import ProtocolSettings
+from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
@@ -65,6 +65,14 @@ class BenchmarkConfig:
         return self.out / "data"
 
     @property
+    def report_dir(self) -> Path:
+        """Where the inference stage's results and the report go: ``out`` under the default protocol, else
+        ``out/protocol-<name>``, so every protocol's runs share one directory's data and agent models."""
+        if self.protocol.bundle == PROTOCOLS[DEFAULT_PROTOCOL]:
+            return self.out
+        return self.out / f"protocol-{self.protocol.name}"
+
+    @property
     def roles(self) -> list[str]:
         """Every agent role of the scenarios: A and B, and C, D, ... with N suspects."""
         return list(dict.fromkeys(r for s in self.scenarios for r in get_scenario(s).roles))
@@ -83,7 +91,7 @@ class BenchmarkConfig:
         return self.out / "models" / f"seed-{model_seed}" / scenario / split / f"{role}-{kind}" / "policy.pt"
 
     def results(self, name: str) -> Path:
-        return self.out / "results" / f"{name}.json"
+        return self.report_dir / "results" / f"{name}.json"
 
 
 # ---- data -----------------------------------------------------------------------------------------------------
@@ -300,15 +308,20 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
 def reusable(cfg: BenchmarkConfig, run: InferenceRun) -> bool:
     """Whether ``run``'s results file serves this configuration: scored under the settings it needs, or under
     the same settings without a cutoff (every cutoff follows exactly from that). A file scored with a cutoff
-    where the run is now wanted without one (``--uncut``) is scored again."""
+    where the run is now wanted without one (``--uncut``), or written before results stored the query
+    probabilities (results version 1), is scored again."""
     from marple_eval.results import RunResults
 
     path = cfg.results(run.name)
     if not path.is_file():
         return False
-    made = RunResults.load(path).protocol
-    wanted = asdict(cfg.scoring(run.key))
-    if made == wanted or made == {**wanted, "cutoff": None}:
+    scored = RunResults.load(path)
+    made = ProtocolSettings.from_record(scored.protocol)
+    wanted = cfg.scoring(run.key)
+    if scored.stores_query_probabilities is None:
+        log.info("%s predates stored query probabilities; scoring it again", path)
+        return False
+    if made in (wanted, replace(wanted, cutoff=None)):
         return True
     log.info("%s was scored with protocol %s; scoring it again with %s", path, made, wanted)
     return False
@@ -355,10 +368,10 @@ def training_budget(cfg: BenchmarkConfig) -> str:
 
 
 def run_benchmark(cfg: BenchmarkConfig) -> str:
-    """All stages; returns the summary (also written to ``cfg.out/summary.md``)."""
+    """All stages; returns the summary (also written to ``summary.md`` in :attr:`BenchmarkConfig.report_dir`)."""
     from marple_benchmark.summary import write_summary
 
-    cfg.out.mkdir(parents=True, exist_ok=True)
+    cfg.report_dir.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
 
     def timed(name: str, stage):

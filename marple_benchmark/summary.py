@@ -19,7 +19,7 @@ import numpy as np
 
 from marple_benchmark.pipeline import BenchmarkConfig, training_budget
 from marple_eval.metrics import threshold_key
-from marple_eval.report import comparison_table
+from marple_eval.report import comparison_table, protocols_table
 from marple_eval.results import RunResults
 
 
@@ -159,7 +159,9 @@ def write_summary(
     headline_view, headline_runs = next(iter(shown.items()))
     first = cfg.thresholds[0]
     plot = plot_runs(
-        headline_runs, cfg.out / "figure4.png", title=f"MARPLE-Gym benchmark ({cfg.preset.name}, {headline_view})"
+        headline_runs,
+        cfg.report_dir / "figure4.png",
+        title=f"MARPLE-Gym benchmark ({cfg.preset.name}, {headline_view})",
     )
     n = headline_runs[0].summary()["overall"]["n"] if headline_runs else 0
     lines = [
@@ -172,6 +174,16 @@ def write_summary(
         f"Evidence needed to reach {', '.join(map(str, cfg.thresholds))} accuracy (lower is better), pooled over "
         "the scenarios, with 95 % bootstrap intervals over trials; the mean of the per-scenario figures beside it "
         "(a '>=' marks a mean that counts a scenario never reaching the threshold as 1.0).",
+    ]
+    lines += [
+        "",
+        f"## Protocols side by side (evidence for {first})",
+        "",
+        f"Every run under both combination rules, with cutoff {side_cutoff(cfg)} and without it, from its one "
+        "scoring (the stored query probabilities; docs/evaluation.md). A method that does not combine query "
+        "probabilities gives the same figures under both rules; 'n/a' says what a run did not store.",
+        "",
+        protocols_table(runs, first, side_cutoff(cfg)),
     ]
     for view, view_runs in shown.items():
         # The paper's rows were computed under the original code's cutoff: shown beside that view only.
@@ -202,22 +214,27 @@ def write_summary(
         f"![accuracy against evidence]({plot.name})",
     ]
     text = "\n".join(lines)
-    (cfg.out / "summary.md").write_text(text + "\n")
+    (cfg.report_dir / "summary.md").write_text(text + "\n")
     record = {
         "preset": asdict(cfg.preset),
         "scenarios": list(cfg.scenarios),
         "seed": cfg.seed,
         "model_seeds": cfg.model_seeds,
-        "protocol": asdict(cfg.protocol),
+        "protocol": cfg.protocol.record(),
         "training_budget": training_budget(cfg),
         "thresholds": list(cfg.thresholds),
         "accuracies": accuracies,
         "views": {view: [figures(run, cfg.thresholds) for run in view_runs] for view, view_runs in shown.items()},
-        "results": [str(p.relative_to(cfg.out)) for p in paths],
+        "results": [str(p.relative_to(cfg.report_dir)) for p in paths],
     }
-    (cfg.out / "benchmark.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    (cfg.out / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
+    (cfg.report_dir / "benchmark.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    (cfg.report_dir / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
     return text
+
+
+def side_cutoff(cfg: BenchmarkConfig) -> int:
+    """The cutoff of the side-by-side table: the protocol's, or the original code's 40 when it has none."""
+    return 40 if cfg.protocol.cutoff is None else cfg.protocol.cutoff
 
 
 def protocol_words(cfg: BenchmarkConfig) -> str:
@@ -225,6 +242,6 @@ def protocol_words(cfg: BenchmarkConfig) -> str:
     share = "0.5" if len(cfg.roles) == 2 else "1/N each (chance)"
     cutoff = "none" if p.cutoff is None else f"{share} where T + {p.margin} - tau > {p.cutoff}"
     return (
-        f"horizon T + {p.margin}, cutoff {cutoff}, combination {p.combine} (eta {p.eta:g}), "
+        f"{p.name}: horizon T + {p.margin}, cutoff {cutoff}, combination {p.combine} (eta {p.eta:g}), "
         f"last evidence point {p.last_point}, placements {p.labelings}"
     )

@@ -23,6 +23,7 @@ import logging
 from pathlib import Path
 
 from marple_eval.results import ResultsError, RunResults, TrialResult
+from marple_eval.settings import ProtocolSettings
 from marple_gym.study.responses import read_entries
 from marple_gym.study.trials import culprit_sides
 
@@ -105,7 +106,9 @@ def read_responses(paths: list[str | Path], points: int = 11) -> RunResults:
         "modality": sorted({s.get("modality") for s in sessions_seen if s.get("modality")}),
         "seeds": sorted({s.get("seed") for s in sessions_seen if s.get("seed") is not None}),
         "incomplete_trials": partial,
-        # People answer at every point: no cutoff applies (a cut view is still available, see with_cutoff).
-        "protocol": {"cutoff": None, "margin": 10, "points": 11, "last_point": "T"},
+        # People answer at every point: no cutoff applies (a cut view is still available, see with_cutoff), and
+        # no combination rule (their answer is the slider's).
+        "protocol": ProtocolSettings(cutoff=None, points=points).record(),
+        "combines_query_probabilities": False,
     }
     return RunResults("human", settings, complete)
