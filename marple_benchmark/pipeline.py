@@ -49,6 +49,7 @@ class BenchmarkConfig:
     out: Path
     scenarios: tuple[str, ...] = tuple(SCENARIOS)
     variants: tuple[str, ...] = tuple(VARIANTS)
+    houses: str = "random"  # the scenarios' test and train-in houses: random, or the original benchmark's
     seed: int = 0  # data, inference and the first model seed
     seeds: int = 1  # agent models trained with seeds seed, seed + 1, ...
     protocol: ProtocolSettings = ProtocolSettings()  # the headline view; runs are scored without a cutoff
@@ -99,7 +100,8 @@ class BenchmarkConfig:
 
 def stage_data(cfg: BenchmarkConfig) -> None:
     splits = ("test", "train-in", "train-ood")
-    spec = DatasetSpec([Unit.scenario(s) for s in cfg.scenarios], cfg.preset.sizes, cfg.seed, splits=splits)
+    units = [Unit.scenario(s, cfg.houses) for s in cfg.scenarios]
+    spec = DatasetSpec(units, cfg.preset.sizes, cfg.seed, splits=splits)
     report = generate_dataset(spec, cfg.data, workers=cfg.workers, progress=cfg.progress)
     log.info("data: %d trajectories (%d shards written)", report.episodes, report.shards_written)
 

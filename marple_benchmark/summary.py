@@ -167,8 +167,9 @@ def write_summary(
     lines = [
         f"# MARPLE-Gym benchmark, {cfg.preset.name} preset",
         "",
-        f"Seed {cfg.seed}; {n} trials ({cfg.preset.trials} per scenario over {cfg.preset.sizes.test_houses} test "
-        f"houses); {cfg.preset.rollouts} rollouts; agent models: {training_budget(cfg)} each, "
+        f"Seed {cfg.seed}; {n} trials ({cfg.preset.trials} per scenario over {cfg.preset.sizes.test_houses} "
+        f"{house_words(cfg)}); "
+        f"m = {cfg.preset.rollouts} rollouts; agent models: {training_budget(cfg)} each, "
         f"{cfg.seeds} model seed{'s' if cfg.seeds > 1 else ''}. Protocol: {protocol_words(cfg)}.",
         "",
         f"Evidence needed to reach {', '.join(map(str, cfg.thresholds))} accuracy (lower is better), pooled over "
@@ -218,6 +219,7 @@ def write_summary(
     record = {
         "preset": asdict(cfg.preset),
         "scenarios": list(cfg.scenarios),
+        "houses": cfg.houses,
         "seed": cfg.seed,
         "model_seeds": cfg.model_seeds,
         "protocol": cfg.protocol.record(),
@@ -230,6 +232,10 @@ def write_summary(
     (cfg.report_dir / "benchmark.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
     (cfg.report_dir / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
     return text
+
+
+def house_words(cfg: BenchmarkConfig) -> str:
+    return "copies of the original benchmark's house" if cfg.houses == "original" else "random test houses"
 
 
 def side_cutoff(cfg: BenchmarkConfig) -> int:
