@@ -147,8 +147,9 @@ def test_requests_carry_the_papers_prompt_and_settings(serve, data, tmp_path):
         content = user["content"]
         assert content.startswith("Question: Who turned on the laundry?")
         assert "Query state: a laundry in a Bathroom newly on" in content
-        for label in "AB":
-            assert f"Agent {label} at its start:" in content and f"Agent {label} now, after" in content
+        for label in "AB":  # consecutive scenes, as the paper: the step before (the start at tau = 0) and now
+            assert f"Agent {label} now, after" in content
+            assert f"Agent {label} at its start:" in content or f"Agent {label} the step before, after" in content
         assert "laundry_1 (laundry)" in content and "rooms:" in content
         assert "do_laundry" not in content and "change_outfit" not in content  # no mission names
     # Answers 20 and 40 alternate: mean 30, so P(B) = 0.3 at every point.
@@ -312,6 +313,28 @@ def test_the_llm_declares_vision_and_gets_nothing_else(data, tmp_path):
         _ = seen[0].agents[0].audio
     with pytest.raises(UndeclaredModalityError):
         _ = seen[0].agents[0].intents
+
+
+@pytest.mark.parametrize("scenes", ["consecutive", "start"])
+def test_the_prompt_shows_consecutive_scenes_as_the_paper_or_the_start(data, scenes):
+    from marple_eval.evidence import trial_evidence
+    from marple_eval.llm.prompts import messages
+    from marple_eval.llm.scenes import describe_scene
+    from marple_gym.evidence.scene_graph import scene_graph
+
+    episode = dataset_episodes(data, ["laundry"])[0]
+    tau = episode.horizon // 2
+    trial = trial_evidence(episode, tau, False, frozenset({"vision"}), ("x1", "x2"))
+    system, user = messages(trial, scenes=scenes)
+    agent = trial.agents[0]
+    first = tau - 1 if scenes == "consecutive" else 0
+    before = agent.world(first)
+    assert describe_scene(scene_graph(before.house, before.state)) in user["content"]
+    title = f"the step before, after {tau - 1} steps" if scenes == "consecutive" else "at its start"
+    assert f"Agent A {title}:" in user["content"]
+    assert ("the step before now, and now" in system["content"]) == (scenes == "consecutive")
+    with pytest.raises(LLMError, match="scenes must be one of consecutive, start"):
+        LLMModel(scenes="all", dry_run="x")
 
 
 def test_every_query_state_is_described():
