@@ -37,7 +37,10 @@ def _fmt(value: float | None) -> str:
 
 
 def fmt_interval(e: dict) -> str:
-    """'0.58 [0.49, 0.70]'; an open end where a resample share never reaches the threshold."""
+    """'0.58 [0.49, 0.70]'; an open end where a resample share never reaches the threshold; 'not reached' alone
+    where no resample does."""
+    if e["value"] is None and e["low"] is None:
+        return "not reached"
     high = ">1" if e["high"] is None else f"{e['high']:.2f}"
     low = "-" if e["low"] is None else f"{e['low']:.2f}"
     return f"{_fmt(e['value'])} [{low}, {high}]"
