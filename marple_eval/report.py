@@ -138,9 +138,9 @@ def protocol_views(run: RunResults, cutoff: int, threshold: float = 0.8) -> list
 def protocols_table(runs: list[RunResults], threshold: float = 0.8, cutoff: int = 40, markdown: bool = True) -> str:
     """Evidence needed for ``threshold`` of every run under softmax and ratio, with the cutoff and without, from
     each run's one scoring (:meth:`~marple_eval.results.RunResults.rescored`), with 95 % bootstrap intervals.
-    Each run keeps its own margin, eta and last point (named in the ``scored under`` column). A method that does
+    Each run keeps its own margin, eta and last point (named in the ``protocol`` column). A method that does
     not combine query probabilities (distance, an LLM, people) gives the same figures under both rules."""
-    header = ["method", "split", "scored under", "trials"]
+    header = ["method", "split", "protocol", "trials"]
     header += [f"{combine}, {f'cutoff {cutoff}' if cut else 'no cutoff'}" for combine, cut in SIDE_BY_SIDE]
     rows = []
     for run in runs:
