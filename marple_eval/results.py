@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from marple_eval.evidence import QueryRules
 from marple_eval.metrics import (
     BOOTSTRAP_LEVEL,
     BOOTSTRAP_RESAMPLES,
@@ -269,7 +270,9 @@ def _rescored_trial(run: RunResults, t: TrialResult, made: ProtocolSettings, wan
     taus = t.taus if wanted.last_point == made.last_point else wanted.taus(t.horizon)
     cut = [wanted.is_cut(t.horizon, tau) for tau in taus]
     if t.query_taus is not None:
-        labelings = [_recombined(run, t, lab, taus, cut, wanted) for lab in t.labelings]
+        labelings = [_recombined(t, lab, taus, cut, wanted.rules) for lab in t.labelings]
+        if None in labelings:
+            raise _looser_cutoff(run, made, wanted)
         return replace(t, taus=taus, p_culprit=culprit_mean(labelings), labelings=labelings)
     if (wanted.combine, wanted.eta) != (made.combine, made.eta) and run.stores_query_probabilities is not False:
         raise NotRescorable(
@@ -295,14 +298,10 @@ def _rescored_trial(run: RunResults, t: TrialResult, made: ProtocolSettings, wan
 
 
 def _recombined(
-    run: RunResults,
-    t: TrialResult,
-    labeling: dict[str, Any],
-    taus: list[int],
-    cut: list[bool],
-    wanted: ProtocolSettings,
-) -> dict[str, Any]:
-    """A labeling's answers at ``taus`` from its stored query probabilities, by ``wanted``'s rule."""
+    t: TrialResult, labeling: dict[str, Any], taus: list[int], cut: list[bool], rules: QueryRules
+) -> dict[str, Any] | None:
+    """A labeling's answers at ``taus`` from its stored query probabilities, by ``rules``; None where a point
+    that is not cut was never estimated (the run was scored with a tighter cutoff)."""
     labels = [label.lower() for label in suspect_labels(t.suspects)]
     stored = dict(zip(t.query_taus, zip(*(labeling[f"q_{label}"] for label in labels))))
     answers = []
@@ -311,9 +310,9 @@ def _recombined(
         if c:
             answers.append((1.0 / t.suspects,) * t.suspects)
         elif q is None or None in q:
-            raise _looser_cutoff(run, ProtocolSettings.from_record(run.protocol), wanted)
+            return None
         else:
-            answers.append(combined_answer(q, wanted.rules))
+            answers.append(combined_answer(q, rules))
     return {**labeling, **{f"p_{label}": [a[k] for a in answers] for k, label in enumerate(labels)}}
 
 
