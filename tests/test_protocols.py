@@ -11,6 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 import marple_eval.protocol as protocol
+from marple_benchmark.summary import views
 from marple_eval import ProtocolSettings, RunResults, TrialEvidence, evaluate
 from marple_eval.models.base import QueryModel
 from marple_eval.protocol import Identities, score_trial
@@ -181,6 +182,18 @@ def test_the_side_by_side_table_equals_separate_scorings(hand_made):
         assert shown == separate.summary(thresholds=(0.8,))["overall"]["evidence"]["0.8"]
     table = protocols_table([one], 0.8, 40)
     assert "softmax, cutoff 40" in table and "ratio, no cutoff" in table and "n/a" not in table
+
+
+def test_the_summary_heads_with_the_protocols_own_view_and_shows_the_other_cutoff_beside_it(hand_made):
+    uncut, cut = scored(ProtocolSettings(cutoff=None)), scored(ProtocolSettings(cutoff=40))
+    paper = views(SimpleNamespace(protocol=ProtocolSettings.named("paper")), [uncut, cut])
+    assert list(paper) == ["no cutoff", "cutoff 40"]  # the paper's Table 2 rows sit beside the cutoff-40 view
+    assert paper["no cutoff"] == [uncut] and len(paper["cutoff 40"]) == 2
+    assert [t.p_culprit for t in paper["cutoff 40"][0].trials] == [t.p_culprit for t in cut.trials]
+    original = views(SimpleNamespace(protocol=ProtocolSettings.named("original")), [uncut, cut])
+    assert list(original) == ["cutoff 40", "no cutoff"] and original["no cutoff"] == [uncut]
+    tight = scored(ProtocolSettings(cutoff=20))  # a tighter cutoff cannot show 40
+    assert views(SimpleNamespace(protocol=ProtocolSettings.named("paper")), [tight])["cutoff 40"] == []
 
 
 def test_what_one_scoring_cannot_show_is_refused_with_the_run_that_would(hand_made):
