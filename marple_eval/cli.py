@@ -285,7 +285,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         if resources is not None:
             check_agent_files(resources, scenarios)
         episodes = dataset_episodes(data, scenarios, args.limit)
-        settings = protocol_settings(args, seed=args.seed, labelings=args.labelings)
+        settings = model_protocol(args, target)
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
         if args.agent:
             extra["agents"] = parse_agents(args.agent)
@@ -398,12 +398,24 @@ def _model_target(name: str):
     return model_class(name)
 
 
+def model_protocol(args: argparse.Namespace, target) -> ProtocolSettings:
+    """The run's protocol: ``--protocol`` and its options, except that an LLM is scored without the cutoff unless
+    ``--cutoff`` says otherwise, as the paper scored GPT-4 (the original code never cut its answers)."""
+    uncut = {"cutoff": None} if _is_llm(target) and not hasattr(args, "cutoff") else {}
+    return protocol_settings(args, seed=args.seed, labelings=args.labelings, **uncut)
+
+
+def _is_llm(target) -> bool:
+    from marple_eval.llm.model import LLMModel
+
+    return isinstance(target, type) and issubclass(target, LLMModel)
+
+
 def _usage_ledger(name: str, target, model_args: dict) -> tuple[Path, int] | None:
     """For an LLM model: its usage ledger and where this run starts in it."""
-    from marple_eval.llm.model import LLMModel
     from marple_eval.models.registry import make_model
 
-    if not (isinstance(target, type) and issubclass(target, LLMModel)):
+    if not _is_llm(target):
         return None
     ledger = make_model(name, **model_args).client.ledger
     return ledger, ledger.stat().st_size if ledger.is_file() else 0
@@ -438,7 +450,7 @@ def _dry_run(args: argparse.Namespace, target, model_args: dict, out: Path, data
     prompts.unlink(missing_ok=True)
     factory = model_factory(args.model, **{**model_args, "dry_run": str(prompts)})
     episodes = dataset_episodes(data, scenarios, args.limit)
-    settings = protocol_settings(args, seed=args.seed, labelings=args.labelings)
+    settings = model_protocol(args, target)
     # One process: the requests file is written line by line, and a dry run sends nothing to wait for.
     evaluate(factory, episodes, settings, progress=not args.no_progress)
     totals = dry_run_totals(prompts, factory().client.settings)

@@ -249,7 +249,6 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
     server = serve()
     out = tmp_path / "llm.json"
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--limit", "1", "--out", str(out), "--no-progress"]
-    args += ["--cutoff", "none"]
     options = ["base_url=" + server.url, "model=test-model", "api_key=k", f"cache={tmp_path / 'cache'}"]
     options += ["price_prompt=10", "price_completion=30"]
     assert main(args + [a for o in options for a in ("--model-arg", o)]) == 0
@@ -261,12 +260,13 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
     prompt = sum(sum(len(m["content"]) for m in b["messages"]) // 4 for b in sent)
     assert usage["prompt_tokens"] == prompt
     assert usage["cost_usd"] == pytest.approx((prompt * 10 + 770 * 30) / 1e6)
+    # Scored as the paper scored GPT-4: never cut, unless --cutoff says otherwise.
+    assert json.loads(out.read_text())["settings"]["protocol"]["cutoff"] is None
 
 
 def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
     out = tmp_path / "llm.json"
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--dry-run", "--out", str(out), "--no-progress"]
-    args += ["--cutoff", "none"]
     # No key, no model name, and a server address where nothing listens: a dry run needs none of them.
     assert main(args + ["--model-arg", "base_url=http://127.0.0.1:9/v1", "--model-arg", f"cache={tmp_path}"]) == 0
     printed = capsys.readouterr().out
@@ -275,8 +275,8 @@ def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
     assert len(lines) == 11 * len(episodes) and f"dry run: {len(lines)} requests to send" in printed
     assert all(line["estimated_prompt_tokens"] > 1000 and line["request"]["n"] == 10 for line in lines)
     assert not out.exists()
-    # Under the protocol's default cutoff, points where T + margin - tau > 40 are not asked.
-    assert main(args[:-2] + ["--model-arg", f"cache={tmp_path}"]) == 0
+    # Asked for the protocol's cutoff, points where T + margin - tau > 40 are not asked.
+    assert main([*args, "--cutoff", "40", "--model-arg", f"cache={tmp_path}"]) == 0
     settings = ProtocolSettings()
     uncut = sum(not settings.is_cut(e.horizon, tau) for e in episodes for tau in settings.taus(e.horizon))
     assert len((tmp_path / "llm.prompts.jsonl").read_text().splitlines()) == uncut < len(lines)
