@@ -8,9 +8,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from marple_agents.simulation.inference import VARIANTS
-from marple_benchmark.presets import PRESETS
+from marple_benchmark.presets import EVERY_RUN, PRESETS
 from marple_eval.cli import add_protocol_arguments, protocol_settings
 from marple_gym.cli.options import devices, int_in, positive_float, positive_int, seed
+from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
 
 
@@ -39,6 +40,13 @@ def add_parser(subparsers) -> None:
     )
     parser.add_argument(
         "--shared", action="store_true", help="the N suspects act at once in one shared house (with --suspects)"
+    )
+    parser.add_argument(
+        "--houses",
+        choices=HOUSE_SOURCES,
+        default="random",
+        help="the five scenarios' test and train-in houses: random (the default) or original (the house the "
+        "original benchmark published for each; docs/datasets.md compares their horizons with the paper's)",
     )
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated: vision,audio,language,all")
     parser.add_argument(
@@ -72,9 +80,9 @@ def add_parser(subparsers) -> None:
         "--uncut",
         default=None,
         metavar="RUNS",
-        help="runs also scored without the cutoff, comma-separated from uniform, distance, perfect-agent-models, "
-        "ideal, bip, mcts, vision, audio, language, all (small: uniform,distance,perfect-agent-models,ideal,all; each variant costs "
-        "about four times its cut scoring)",
+        help="runs scored without the cutoff (every cutoff then follows from them), comma-separated from "
+        f"{', '.join(EVERY_RUN)} (small: all but mcts; paper: all of them; quick: uniform,distance); a run scored with the "
+        "cutoff costs less but cannot show the figures without it",
     )
     parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
@@ -117,7 +125,7 @@ def run_command(args: argparse.Namespace) -> int:
         preset = replace(preset, splits=splits)
     if args.uncut is not None:
         uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
-        known = ("uniform", "distance", "perfect-agent-models", "ideal", "bip", "mcts", *VARIANTS)
+        known = EVERY_RUN
         if set(uncut) - set(known):
             raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
         preset = replace(preset, uncut=uncut)
@@ -125,6 +133,8 @@ def run_command(args: argparse.Namespace) -> int:
     bad = [v for v in variants if v not in VARIANTS]
     if bad or not variants:
         raise ValueError(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
+    if (args.suspects is not None or args.shared) and args.houses != "random":
+        raise ValueError(f"--houses {args.houses}: the original benchmark published houses for its five scenarios only")
     if args.suspects is not None or args.shared:
         from marple_gym.cli.generate import suspect_units
         from marple_gym.missions.suspects import DEFAULT_SUSPECTS
@@ -135,11 +145,12 @@ def run_command(args: argparse.Namespace) -> int:
         default_out = f"runs/benchmark-{preset.name}-{args.suspects or DEFAULT_SUSPECTS}-suspects{shared}"
     else:
         scenarios = tuple(get_scenario(s).name for s in args.scenario) or tuple(SCENARIOS)
-        default_out = f"runs/benchmark-{preset.name}"
+        default_out = f"runs/benchmark-{preset.name}" + ("-original-houses" if args.houses == "original" else "")
     cfg = BenchmarkConfig(
         preset=preset,
         out=Path(args.out or default_out),
         scenarios=scenarios,
+        houses=args.houses,
         variants=variants,
         seed=args.seed,
         seeds=args.seeds,

@@ -25,13 +25,13 @@ import multiprocessing as mp
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
 from marple_benchmark.presets import BenchmarkPreset
-from marple_eval.protocol import ProtocolSettings
+from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
@@ -51,6 +51,7 @@ class BenchmarkConfig:
     out: Path
     scenarios: tuple[str, ...] = tuple(SCENARIOS)
     variants: tuple[str, ...] = tuple(VARIANTS)
+    houses: str = "random"  # the scenarios' test and train-in houses: random, or the original benchmark's
     seed: int = 0  # data, inference and the first model seed
     seeds: int = 1  # agent models trained with seeds seed, seed + 1, ...
     protocol: ProtocolSettings = ProtocolSettings()  # the headline view; runs are scored without a cutoff
@@ -65,6 +66,14 @@ class BenchmarkConfig:
     @property
     def data(self) -> Path:
         return self.out / "data"
+
+    @property
+    def report_dir(self) -> Path:
+        """Where the inference stage's results and the report go: ``out`` under the default protocol, else
+        ``out/protocol-<name>``, so every protocol's runs share one directory's data and agent models."""
+        if self.protocol.bundle == PROTOCOLS[DEFAULT_PROTOCOL]:
+            return self.out
+        return self.out / f"protocol-{self.protocol.name}"
 
     @property
     def roles(self) -> list[str]:
@@ -85,7 +94,7 @@ class BenchmarkConfig:
         return self.out / "models" / f"seed-{model_seed}" / scenario / split / f"{role}-{kind}" / "policy.pt"
 
     def results(self, name: str) -> Path:
-        return self.out / "results" / f"{name}.json"
+        return self.report_dir / "results" / f"{name}.json"
 
 
 # ---- data -----------------------------------------------------------------------------------------------------
@@ -93,7 +102,8 @@ class BenchmarkConfig:
 
 def stage_data(cfg: BenchmarkConfig) -> None:
     splits = ("test", "train-in", "train-ood")
-    spec = DatasetSpec([Unit.scenario(s) for s in cfg.scenarios], cfg.preset.sizes, cfg.seed, splits=splits)
+    units = [Unit.scenario(s, cfg.houses) for s in cfg.scenarios]
+    spec = DatasetSpec(units, cfg.preset.sizes, cfg.seed, splits=splits)
     report = generate_dataset(spec, cfg.data, workers=cfg.workers, progress=cfg.progress)
     log.info("data: %d trajectories (%d shards written)", report.episodes, report.shards_written)
 
@@ -327,15 +337,20 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
 def reusable(cfg: BenchmarkConfig, run: InferenceRun) -> bool:
     """Whether ``run``'s results file serves this configuration: scored under the settings it needs, or under
     the same settings without a cutoff (every cutoff follows exactly from that). A file scored with a cutoff
-    where the run is now wanted without one (``--uncut``) is scored again."""
+    where the run is now wanted without one (``--uncut``), or written before results stored the query
+    probabilities (results version 1), is scored again."""
     from marple_eval.results import RunResults
 
     path = cfg.results(run.name)
     if not path.is_file():
         return False
-    made = RunResults.load(path).protocol
-    wanted = asdict(cfg.scoring(run.key))
-    if made == wanted or made == {**wanted, "cutoff": None}:
+    scored = RunResults.load(path)
+    made = ProtocolSettings.from_record(scored.protocol)
+    wanted = cfg.scoring(run.key)
+    if scored.stores_query_probabilities is None:
+        log.info("%s predates stored query probabilities; scoring it again", path)
+        return False
+    if made in (wanted, replace(wanted, cutoff=None)):
         return True
     log.info("%s was scored with protocol %s; scoring it again with %s", path, made, wanted)
     return False
@@ -383,10 +398,10 @@ def training_budget(cfg: BenchmarkConfig) -> str:
 
 
 def run_benchmark(cfg: BenchmarkConfig) -> str:
-    """All stages; returns the summary (also written to ``cfg.out/summary.md``)."""
+    """All stages; returns the summary (also written to ``summary.md`` in :attr:`BenchmarkConfig.report_dir`)."""
     from marple_benchmark.summary import write_summary
 
-    cfg.out.mkdir(parents=True, exist_ok=True)
+    cfg.report_dir.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
 
     def timed(name: str, stage):

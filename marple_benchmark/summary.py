@@ -1,9 +1,9 @@
 """The benchmark's report: ``summary.md``, ``benchmark.json`` (figures only, so two runs of one command
 compare byte for byte), ``timings.json`` and ``figure4.png``.
 
-Every run is shown under the protocol's cutoff (the original code's rule, the
-headline) and without it: with the cutoff the pooled curve mostly measures
-which scenarios are long. Orderings between methods are stated only where
+Every run is shown with the cutoff (the protocol's, or the original code's 40)
+and without it, the protocol's own view first as the headline: with the cutoff
+the pooled curve mostly measures which scenarios are long. Orderings between methods are stated only where
 their 95 % intervals do not overlap.
 """
 
@@ -19,18 +19,24 @@ import numpy as np
 
 from marple_benchmark.pipeline import BenchmarkConfig, training_budget
 from marple_eval.metrics import threshold_key
-from marple_eval.report import comparison_table
+from marple_eval.report import comparison_table, protocols_table
 from marple_eval.results import RunResults
 
 
 def views(cfg: BenchmarkConfig, runs: list[RunResults]) -> dict[str, list[RunResults]]:
-    """Every run under the protocol's cutoff (exact for runs scored without it), and the runs scored
-    without a cutoff as they are."""
-    out = {}
-    if cfg.protocol.cutoff is not None:
-        out[f"cutoff {cfg.protocol.cutoff}"] = [run.with_cutoff(cfg.protocol.cutoff) for run in runs]
-    out["no cutoff"] = [run for run in runs if run.protocol.get("cutoff") is None]
-    return out
+    """The runs under the protocol's view first (the headline), then the other: the runs scored without a cutoff
+    as they are, and every run under the protocol's cutoff, or under the original code's 40 when the protocol
+    has none (the paper's Table 2 rows were computed under it). Cutting after scoring is exact."""
+    uncut = {"no cutoff": [run for run in runs if run.protocol.get("cutoff") is None]}
+    cutoff = side_cutoff(cfg)
+    cut = {f"cutoff {cutoff}": [run.with_cutoff(cutoff) for run in runs if can_cut(run, cutoff)]}
+    return {**uncut, **cut} if cfg.protocol.cutoff is None else {**cut, **uncut}
+
+
+def can_cut(run: RunResults, cutoff: int) -> bool:
+    """Whether ``run`` shows ``cutoff`` exactly: scored without one, or with one no tighter."""
+    made = run.protocol.get("cutoff")
+    return made is None or made >= cutoff
 
 
 def figures(run: RunResults, thresholds: tuple[float, ...]) -> dict[str, Any]:
@@ -159,23 +165,36 @@ def write_summary(
     headline_view, headline_runs = next(iter(shown.items()))
     first = cfg.thresholds[0]
     plot = plot_runs(
-        headline_runs, cfg.out / "figure4.png", title=f"MARPLE-Gym benchmark ({cfg.preset.name}, {headline_view})"
+        headline_runs,
+        cfg.report_dir / "figure4.png",
+        title=f"MARPLE-Gym benchmark ({cfg.preset.name}, {headline_view})",
     )
     n = headline_runs[0].summary()["overall"]["n"] if headline_runs else 0
     lines = [
         f"# MARPLE-Gym benchmark, {cfg.preset.name} preset",
         "",
-        f"Seed {cfg.seed}; {n} trials ({cfg.preset.trials} per scenario over {cfg.preset.sizes.test_houses} test "
-        f"houses); {cfg.preset.rollouts} rollouts; agent models: {training_budget(cfg)} each, "
+        f"Seed {cfg.seed}; {n} trials ({cfg.preset.trials} per scenario over {cfg.preset.sizes.test_houses} "
+        f"{house_words(cfg)}); "
+        f"m = {cfg.preset.rollouts} rollouts; agent models: {training_budget(cfg)} each, "
         f"{cfg.seeds} model seed{'s' if cfg.seeds > 1 else ''}. Protocol: {protocol_words(cfg)}.",
         "",
         f"Evidence needed to reach {', '.join(map(str, cfg.thresholds))} accuracy (lower is better), pooled over "
         "the scenarios, with 95 % bootstrap intervals over trials; the mean of the per-scenario figures beside it "
         "(a '>=' marks a mean that counts a scenario never reaching the threshold as 1.0).",
     ]
+    lines += [
+        "",
+        f"## Protocols side by side (evidence for {first})",
+        "",
+        f"Every run under both combination rules, with cutoff {side_cutoff(cfg)} and without it, from its one "
+        "scoring (the stored query probabilities; docs/evaluation.md). A method that does not combine query "
+        "probabilities gives the same figures under both rules; 'n/a' says what a run did not store.",
+        "",
+        protocols_table(runs, first, side_cutoff(cfg)),
+    ]
     for view, view_runs in shown.items():
         # The paper's rows were computed under the original code's cutoff: shown beside that view only.
-        with_paper = view == f"cutoff {cfg.protocol.cutoff}" and cfg.protocol.cutoff == 40
+        with_paper = view == "cutoff 40"
         lines += ["", f"## {view}", "", comparison_table(view_runs, thresholds=cfg.thresholds, with_paper=with_paper)]
         lines += ["", f"Intervals at {first}: {interval_width(view_runs, first)}."]
         orderings = supported_orderings(view_runs, first)
@@ -202,22 +221,32 @@ def write_summary(
         f"![accuracy against evidence]({plot.name})",
     ]
     text = "\n".join(lines)
-    (cfg.out / "summary.md").write_text(text + "\n")
+    (cfg.report_dir / "summary.md").write_text(text + "\n")
     record = {
         "preset": asdict(cfg.preset),
         "scenarios": list(cfg.scenarios),
+        "houses": cfg.houses,
         "seed": cfg.seed,
         "model_seeds": cfg.model_seeds,
-        "protocol": asdict(cfg.protocol),
+        "protocol": cfg.protocol.record(),
         "training_budget": training_budget(cfg),
         "thresholds": list(cfg.thresholds),
         "accuracies": accuracies,
         "views": {view: [figures(run, cfg.thresholds) for run in view_runs] for view, view_runs in shown.items()},
-        "results": [str(p.relative_to(cfg.out)) for p in paths],
+        "results": [str(p.relative_to(cfg.report_dir)) for p in paths],
     }
-    (cfg.out / "benchmark.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    (cfg.out / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
+    (cfg.report_dir / "benchmark.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
+    (cfg.report_dir / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
     return text
+
+
+def house_words(cfg: BenchmarkConfig) -> str:
+    return "copies of the original benchmark's house" if cfg.houses == "original" else "random test houses"
+
+
+def side_cutoff(cfg: BenchmarkConfig) -> int:
+    """The cutoff of the side-by-side table: the protocol's, or the original code's 40 when it has none."""
+    return 40 if cfg.protocol.cutoff is None else cfg.protocol.cutoff
 
 
 def protocol_words(cfg: BenchmarkConfig) -> str:
@@ -225,6 +254,6 @@ def protocol_words(cfg: BenchmarkConfig) -> str:
     share = "0.5" if len(cfg.roles) == 2 else "1/N each (chance)"
     cutoff = "none" if p.cutoff is None else f"{share} where T + {p.margin} - tau > {p.cutoff}"
     return (
-        f"horizon T + {p.margin}, cutoff {cutoff}, combination {p.combine} (eta {p.eta:g}), "
+        f"{p.name}: horizon T + {p.margin}, cutoff {cutoff}, combination {p.combine} (eta {p.eta:g}), "
         f"last evidence point {p.last_point}, placements {p.labelings}"
     )

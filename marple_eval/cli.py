@@ -8,6 +8,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from marple_eval.settings import PROTOCOLS
 from marple_gym.cli.options import float_in, nonnegative_int, positive_int, seed
 
 if TYPE_CHECKING:
@@ -53,45 +54,61 @@ def add_threshold_argument(parser) -> None:
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
-    """The protocol's settings (docs/evaluation.md): defaults follow the original code where the paper is silent."""
+    """The protocol's settings (docs/evaluation.md): a named bundle, each of whose fields its own option changes."""
+    from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS
+
     group = parser.add_argument_group("protocol (recorded in every results file; see docs/evaluation.md)")
+    group.add_argument(
+        "--protocol",
+        choices=tuple(PROTOCOLS),
+        default=DEFAULT_PROTOCOL,
+        help="a named bundle of the settings below: paper (the paper's text: softmax, eta 5, margin 0, no cutoff, "
+        "last point T), original (the released code: ratio, margin 5, cutoff 40, last point T-1) or ours "
+        f"({_bundle_words(PROTOCOLS['ours'])}; the default). Each option below changes one of its settings",
+    )
+    # Unset options leave the bundle's value (SUPPRESS: the attribute is absent unless given).
     add_cutoff_argument(
-        group,
-        40,
-        "answer 0.5 for both agents where T + margin - tau > STEPS (original code: 40, the default); none: never",
+        group, argparse.SUPPRESS, "answer 0.5 for both agents where T + margin - tau > STEPS; none: never"
     )
     group.add_argument(
-        "--margin", type=nonnegative_int, default=10, help="look for the query state up to T + margin (default: 10)"
+        "--margin",
+        type=nonnegative_int,
+        default=argparse.SUPPRESS,
+        help="look for the query state up to T + margin (a new run: it changes the rollouts)",
     )
-    group.add_argument(
-        "--eta", type=float_in(0.0), default=5.0, help="softmax temperature of the combination (default: 5)"
-    )
+    group.add_argument("--eta", type=float_in(0.0), default=argparse.SUPPRESS, help="softmax temperature")
     group.add_argument(
         "--combine",
         choices=("softmax", "ratio"),
-        default="softmax",
-        help="combine the agents' query probabilities: softmax (paper, default) or ratio (original code)",
+        default=argparse.SUPPRESS,
+        help="combine the agents' query probabilities: softmax (paper's text) or ratio (original code)",
     )
     group.add_argument(
         "--last-point",
         choices=("T", "T-1"),
-        default="T",
-        help="the last evidence point: T (paper, default) or T-1 (original code)",
+        default=argparse.SUPPRESS,
+        help="the last evidence point: T (paper's text) or T-1 (original code)",
     )
     add_threshold_argument(group)
 
 
-def protocol_settings(args: argparse.Namespace, **extra) -> ProtocolSettings:
-    from marple_eval.protocol import ProtocolSettings
+def _bundle_words(bundle: dict) -> str:
+    cutoff = "no cutoff" if bundle["cutoff"] is None else f"cutoff {bundle['cutoff']}"
+    return f"{bundle['combine']}, eta {bundle['eta']:g}, margin {bundle['margin']}, {cutoff}, last point {bundle['last_point']}"
 
-    return ProtocolSettings(
-        cutoff=args.cutoff,
-        margin=args.margin,
-        eta=args.eta,
-        combine=args.combine,
-        last_point=args.last_point,
-        **extra,
-    )
+
+def protocol_changes(args: argparse.Namespace, keys: tuple[str, ...] | None = None) -> dict:
+    """The protocol fields (of ``keys``, default all) given on the command line, by their own options."""
+    from marple_eval.settings import BUNDLE
+
+    return {key: getattr(args, key) for key in keys or BUNDLE if hasattr(args, key)}
+
+
+def protocol_settings(args: argparse.Namespace, **extra) -> ProtocolSettings:
+    """``--protocol``'s bundle with the fields its own options change."""
+    from marple_eval.settings import ProtocolSettings
+
+    return ProtocolSettings.named(args.protocol, **protocol_changes(args), **extra)
 
 
 def add_evaluate_parser(subparsers) -> None:
@@ -189,8 +206,24 @@ def add_report_parser(subparsers) -> None:
     parser.add_argument("--no-paper", action="store_true", help="leave out the paper's reference rows")
     add_threshold_argument(parser)
     add_cutoff_argument(
-        parser, None, "also show each run under this cutoff (exact from runs scored with --cutoff none)"
+        parser,
+        None,
+        "also show each run under this cutoff (exact from runs scored with --cutoff none), and use it in the "
+        "protocols-side-by-side table (default there: 40)",
     )
+    shown = parser.add_argument_group(
+        "protocol shown: every run rescored from what it stored, without new rollouts (see docs/evaluation.md)"
+    )
+    shown.add_argument(
+        "--protocol",
+        choices=tuple(PROTOCOLS),
+        default=None,
+        help="show every run under this bundle's combination, eta, cutoff and last point; each keeps its own "
+        "margin (another margin means other rollouts), and the protocol column names what is shown",
+    )
+    shown.add_argument("--combine", choices=("softmax", "ratio"), default=argparse.SUPPRESS, help="change the rule")
+    shown.add_argument("--eta", type=float_in(0.0), default=argparse.SUPPRESS, help="change the softmax temperature")
+    shown.add_argument("--last-point", choices=("T", "T-1"), default=argparse.SUPPRESS, help="change the last point")
     parser.set_defaults(run=run_report)
 
 
@@ -281,7 +314,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
         if resources is not None:
             check_agent_files(resources, scenarios)
         episodes = dataset_episodes(data, scenarios, args.limit)
-        settings = protocol_settings(args, seed=args.seed, labelings=args.labelings)
+        settings = model_protocol(args, target)
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
         if args.agent:
             extra["agents"] = parse_agents(args.agent)
@@ -330,7 +363,7 @@ def run_report(args: argparse.Namespace) -> int:
     import sys
 
     from marple_eval.plots import plot_runs
-    from marple_eval.report import comparison_table, detail_table, trial_set_warning
+    from marple_eval.report import comparison_table, detail_table, protocols_table, trial_set_warning
     from marple_eval.results import RunResults
 
     runs = [RunResults.load(p) for p in args.results]
@@ -338,9 +371,17 @@ def run_report(args: argparse.Namespace) -> int:
     if mixed:  # loud: on both streams, above the table it concerns
         print(f"WARNING: {mixed}\n")
         print(f"warning: {mixed}", file=sys.stderr)
+    # The report's own --cutoff adds cut views; --protocol and these options change what each run shows.
+    chosen = protocol_changes(args, ("combine", "eta", "last_point"))
+    changes = {**(protocol_bundle_view(args.protocol) if args.protocol else {}), **chosen}
+    if changes:
+        runs = rescored_runs(runs, changes)
     if args.cutoff is not None:
         runs += [run.with_cutoff(args.cutoff) for run in runs if run.protocol.get("cutoff") is None]
     print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper, thresholds=args.threshold))
+    side_cutoff = 40 if args.cutoff is None else args.cutoff
+    print(f"\nEvidence needed for {args.threshold[0]:g}, protocols side by side (each run's one scoring):\n")
+    print(protocols_table(runs, args.threshold[0], side_cutoff, markdown=not args.text))
     print_warnings(runs)
     if args.detail:
         print()
@@ -348,6 +389,29 @@ def run_report(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"\nplot: {plot_runs(runs, args.plot, band=args.band)}")
     return 0
+
+
+def protocol_bundle_view(name: str) -> dict:
+    """What ``marple report --protocol NAME`` changes in a run: the bundle's fields but the margin."""
+    return {key: value for key, value in PROTOCOLS[name].items() if key != "margin"}
+
+
+def rescored_runs(runs: list, changes: dict) -> list:
+    """Every run that can show ``changes`` (:meth:`~marple_eval.results.RunResults.rescored`); the others are left
+    out with a warning that says what would show them."""
+    import sys
+
+    from marple_eval.results import NotRescorable
+
+    shown = []
+    for run in runs:
+        try:
+            shown.append(run.rescored(**changes))
+        except NotRescorable as exc:
+            print(f"warning: left out: {exc}", file=sys.stderr)
+    if not shown:
+        raise NotRescorable("no run can show the protocol asked for (see the warnings above)", "none")
+    return shown
 
 
 # ---- models by module path, dry runs and usage of models that call a service -----------------------------
@@ -365,12 +429,24 @@ def _model_target(name: str):
     return model_class(name)
 
 
+def model_protocol(args: argparse.Namespace, target) -> ProtocolSettings:
+    """The run's protocol: ``--protocol`` and its options, except that an LLM is scored without the cutoff unless
+    ``--cutoff`` says otherwise, as the paper scored GPT-4 (the original code never cut its answers)."""
+    uncut = {"cutoff": None} if _is_llm(target) and not hasattr(args, "cutoff") else {}
+    return protocol_settings(args, seed=args.seed, labelings=args.labelings, **uncut)
+
+
+def _is_llm(target) -> bool:
+    from marple_eval.llm.model import LLMModel
+
+    return isinstance(target, type) and issubclass(target, LLMModel)
+
+
 def _usage_ledger(name: str, target, model_args: dict) -> tuple[Path, int] | None:
     """For an LLM model: its usage ledger and where this run starts in it."""
-    from marple_eval.llm.model import LLMModel
     from marple_eval.models.registry import make_model
 
-    if not (isinstance(target, type) and issubclass(target, LLMModel)):
+    if not _is_llm(target):
         return None
     ledger = make_model(name, **model_args).client.ledger
     return ledger, ledger.stat().st_size if ledger.is_file() else 0
@@ -405,7 +481,7 @@ def _dry_run(args: argparse.Namespace, target, model_args: dict, out: Path, data
     prompts.unlink(missing_ok=True)
     factory = model_factory(args.model, **{**model_args, "dry_run": str(prompts)})
     episodes = dataset_episodes(data, scenarios, args.limit)
-    settings = protocol_settings(args, seed=args.seed, labelings=args.labelings)
+    settings = model_protocol(args, target)
     # One process: the requests file is written line by line, and a dry run sends nothing to wait for.
     evaluate(factory, episodes, settings, progress=not args.no_progress)
     totals = dry_run_totals(prompts, factory().client.settings)

@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from marple_eval.results import ResultsError, RunResults, TrialResult
+from marple_eval.settings import ProtocolSettings
 from marple_gym.files import atomic_write
 from marple_gym.study.responses import PRACTICE, check_passed, read_entries, session_mismatch
 from marple_gym.study.trials import culprit_sides
@@ -238,8 +239,10 @@ def read_responses(paths: list[str | Path], points: int = 11, exclude_inattentiv
             {"participant": s.participant, "session": s.name, "file": str(s.file), "started": s.line.get("started")}
             for s in responses.repeats
         ],
-        # People answer at every point: no cutoff applies (a cut view is still available, see with_cutoff).
-        "protocol": {"cutoff": None, "margin": 10, "points": 11, "last_point": "T"},
+        # People answer at every point: no cutoff applies (a cut view is still available, see with_cutoff), and
+        # no combination rule (their answer is the slider's).
+        "protocol": ProtocolSettings(cutoff=None, points=points).record(),
+        "combines_query_probabilities": False,
     }
     return RunResults("human", settings, complete)
 

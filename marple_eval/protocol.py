@@ -42,12 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.evidence import Placement, QueryRules, culprit_first, shown_order, trial_evidence
-from marple_eval.models.base import InferenceModel
+from marple_eval.evidence import Placement, culprit_first, shown_order, trial_evidence
+from marple_eval.models.base import InferenceModel, check_query_probabilities, combined_answer
 from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, model_code
-from marple_eval.results import ResultsError, RunResults, TrialResult
+from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean
+from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.records import WhodunitEpisode, evidence_steps
+from marple_gym.datasets.records import WhodunitEpisode
 from marple_gym.datasets.selection import select_trials
 from marple_gym.missions.suspects import suspect_labels
 
@@ -56,49 +57,6 @@ log = logging.getLogger(__name__)
 ModelFactory = Callable[[], InferenceModel]
 Resources = Callable[[str, str], Any]
 """(scenario, role) -> whatever the model needs for that agent (e.g. its learned policy)."""
-
-LAST_POINTS = ("T", "T-1")
-
-
-@dataclass(frozen=True)
-class ProtocolSettings:
-    """The protocol's choices, recorded in every results file (see docs/evaluation.md for their sources)."""
-
-    seed: int = 0
-    labelings: str = "random"  # "random": one seeded placement per trial; "both": the culprit under every label
-    points: int = 11
-    last_point: str = "T"  # the last evidence point: T (the paper's text) or T - 1 (the original code)
-    margin: int = 10  # methods look for the query state up to T + margin (original code: extra_steps = 10)
-    cutoff: int | None = 40  # 1/N each where T + margin - tau > cutoff (original code); None: never cut
-    eta: float = 5.0  # softmax temperature of the combination (paper)
-    combine: str = "softmax"  # "softmax" (the paper's text) or "ratio" (the original code)
-
-    def __post_init__(self) -> None:
-        if self.labelings not in ("random", "both"):
-            raise ValueError(f"labelings must be 'random' or 'both', got {self.labelings!r}")
-        if self.points < 2:
-            raise ValueError(f"need at least 2 evidence points, got {self.points}")
-        if self.last_point not in LAST_POINTS:
-            raise ValueError(f"last_point must be one of {LAST_POINTS}, got {self.last_point!r}")
-        if self.cutoff is not None and self.cutoff < 0:
-            raise ValueError(f"cutoff must be at least 0 or None, got {self.cutoff}")
-        if not np.isfinite(self.eta) or self.eta < 0:
-            raise ValueError(f"eta must be a finite number at least 0, got {self.eta}")
-        QueryRules(self.margin, self.eta, self.combine)  # checks margin and combine
-
-    @property
-    def rules(self) -> QueryRules:
-        return QueryRules(self.margin, self.eta, self.combine)
-
-    def taus(self, horizon: int) -> list[int]:
-        """The evidence points of a trial whose culprit reached the query state after ``horizon`` actions."""
-        last = horizon if self.last_point == "T" else max(0, horizon - 1)
-        return evidence_steps(last, self.points)
-
-    def is_cut(self, horizon: int, tau: int) -> bool:
-        """Whether the cutoff answers 1/N for each of N agents at this point (original code:
-        ``last_step + extra_steps - i > 40``)."""
-        return self.cutoff is not None and horizon + self.margin - tau > self.cutoff
 
 
 @dataclass(frozen=True)
@@ -140,7 +98,11 @@ def score_trial(
     """Ask ``model`` at every evidence point of one trial, for each placement (1/N each at cut points).
 
     A labeling records the answers per label (``p_a``, ``p_b``, ...) and where the culprit was shown:
-    ``swap`` for two suspects, ``culprit_as`` (its label) for more. What the model raises is a
+    ``swap`` for two suspects, ``culprit_as`` (its label) for more. A method that combines P(query | agent)
+    (:attr:`~marple_eval.models.base.InferenceModel.combines_query_probabilities`) is asked for those at
+    :meth:`~ProtocolSettings.query_points` instead, and the labeling also keeps them per label (``q_a``,
+    ``q_b``, ...; None where the cutoff spared the rollouts): every combination rule, cutoff and last point
+    follow from them (:meth:`~marple_eval.results.RunResults.rescored`). What the model raises is a
     :class:`~marple_eval.models.guard.ModelError` naming it; ``check`` (one per run) refuses answers that are
     not probabilities and rescales those that do not sum to 1, warning once.
     """
@@ -149,37 +111,56 @@ def score_trial(
     n = episode.suspects
     if model.suspects is not None and n > model.suspects:
         raise ValueError(f"{model.name} answers for at most {model.suspects} suspects; {episode.episode_id} has {n}")
-    taus = settings.taus(episode.horizon)
-    scenario = episode.scenario
+    horizon, scenario = episode.horizon, episode.scenario
+    taus = settings.taus(horizon)
+    combines = model.combines_query_probabilities
+    points = settings.query_points(horizon) if combines else taus
     labels = suspect_labels(n)
     names = tuple(identities(scenario, labels[i]) for i in culprit_first(episode))
     labelings = []
     for placement in placements(settings, episode.episode_id, n):
-        asked = [tau for tau in taus if not settings.is_cut(episode.horizon, tau)]
+        asked = [tau for tau in points if not settings.is_cut(horizon, tau)]
         # All evidence points of the trial in one call: a method may answer them together.
         evidence = [trial_evidence(episode, tau, placement, model.modalities, names, settings.rules) for tau in asked]
-        with model_code(model.name, f"predict on trial {episode.episode_id}"):
-            given = list(model.predict_all(evidence))
-        if len(given) != len(asked):
-            raise InvalidAnswerError(
-                f"model {model.name!r} answered {len(given)} evidence points of {len(asked)} on {episode.episode_id}"
-            )
-        given = dict(zip(asked, given))
-        answers = [
-            check(given[tau], n, f"{episode.episode_id}, tau {tau}") if tau in given else (1.0 / n,) * n for tau in taus
-        ]
         shown_as = labels[shown_order(placement, n).index(0)]
-        where = {"swap": placement} if n == 2 else {"culprit_as": shown_as}
-        labelings.append({**where, **{f"p_{label.lower()}": [a[k] for a in answers] for k, label in enumerate(labels)}})
-    p_culprit = np.mean([lab[f"p_{culprit_label(lab).lower()}"] for lab in labelings], axis=0)
-    return TrialResult(episode.episode_id, scenario, episode.horizon, taus, p_culprit.tolist(), labelings, n)
+        labeling = {"swap": placement} if n == 2 else {"culprit_as": shown_as}
+        if combines:
+            with model_code(model.name, f"query_probabilities_at on trial {episode.episode_id}"):
+                found = _one_per_point(model.query_probabilities_at(evidence), asked, model, episode)
+            q = {tau: check_query_probabilities(found[tau], n, model.name) for tau in asked}
+            answers = [combined_answer(q[tau], settings.rules) if tau in q else (1.0 / n,) * n for tau in taus]
+            labeling.update(
+                {f"q_{label.lower()}": [q[t][k] if t in q else None for t in points] for k, label in enumerate(labels)}
+            )
+        else:
+            with model_code(model.name, f"predict on trial {episode.episode_id}"):
+                given = _one_per_point(model.predict_all(evidence), asked, model, episode)
+            answers = [
+                check(given[tau], n, f"{episode.episode_id}, tau {tau}") if tau in given else (1.0 / n,) * n
+                for tau in taus
+            ]
+        labeling.update({f"p_{label.lower()}": [a[k] for a in answers] for k, label in enumerate(labels)})
+        labelings.append(labeling)
+    return TrialResult(
+        episode.episode_id,
+        scenario,
+        horizon,
+        taus,
+        culprit_mean(labelings),
+        labelings,
+        n,
+        points if combines else None,
+    )
 
 
-def culprit_label(labeling: dict[str, Any]) -> str:
-    """The label under which a scored labeling showed the culprit."""
-    if "culprit_as" in labeling:
-        return labeling["culprit_as"]
-    return "B" if labeling["swap"] else "A"
+def _one_per_point(found: Any, asked: list[int], model: InferenceModel, episode: WhodunitEpisode) -> dict[int, Any]:
+    """A model's answers keyed by the evidence points asked, refused unless there is one per point."""
+    found = list(found)
+    if len(found) != len(asked):
+        raise InvalidAnswerError(
+            f"model {model.name!r} answered {len(found)} evidence points of {len(asked)} on {episode.episode_id}"
+        )
+    return dict(zip(asked, found))
 
 
 # ---- running a whole evaluation ------------------------------------------------------------------------
@@ -281,7 +262,7 @@ def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, TrialResult]:
 def evaluate(
     factory: ModelFactory,
     episodes: Iterable[WhodunitEpisode],
-    settings: ProtocolSettings = ProtocolSettings(),
+    settings: ProtocolSettings | None = None,
     *,
     method: str | None = None,
     run_settings: dict[str, Any] | None = None,
@@ -293,14 +274,21 @@ def evaluate(
     """Score a model on whodunit episodes and return (and, with ``out``, save) the results.
 
     ``factory`` builds the model (once per worker process, so it must be
-    picklable for ``workers > 1``: a top-level function or ``functools.partial``).
+    picklable for ``workers > 1``: a top-level function or ``functools.partial``);
+    ``settings`` default to the ``ours`` protocol.
     """
     from tqdm import tqdm
 
+    settings = settings or ProtocolSettings()
     probe = build(factory)
     method = method or probe.name
     with model_code(probe.name, "settings()"):
-        recorded = {**probe.settings(), **(run_settings or {}), "protocol": asdict(settings)}
+        recorded = {
+            **probe.settings(),
+            **(run_settings or {}),
+            "protocol": settings.record(),
+            "combines_query_probabilities": probe.combines_query_probabilities,
+        }
     header = _journal_header(method, probe, recorded)
     episodes = list(episodes)
     journal = Path(f"{out}.journal.jsonl") if out else None

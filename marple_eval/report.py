@@ -19,7 +19,8 @@ import json
 from importlib import resources
 
 from marple_eval.metrics import THRESHOLDS, threshold_key
-from marple_eval.results import RunResults
+from marple_eval.results import NotRescorable, RunResults
+from marple_eval.settings import ProtocolSettings
 
 POOLED = "all"
 """The scenario name under which :func:`detail_table` lists the trials of every scenario pooled."""
@@ -36,7 +37,10 @@ def _fmt(value: float | None) -> str:
 
 
 def fmt_interval(e: dict) -> str:
-    """'0.58 [0.49, 0.70]'; an open end where a resample share never reaches the threshold."""
+    """'0.58 [0.49, 0.70]'; an open end where a resample share never reaches the threshold; 'not reached' alone
+    where no resample does."""
+    if e["value"] is None and e["low"] is None:
+        return "not reached"
     high = ">1" if e["high"] is None else f"{e['high']:.2f}"
     low = "-" if e["low"] is None else f"{e['low']:.2f}"
     return f"{_fmt(e['value'])} [{low}, {high}]"
@@ -47,11 +51,11 @@ def _fmt_mean(e: dict) -> str:
     return f">= {text}" if e.get("unreached") else text
 
 
-def _cutoff(run: RunResults) -> str:
-    protocol = run.protocol
-    if not protocol:
+def protocol_name(run: RunResults) -> str:
+    """The protocol a run was scored (or rescored) under, by name (``ours``, ``original-margin-10``...)."""
+    if not run.protocol:
         return "-"
-    return "none" if protocol.get("cutoff") is None else str(protocol["cutoff"])
+    return ProtocolSettings.from_record(run.protocol).name
 
 
 def small_group_warnings(runs: list[RunResults]) -> list[str]:
@@ -91,7 +95,7 @@ def comparison_table(
     per-scenario figures, and the AUC."""
     first = threshold_key(thresholds[0])
     scenarios = list(dict.fromkeys(s for run in runs for s in run.scenarios))
-    header = ["method", "split", "cutoff", "trials"]
+    header = ["method", "split", "protocol", "trials"]
     header += [f"evidence for {threshold_key(t)} [95% CI]" for t in thresholds]
     header += [f"mean of scenarios, {first}", *scenarios, "AUC"]
     rows = []
@@ -99,7 +103,7 @@ def comparison_table(
         summary = run.summary(thresholds=thresholds)
         overall, per_scenario = summary["overall"], summary["scenarios"]
         rows.append(
-            [run.name, _split(run), _cutoff(run), str(overall["n"])]
+            [run.name, _split(run), protocol_name(run), str(overall["n"])]
             + [fmt_interval(overall["evidence"][threshold_key(t)]) for t in thresholds]
             + [_fmt_mean(summary["mean_over_scenarios"][first])]
             + [_fmt(per_scenario[sc]["evidence"][first]["value"]) if sc in per_scenario else "-" for sc in scenarios]
@@ -110,6 +114,40 @@ def comparison_table(
             for method, values in paper_table2().items():
                 dashes = ["-"] * (len(thresholds) - 1 + 1 + len(scenarios) + 1)
                 rows.append([f"paper: {method}", split, "-", "50", f"{values[split]:.2f}", *dashes])
+    return _render(header, rows, markdown)
+
+
+SIDE_BY_SIDE = (("softmax", True), ("softmax", False), ("ratio", True), ("ratio", False))
+"""The views of :func:`protocols_table`: each combination rule with the cutoff and without it."""
+
+
+def protocol_views(run: RunResults, cutoff: int, threshold: float = 0.8) -> list[dict | str]:
+    """Evidence needed for ``threshold`` (value and 95 % interval) under each view of :data:`SIDE_BY_SIDE`, all
+    from the run's one scoring; where the run cannot show a view, what is missing (a few words)."""
+    out: list[dict | str] = []
+    for combine, cut in SIDE_BY_SIDE:
+        try:
+            view = run.rescored(combine=combine, cutoff=cutoff if cut else None)
+        except NotRescorable as exc:
+            out.append(exc.short)
+            continue
+        out.append(view.summary(thresholds=(threshold,))["overall"]["evidence"][threshold_key(threshold)])
+    return out
+
+
+def protocols_table(runs: list[RunResults], threshold: float = 0.8, cutoff: int = 40, markdown: bool = True) -> str:
+    """Evidence needed for ``threshold`` of every run under softmax and ratio, with the cutoff and without, from
+    each run's one scoring (:meth:`~marple_eval.results.RunResults.rescored`), with 95 % bootstrap intervals.
+    Each run keeps its own margin, eta and last point (named in the ``protocol`` column). A method that does
+    not combine query probabilities (distance, an LLM, people) gives the same figures under both rules."""
+    header = ["method", "split", "protocol", "trials"]
+    header += [f"{combine}, {f'cutoff {cutoff}' if cut else 'no cutoff'}" for combine, cut in SIDE_BY_SIDE]
+    rows = []
+    for run in runs:
+        cells = [
+            fmt_interval(v) if isinstance(v, dict) else f"n/a: {v}" for v in protocol_views(run, cutoff, threshold)
+        ]
+        rows.append([run.method, _split(run), protocol_name(run), str(len(run.trials)), *cells])
     return _render(header, rows, markdown)
 
 

@@ -2,7 +2,7 @@
 
 ::
 
-    {"format": "marple-results", "version": 1, "method": "distance", "settings": {...},
+    {"format": "marple-results", "version": 2, "method": "distance", "settings": {...},
      "created": "2026-11-22T16:00:00+00:00", "generator": "marple-gym 0.1.0",
      "trials": [{"episode_id": "laundry/h00/003", "scenario": "laundry", "horizon": 51,
                  "taus": [0, 5, ...], "p_culprit": [0.5, ...],
@@ -14,7 +14,13 @@
                  "scenarios": {"laundry": {...}, ...}}}
 
 ``p_culprit`` is the probability given to the true culprit at each evidence
-point, averaged over the labelings scored. ``suspects`` is N (2 in the
+point, averaged over the labelings scored. A method that combines each
+agent's P(query | agent) (simulation inference, inverse planning) also stores
+those: ``query_taus`` are the points they were estimated at (those of both
+last-point rules) and each labeling's ``q_a``, ``q_b``, ... the probabilities
+(null where the cutoff spared the rollouts), so :meth:`RunResults.rescored`
+shows the run under any combination rule, cutoff and last point (version 2;
+version-1 files, which predate them, still load). ``suspects`` is N (2 in the
 paper's scenarios; chance is 1/N); a labeling of N > 2 suspects holds
 ``p_a``, ``p_b``, ``p_c``, ... and ``culprit_as``, the label the culprit was
 shown under. ``summary`` is derived from the
@@ -25,13 +31,14 @@ and recomputes, so files written before it existed load the same.
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from marple_eval.evidence import QueryRules
 from marple_eval.metrics import (
     BOOTSTRAP_LEVEL,
     BOOTSTRAP_RESAMPLES,
@@ -44,6 +51,8 @@ from marple_eval.metrics import (
     summarise,
     threshold_key,
 )
+from marple_eval.models.base import combined_answer
+from marple_eval.settings import ProtocolSettings
 from marple_gym import __version__
 from marple_gym.datasets.selection import trial_set_id
 from marple_gym.errors import MarpleError
@@ -53,7 +62,9 @@ from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.validation import Fields, message_error, read_json_file
 
 RESULTS_FORMAT = "marple-results"
-RESULTS_VERSION = 1
+RESULTS_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+"""Version 1 predates the stored query probabilities (``query_taus``, ``q_a``, ...)."""
 
 
 class ResultsError(MarpleError, ValueError):
@@ -70,6 +81,21 @@ class TrialResult:
     labelings: list[dict[str, Any]] = field(default_factory=list)
     suspects: int = 2
     """N: how many agents the trial suspects (chance is 1/N)."""
+    query_taus: list[int] | None = None
+    """Where each labeling's P(query | agent) (``q_a``, ``q_b``, ...) were estimated; None for methods that do
+    not combine them."""
+
+
+def culprit_label(labeling: dict[str, Any]) -> str:
+    """The label under which a scored labeling showed the culprit."""
+    if "culprit_as" in labeling:
+        return labeling["culprit_as"]
+    return "B" if labeling["swap"] else "A"
+
+
+def culprit_mean(labelings: list[dict[str, Any]]) -> list[float]:
+    """The probability given to the culprit at each point, averaged over the labelings scored."""
+    return np.mean([lab[f"p_{culprit_label(lab).lower()}"] for lab in labelings], axis=0).tolist()
 
 
 @dataclass
@@ -157,32 +183,43 @@ class RunResults:
         trials = [t for t in self.trials if scenario is None or t.scenario == scenario]
         return float(np.mean([1.0 / t.suspects for t in trials])) if trials else 0.5
 
-    def with_cutoff(self, cutoff: int | None) -> RunResults:
-        """This run seen under another cutoff: 1/N at every point where T + margin - tau > ``cutoff``.
+    @property
+    def stores_query_probabilities(self) -> bool | None:
+        """Whether the method's answers combine each agent's P(query | agent), which the trials then store; None
+        for files that do not say (results version 1)."""
+        return self.settings.get("combines_query_probabilities")
 
-        Exact for any method, because the protocol answers 0.5 at cut points
-        without asking the model; so a run scored without a cutoff shows every
-        cutoff, while a run scored with one cannot show a looser one.
+    def with_cutoff(self, cutoff: int | None) -> RunResults:
+        """This run seen under another cutoff: 1/N at every point where T + margin - tau > ``cutoff``
+        (:meth:`rescored`)."""
+        return self.rescored(cutoff=cutoff)
+
+    def rescored(self, **changes: Any) -> RunResults:
+        """This run under other protocol settings, from what it stored, without asking the method again.
+
+        ``changes`` are :class:`~marple_eval.settings.ProtocolSettings` fields. What a run can show:
+
+        * a tighter **cutoff** always (the protocol answers 1/N at cut points without asking the method); a
+          looser one only where the method was asked there (a run scored with ``--cutoff none`` shows all);
+        * another **combination** rule or **eta**, and the other **last point**, when the run stored each
+          agent's P(query | agent) (methods that combine them, results version 2); for a method that
+          answers in its own way the combination does not apply and its answers stay;
+        * never another **margin** or number of points: the margin sets how far the method looks ahead,
+          so it changes what the method answers, and only a new run shows it.
+
+        Raises :class:`NotRescorable`, which names the setting and what would show it.
         """
-        protocol = self.protocol
-        made_with = protocol.get("cutoff")
-        if made_with is not None and (cutoff is None or cutoff > made_with):
-            raise ResultsError(
-                f"{self.label}: scored with cutoff {made_with}; a looser cutoff ({cutoff}) needs the run scored "
-                "again with --cutoff none"
-            )
-        margin = int(protocol.get("margin", 10))
-        trials = []
-        for t in self.trials:
-            cut = [cutoff is not None and t.horizon + margin - tau > cutoff for tau in t.taus]
-            share = 1.0 / t.suspects
-            p = [share if c else x for c, x in zip(cut, t.p_culprit)]
-            labelings = [
-                {**lab, **{k: [share if c else x for c, x in zip(cut, lab[k])] for k in lab if _is_answer_key(k)}}
-                for lab in t.labelings
-            ]
-            trials.append(TrialResult(t.episode_id, t.scenario, t.horizon, t.taus, p, labelings, t.suspects))
-        settings = {**self.settings, "protocol": {**protocol, "cutoff": cutoff}}
+        made = ProtocolSettings.from_record(self.protocol)
+        wanted = replace(made, **changes)
+        for key in ("margin", "points"):
+            if getattr(wanted, key) != getattr(made, key):
+                raise NotRescorable(
+                    f"{self.label}: scored with {key} {getattr(made, key)}; {key} {getattr(wanted, key)} changes what "
+                    f"the method answers, so it needs a new run (--{key} {getattr(wanted, key)})",
+                    f"{key} {getattr(made, key)}: new run",
+                )
+        trials = [_rescored_trial(self, t, made, wanted) for t in self.trials]
+        settings = {**self.settings, "protocol": wanted.record()}
         return RunResults(self.method, settings, trials, self.created, self.generator)
 
     def to_json(self) -> dict[str, Any]:
@@ -212,13 +249,85 @@ class RunResults:
         top = Fields(data, "", message_error(ResultsError), str(path))
         if top.get("format") != RESULTS_FORMAT:
             raise top.fail("format", f"not a MARPLE results file (expected {RESULTS_FORMAT!r})")
-        if top.get("version") != RESULTS_VERSION:
-            raise top.fail("version", f"results version {top.get('version')!r} is not supported")
+        if top.get("version") not in READABLE_VERSIONS:
+            raise top.fail(
+                "version",
+                f"results version {top.get('version')!r} is not supported (this reader knows {READABLE_VERSIONS})",
+            )
         top.allow(("format", "version", "summary", "trial_set", "tables", *(f.name for f in fields(cls))))
         check_tables(top.get("tables"), str(path))
         top.require("method", "settings", "trials")
         trials = [_read_trial(t) for t in top.entries("trials")]
         return cls(top.str("method"), top.mapping("settings"), trials, top.str("created", ""), top.str("generator", ""))
+
+
+class NotRescorable(ResultsError):
+    """A run cannot show the protocol settings asked for without scoring it again (:meth:`RunResults.rescored`)."""
+
+    def __init__(self, message: str, short: str) -> None:
+        super().__init__(message)
+        self.short = short
+        """A few words for a table cell: what is missing."""
+
+
+def _rescored_trial(run: RunResults, t: TrialResult, made: ProtocolSettings, wanted: ProtocolSettings) -> TrialResult:
+    """One trial under ``wanted`` (see :meth:`RunResults.rescored`)."""
+    share = 1.0 / t.suspects
+    taus = t.taus if wanted.last_point == made.last_point else wanted.taus(t.horizon)
+    cut = [wanted.is_cut(t.horizon, tau) for tau in taus]
+    if t.query_taus is not None:
+        labelings = [_recombined(t, lab, taus, cut, wanted.rules) for lab in t.labelings]
+        if None in labelings:
+            raise _looser_cutoff(run, made, wanted)
+        return replace(t, taus=taus, p_culprit=culprit_mean(labelings), labelings=labelings)
+    if (wanted.combine, wanted.eta) != (made.combine, made.eta) and run.stores_query_probabilities is not False:
+        raise NotRescorable(
+            f"{run.label}: no query probabilities stored (results version 1, or a run scored before they were), "
+            f"so it cannot show the {wanted.combine} rule with eta {wanted.eta:g}: score it again",
+            "not stored: new run",
+        )
+    if taus != t.taus:  # another last point: the method was never asked at its points
+        raise NotRescorable(
+            f"{run.label}: answers were asked at the evidence points of last point {made.last_point} only; last "
+            f"point {wanted.last_point} needs a new run (--last-point {wanted.last_point})",
+            f"last point {made.last_point} only: new run",
+        )
+    for tau, c in zip(taus, cut):
+        if not c and made.is_cut(t.horizon, tau):
+            raise _looser_cutoff(run, made, wanted)
+
+    def kept(values: list[float]) -> list[float]:
+        return [share if c else x for c, x in zip(cut, values)]
+
+    labelings = [{**lab, **{k: kept(lab[k]) for k in lab if _is_answer_key(k)}} for lab in t.labelings]
+    return replace(t, p_culprit=kept(t.p_culprit), labelings=labelings)
+
+
+def _recombined(
+    t: TrialResult, labeling: dict[str, Any], taus: list[int], cut: list[bool], rules: QueryRules
+) -> dict[str, Any] | None:
+    """A labeling's answers at ``taus`` from its stored query probabilities, by ``rules``; None where a point
+    that is not cut was never estimated (the run was scored with a tighter cutoff)."""
+    labels = [label.lower() for label in suspect_labels(t.suspects)]
+    stored = dict(zip(t.query_taus, zip(*(labeling[f"q_{label}"] for label in labels))))
+    answers = []
+    for tau, c in zip(taus, cut):
+        q = stored.get(tau)
+        if c:
+            answers.append((1.0 / t.suspects,) * t.suspects)
+        elif q is None or None in q:
+            return None
+        else:
+            answers.append(combined_answer(q, rules))
+    return {**labeling, **{f"p_{label}": [a[k] for a in answers] for k, label in enumerate(labels)}}
+
+
+def _looser_cutoff(run: RunResults, made: ProtocolSettings, wanted: ProtocolSettings) -> NotRescorable:
+    return NotRescorable(
+        f"{run.label}: scored with cutoff {made.cutoff}; a looser cutoff ({wanted.cutoff}) needs the run scored "
+        "again with --cutoff none",
+        f"scored with cutoff {made.cutoff}",
+    )
 
 
 def _is_answer_key(key: str) -> bool:
@@ -227,33 +336,53 @@ def _is_answer_key(key: str) -> bool:
 
 
 def _read_trial(t: Fields) -> TrialResult:
-    """One trial entry: every field typed, probabilities finite and in [0, 1], one per evidence point."""
+    """One trial entry: every field typed, probabilities finite and in [0, 1], one per evidence point (and one per
+    query point, or null where the cutoff spared the rollouts)."""
     t.allow(f.name for f in fields(TrialResult)).require("episode_id", "scenario", "horizon", "taus", "p_culprit")
-    taus = t.list("taus")
-    for i, tau in enumerate(taus):
-        t.check_int(f"taus[{i}]", tau, low=0)
+    taus = _steps(t, "taus")
     p_culprit = _probabilities(t, "p_culprit", len(taus))
     suspects = t.int("suspects", 2, low=2, high=26)
-    answer_keys = {f"p_{label.lower()}" for label in suspect_labels(suspects)}
+    query_taus = _steps(t, "query_taus") if t.get("query_taus") is not None else None
+    labels = [label.lower() for label in suspect_labels(suspects)]
+    answer_keys = [f"p_{label}" for label in labels]
+    query_keys = [f"q_{label}" for label in labels] if query_taus is not None else []
     labelings = []
     for lab in t.entries("labelings"):  # a model's placements, or a human answer's participant
-        lab.allow(("swap", "culprit_as", "participant", *sorted(answer_keys)))
+        lab.allow(("swap", "culprit_as", "participant", *answer_keys, *query_keys))
         lab.bool("swap", None)
         lab.str("culprit_as", None, choices=suspect_labels(suspects))
         lab.str("participant", None)
-        for key in sorted(answer_keys):
+        for key in answer_keys:
             if lab.has(key):
                 _probabilities(lab, key, len(taus))
+        for key in query_keys:
+            lab.require(key)
+            _probabilities(lab, key, len(query_taus), missing_allowed=True)
         labelings.append(dict(lab.raw))
     return TrialResult(
-        t.str("episode_id"), t.str("scenario"), t.int("horizon", low=0), taus, p_culprit, labelings, suspects
+        t.str("episode_id"),
+        t.str("scenario"),
+        t.int("horizon", low=0),
+        taus,
+        p_culprit,
+        labelings,
+        suspects,
+        query_taus,
     )
 
 
-def _probabilities(f: Fields, key: str, n: int) -> list[float]:
+def _steps(t: Fields, key: str) -> list[int]:
+    steps = t.list(key)
+    for i, tau in enumerate(steps):
+        t.check_int(f"{key}[{i}]", tau, low=0)
+    return steps
+
+
+def _probabilities(f: Fields, key: str, n: int, missing_allowed: bool = False) -> list[float | None]:
     values = f.list(key)
     if len(values) != n:
         raise f.fail(key, f"expected {n} values (one per evidence point), got {len(values)}")
     for i, p in enumerate(values):
-        f.check_number(f"{key}[{i}]", p, low=0.0, high=1.0)
-    return [float(p) for p in values]
+        if not (missing_allowed and p is None):
+            f.check_number(f"{key}[{i}]", p, low=0.0, high=1.0)
+    return [None if p is None else float(p) for p in values]

@@ -349,7 +349,7 @@ def results_document() -> dict:
         (lambda d: d["trials"][0].__setitem__("horizn", 3), "trials[0].horizn: unknown key; did you mean 'horizon'?"),
         (lambda d: d.__setitem__("trials", {}), "trials: expected a list"),
         (lambda d: d.__setitem__("settings", []), "settings: expected a JSON object"),
-        (lambda d: d.__setitem__("version", 2), "version: results version 2 is not supported"),
+        (lambda d: d.__setitem__("version", 3), "version: results version 3 is not supported"),
     ],
 )
 def test_a_bad_results_file_names_the_file_and_field(edit, message, tmp_path):

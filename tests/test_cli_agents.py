@@ -12,6 +12,7 @@ pytest.importorskip("lightning")
 
 from marple_agents import load_policy  # noqa: E402
 from marple_benchmark import BenchmarkConfig, BenchmarkPreset, run_benchmark  # noqa: E402
+from marple_eval import ProtocolSettings, RunResults  # noqa: E402
 from marple_gym.cli.main import main  # noqa: E402
 from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset  # noqa: E402
 
@@ -107,6 +108,16 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     run_benchmark(replace(cfg, preset=replace(TINY, uncut=(*TINY.uncut, "distance"))))
     again = {p.name for p, t in stamps.items() if p.stat().st_mtime_ns != t}
     assert again == {"distance.json"}
+    assert "## Protocols side by side (evidence for 0.8)" in summary and "| ratio, no cutoff |" in summary
+    # Another protocol: its own results and report beside the default's, on the same data and agent models.
+    models = {p: p.stat().st_mtime_ns for p in (cfg.out / "models").rglob("policy.pt")}
+    original = replace(cfg, protocol=ProtocolSettings.named("original"))
+    assert original.report_dir == cfg.out / "protocol-original"
+    text = run_benchmark(original)
+    assert "Protocol: original: horizon T + 5" in text and (original.report_dir / "summary.md").is_file()
+    assert RunResults.load(original.results("uniform")).protocol["name"] == "original-cutoff-none"  # TINY's uncut
+    assert RunResults.load(original.results("ideal")).protocol["name"] == "original"
+    assert models == {p: p.stat().st_mtime_ns for p in (cfg.out / "models").rglob("policy.pt")}
 
 
 def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):

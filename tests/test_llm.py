@@ -148,8 +148,9 @@ def test_requests_carry_the_papers_prompt_and_settings(serve, data, tmp_path):
         content = user["content"]
         assert content.startswith("Question: Who turned on the laundry?")
         assert "Query state: a laundry in a Bathroom newly on" in content
-        for label in "AB":
-            assert f"Agent {label} at its start:" in content and f"Agent {label} now, after" in content
+        for label in "AB":  # consecutive scenes, as the paper: the step before (the start at tau = 0) and now
+            assert f"Agent {label} now, after" in content
+            assert f"Agent {label} at its start:" in content or f"Agent {label} the step before, after" in content
         assert "laundry_1 (laundry)" in content and "rooms:" in content
         assert "do_laundry" not in content and "change_outfit" not in content  # no mission names
     # Answers 20 and 40 alternate: mean 30, so P(B) = 0.3 at every point.
@@ -256,7 +257,6 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
     server = serve()
     out = tmp_path / "llm.json"
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--limit", "1", "--out", str(out), "--no-progress"]
-    args += ["--cutoff", "none"]
     options = ["base_url=" + server.url, "model=test-model", "api_key=k", f"cache={tmp_path / 'cache'}"]
     options += ["price_prompt=10", "price_completion=30"]
     assert main(args + [a for o in options for a in ("--model-arg", o)]) == 0
@@ -268,12 +268,13 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
     prompt = sum(sum(len(m["content"]) for m in b["messages"]) // 4 for b in sent)
     assert usage["prompt_tokens"] == prompt
     assert usage["cost_usd"] == pytest.approx((prompt * 10 + 770 * 30) / 1e6)
+    # Scored as the paper scored GPT-4: never cut, unless --cutoff says otherwise.
+    assert json.loads(out.read_text())["settings"]["protocol"]["cutoff"] is None
 
 
 def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
     out = tmp_path / "llm.json"
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--dry-run", "--out", str(out), "--no-progress"]
-    args += ["--cutoff", "none"]
     # No key, no model name, and a server address where nothing listens: a dry run needs none of them.
     assert main(args + ["--model-arg", "base_url=http://127.0.0.1:9/v1", "--model-arg", f"cache={tmp_path}"]) == 0
     printed = capsys.readouterr().out
@@ -282,8 +283,8 @@ def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
     assert len(lines) == 11 * len(episodes) and f"dry run: {len(lines)} requests to send" in printed
     assert all(line["estimated_prompt_tokens"] > 1000 and line["request"]["n"] == 10 for line in lines)
     assert not out.exists()
-    # Under the protocol's default cutoff, points where T + margin - tau > 40 are not asked.
-    assert main(args[:-2] + ["--model-arg", f"cache={tmp_path}"]) == 0
+    # Asked for the protocol's cutoff, points where T + margin - tau > 40 are not asked.
+    assert main([*args, "--cutoff", "40", "--model-arg", f"cache={tmp_path}"]) == 0
     settings = ProtocolSettings()
     uncut = sum(not settings.is_cut(e.horizon, tau) for e in episodes for tau in settings.taus(e.horizon))
     assert len((tmp_path / "llm.prompts.jsonl").read_text().splitlines()) == uncut < len(lines)
@@ -320,6 +321,28 @@ def test_the_llm_declares_vision_and_gets_nothing_else(data, tmp_path):
         _ = seen[0].agents[0].audio
     with pytest.raises(UndeclaredModalityError):
         _ = seen[0].agents[0].intents
+
+
+@pytest.mark.parametrize("scenes", ["consecutive", "start"])
+def test_the_prompt_shows_consecutive_scenes_as_the_paper_or_the_start(data, scenes):
+    from marple_eval.evidence import trial_evidence
+    from marple_eval.llm.prompts import messages
+    from marple_eval.llm.scenes import describe_scene
+    from marple_gym.evidence.scene_graph import scene_graph
+
+    episode = dataset_episodes(data, ["laundry"])[0]
+    tau = episode.horizon // 2
+    trial = trial_evidence(episode, tau, False, frozenset({"vision"}), ("x1", "x2"))
+    system, user = messages(trial, scenes=scenes)
+    agent = trial.agents[0]
+    first = tau - 1 if scenes == "consecutive" else 0
+    before = agent.world(first)
+    assert describe_scene(scene_graph(before.house, before.state)) in user["content"]
+    title = f"the step before, after {tau - 1} steps" if scenes == "consecutive" else "at its start"
+    assert f"Agent A {title}:" in user["content"]
+    assert ("the step before now, and now" in system["content"]) == (scenes == "consecutive")
+    with pytest.raises(LLMError, match="scenes must be one of consecutive, start"):
+        LLMModel(scenes="all", dry_run="x")
 
 
 def test_every_query_state_is_described():

@@ -37,7 +37,7 @@ from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.base import as_prior
-from marple_eval.models.base import QueryModel, combine_suspects
+from marple_eval.models.base import QueryModel
 from marple_eval.protocol import ModelFile
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
@@ -160,13 +160,13 @@ class SimulationModel(QueryModel):
                 answers[k] = p
         return answers
 
-    def predict_all(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
+    def query_probabilities_at(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
         """Every evidence point of one trial, each suspect's rollouts at all of them in one batch."""
         if not trials:
             return []
         suspects = range(len(trials[0].agents))
         per_suspect = [self.query_probabilities([t.agents[k] for t in trials], trials) for k in suspects]
-        return [combine_suspects(p, t.rules) for p, t in zip(zip(*per_suspect), trials)]
+        return list(zip(*per_suspect))
 
 
 def _replays(agents: Sequence[AgentEvidence]) -> list[tuple[World, list[Outcome]]]:

@@ -20,14 +20,14 @@ import logging
 import math
 import zlib
 from abc import abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.priors import MissionPrior
-from marple_eval.models.base import QueryModel, combine_suspects
+from marple_eval.models.base import QueryModel
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.scenarios import same_state_change
 from marple_gym.world.actions import Outcome
@@ -82,6 +82,8 @@ class InversePlanningModel(QueryModel):
         self.rollouts = int(rollouts)
         self.seed = int(seed)
         self.answer = answer
+        # Only the protocol's answer is a combination of the query probabilities (stored and rescorable).
+        self.combines_query_probabilities = answer == "protocol"
         # Runs of other answer rules are other rows of a report.
         self.name = type(self).name + ("" if answer == "protocol" else f"-{answer}")
         self.priors: dict[str, MissionPrior] = {}
@@ -160,11 +162,13 @@ class InversePlanningModel(QueryModel):
             total += weight * self.reach_probability(agent, mission, world, trial.query, steps, rng)
         return total
 
-    def predict(self, trial: TrialEvidence) -> tuple[float, ...]:
-        p = [self.query_probability(agent, trial) for agent in trial.agents]
+    def predict_all(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
         if self.answer == "protocol":
-            return combine_suspects(p, trial.rules)
-        # Exactly one of them did it: suspect i did and none of the others.
+            return super().predict_all(trials)
+        return [self._exactly_one(q) for q in self.query_probabilities_at(trials)]
+
+    def _exactly_one(self, p: Sequence[float]) -> tuple[float, ...]:
+        """The ``posterior`` or ``map`` answer: exactly one of them did it, suspect i and none of the others."""
         w = np.array([p_i * math.prod(1 - q for j, q in enumerate(p) if j != i) for i, p_i in enumerate(p)])
         if (w == w[0]).all():
             return (1.0 / len(p),) * len(p)

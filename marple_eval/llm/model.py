@@ -1,7 +1,8 @@
 """The paper's LLM baseline as an inference model (``--model llm``).
 
-For each trial and evidence point the model is sent the scene graphs of both
-agents' start and current states, the query state and the question
+For each trial and evidence point the model is sent two scene graphs of each
+agent (by default at tau - 1 and tau, as the paper; ``scenes=start``: its start
+and tau), the query state and the question
 (:mod:`marple_eval.llm.prompts`), asked for ``n`` completions at temperature
 ``temperature``; the parsed answers (0 = Agent A, 100 = Agent B) are averaged
 into P(B) = mean / 100. It reads scene graphs, which it rebuilds from the vision
@@ -28,6 +29,7 @@ from marple_eval.evidence import VISION, TrialEvidence
 from marple_eval.llm.answers import parse_answer, probabilities
 from marple_eval.llm.client import ChatClient, ClientSettings, LLMError
 from marple_eval.llm.prompts import (
+    SCENES,
     SolvedExample,
     messages,
     pick_pairs,
@@ -40,8 +42,8 @@ from marple_gym.datasets.records import WhodunitEpisode
 
 log = logging.getLogger(__name__)
 
-PROMPT_VERSION = 1
-"""Recorded with every run: bump when the prompt's wording or layout changes."""
+PROMPT_VERSION = 2
+"""Recorded with every run: bump when the prompt's wording or layout changes (2: consecutive scenes by default)."""
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 EXAMPLE_POOL = 16
 """In-context examples are drawn from the first this many training pairs of a scenario."""
@@ -82,10 +84,13 @@ class LLMModel(InferenceModel):
         price_prompt: float = 0.0,
         price_completion: float = 0.0,
         seed: int = 0,
+        scenes: str = "consecutive",
         dry_run: str | None = None,
     ) -> None:
         if shots not in (0, 2):
             raise LLMError(f"llm: shots must be 0 (zero-shot) or 2 (two solved examples), got {shots!r}")
+        if scenes not in SCENES:
+            raise LLMError(f"llm: scenes must be one of {', '.join(SCENES)}, got {scenes!r}")
         if shots and not examples:
             raise LLMError("llm: in-context examples come from training data: add --model-arg examples=DATA_DIR")
         if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
@@ -117,6 +122,7 @@ class LLMModel(InferenceModel):
         )
         self.shots, self.examples, self.examples_split = int(shots), examples, examples_split
         self.n, self.temperature, self.max_tokens, self.seed = n, float(temperature), int(max_tokens), int(seed)
+        self.scenes = scenes
         self._pairs: dict[str, list[WhodunitEpisode]] = {}
 
     def settings(self) -> dict[str, Any]:
@@ -126,6 +132,7 @@ class LLMModel(InferenceModel):
             "llm": s.model,
             "base_url": s.base_url,
             "prompt_version": PROMPT_VERSION,
+            "scenes": self.scenes,
             "shots": self.shots,
             **({"examples": self.examples, "examples_split": self.examples_split} if self.shots else {}),
             "n": self.n,
@@ -134,7 +141,7 @@ class LLMModel(InferenceModel):
         }
 
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        texts = self.completions(messages(trial, self._examples(trial)))
+        texts = self.completions(messages(trial, self._examples(trial), self.scenes))
         if self.client.dry_run is not None:
             return 0.5, 0.5
         answers = [parse_answer(text) for text in texts]

@@ -1,8 +1,10 @@
 """The LLM baseline's prompts (after the paper's supplement G, in our own words).
 
 Zero-shot: instructions asking for step-by-step reasoning and an integer
-answer from 0 (certainly Agent A) to 100 (certainly Agent B), then each
-agent's scene at its start and now, the query state and the question. The
+answer from 0 (certainly Agent A) to 100 (certainly Agent B), then two scenes
+of each agent, the query state and the question. The two scenes are, as in the
+paper and the original GPT-4 code, consecutive (tau - 1 and tau; ``scenes =
+"consecutive"``), or the agent's start and now (``"start"``). The
 in-context variant puts two solved examples before the trial: pairs from the
 training split (never the test pair) cut at the same fraction of evidence,
 one with the culprit shown as A and one as B, each with its correct answer.
@@ -21,17 +23,26 @@ from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.evidence.scene_graph import scene_graph
 from marple_gym.missions.mission import get_mission
 
+SCENES = ("consecutive", "start")
+"""Which two scenes of each agent a prompt shows: the step before now and now (the paper's), or its start and now."""
+_SNAPSHOTS = {
+    "consecutive": "the step before now, and now. Everything before them is hidden, so many steps may have happened "
+    "that you do not see",
+    "start": "at its start and now. Everything between them is hidden, so many steps may have happened that you "
+    "do not see",
+}
+_COMPARE = {"consecutive": "from the step before to now", "start": "from its start to now"}
+
 INSTRUCTIONS = """\
 Two agents, Agent A and Agent B, each carry out a household task alone, in their own copy of the same house. \
 Exactly one of them brings about the query state described below. For each agent you see two snapshots of its \
-scene: at its start and now. Everything between them is hidden, so many steps may have happened that you do not \
-see, and an agent may still be on its way.
+scene: {snapshots}, and an agent may still be on its way.
 
 Each scene lists the rooms, the agent (its cell (x, y), x growing to the east and y to the south, the way it \
 faces and what it holds), the doors, and every piece of furniture and every object with its relations \
 (onTop, inside, inRoom) and its states.
 
-Compare what changed in each agent's scene from its start to now: where the agent went, what it carries, which \
+Compare what changed in each agent's scene {compare}: where the agent went, what it carries, which \
 furniture and objects changed state. Think about which task each agent seems to be doing and which of them is \
 doing, or is on its way to, the query state. Then answer the question.
 
@@ -41,19 +52,28 @@ Reasoning: <let's think step by step ...>
 Answer: <an integer from 0 to 100>"""
 
 
-def _agent_scenes(agent: AgentEvidence) -> str:
-    start, now = agent.world(0), agent.world()
+def instructions(scenes: str = "consecutive") -> str:
+    """The system message, for the scenes shown (:data:`SCENES`)."""
+    if scenes not in SCENES:
+        raise ValueError(f"scenes must be one of {', '.join(SCENES)}, got {scenes!r}")
+    return INSTRUCTIONS.format(snapshots=_SNAPSHOTS[scenes], compare=_COMPARE[scenes])
+
+
+def _agent_scenes(agent: AgentEvidence, scenes: str) -> str:
+    first = 0 if scenes == "start" else max(0, agent.tau - 1)
+    (before, _), (now, _) = agent.replays([first, agent.tau])
+    title = "at its start" if first == 0 else f"the step before, after {first} steps"
     return (
-        f"Agent {agent.label} at its start:\n{describe_scene(scene_graph(start.house, start.state))}\n\n"
+        f"Agent {agent.label} {title}:\n{describe_scene(scene_graph(before.house, before.state))}\n\n"
         f"Agent {agent.label} now, after {agent.tau} steps:\n{describe_scene(scene_graph(now.house, now.state))}"
     )
 
 
-def describe_trial(trial: TrialEvidence) -> str:
-    """Both agents' scenes, the query state and the question."""
-    scenes = "\n\n".join(_agent_scenes(agent) for agent in trial.agents)
+def describe_trial(trial: TrialEvidence, scenes: str = "consecutive") -> str:
+    """Both agents' scenes (:data:`SCENES`), the query state and the question."""
+    shown = "\n\n".join(_agent_scenes(agent, scenes) for agent in trial.agents)
     return (
-        f"Question: {trial.question}\nQuery state: {describe_query(trial.query)}\n\n{scenes}\n\n"
+        f"Question: {trial.question}\nQuery state: {describe_query(trial.query)}\n\n{shown}\n\n"
         f"Question: {trial.question}"
     )
 
@@ -65,21 +85,24 @@ class SolvedExample:
     trial: TrialEvidence
     answer: int
 
-    def text(self, k: int) -> str:
+    def text(self, k: int, scenes: str = "consecutive") -> str:
         culprit = "A" if self.answer == 0 else "B"
         return (
-            f"Solved example {k}:\n{describe_trial(self.trial)}\n"
+            f"Solved example {k}:\n{describe_trial(self.trial, scenes)}\n"
             f"Correct answer: {self.answer} (Agent {culprit} brought about the query state)"
         )
 
 
-def messages(trial: TrialEvidence, examples: Iterable[SolvedExample] = ()) -> list[dict[str, str]]:
+def messages(
+    trial: TrialEvidence, examples: Iterable[SolvedExample] = (), scenes: str = "consecutive"
+) -> list[dict[str, str]]:
     """The chat messages for one trial (system instructions, then one user message)."""
-    parts = [example.text(k) for k, example in enumerate(examples, start=1)]
+    system = instructions(scenes)
+    parts = [example.text(k, scenes) for k, example in enumerate(examples, start=1)]
     if parts:
         parts.append("Now the trial to answer:")
-    parts.append(describe_trial(trial))
-    return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": "\n\n".join(parts)}]
+    parts.append(describe_trial(trial, scenes))
+    return [{"role": "system", "content": system}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
 # ---- solved examples from training data ------------------------------------------------------------------

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import MODALITIES, AgentEvidence, QueryRules, TrialEvidence
-from marple_eval.models.guard import check_answer
+from marple_eval.models.guard import InvalidAnswerError, check_answer
 
 
 class InferenceModel(ABC):
@@ -29,6 +29,9 @@ class InferenceModel(ABC):
     modalities: frozenset[str] = frozenset()
     suspects: int | None = None
     """The most suspects the model can answer for (None: any number)."""
+    combines_query_probabilities: bool = False
+    """Whether the answer is the protocol's combination of each agent's P(query | agent) (:class:`QueryModel`),
+    which the harness then asks for and stores; other methods answer in their own way."""
 
     def setup(self, agents: Mapping[str, Any]) -> None:  # noqa: B027  (optional hook)
         """Receive per-agent resources (e.g. learned policies) keyed by agent identity."""
@@ -93,17 +96,49 @@ def combine_suspects(p: Sequence[float], rules: QueryRules) -> tuple[float, ...]
     return tuple((e / e.sum()).tolist())
 
 
+def check_query_probabilities(q: Sequence[float], suspects: int, model: str = "model") -> tuple[float, ...]:
+    """Check one P(query | agent) per suspect: each a finite number in [0, 1] (they need not sum to one)."""
+    try:
+        values = tuple(float(p) for p in q)
+    except (TypeError, ValueError):
+        raise InvalidAnswerError(f"model {model!r} returned non-numeric query probabilities {q!r}") from None
+    if len(values) != suspects:
+        raise InvalidAnswerError(f"model {model!r} returned {len(values)} query probabilities for {suspects} suspects")
+    if not all(0.0 <= p <= 1.0 for p in values):  # NaN fails both comparisons
+        raise InvalidAnswerError(f"model {model!r} returned query probabilities {values} outside [0, 1]")
+    return values
+
+
+def combined_answer(q: Sequence[float], rules: QueryRules) -> tuple[float, ...]:
+    """The answer a method that combines P(query | agent) gives, exactly as the harness records it: the
+    protocol's combination (:func:`combine_suspects`), checked and normalised like every answer. Rescoring a
+    stored run under another rule goes through here too, so both give the same figures to the last digit."""
+    return normalise_answer(combine_suspects(q, rules), len(q))
+
+
 class QueryModel(InferenceModel):
     """A method that estimates, for each agent, the probability that it reaches the query state within the
     protocol's horizon (``trial.steps_left`` steps after tau), and answers by the protocol's combination rule.
 
     Simulation inference, inverse planning and the Bayes-optimal observer share this shape, so they obey the
-    same protocol settings (margin, eta, combination) by construction.
+    same protocol settings (margin, eta, combination) by construction. The harness asks them for the
+    probabilities themselves (:meth:`query_probabilities_at`), combines them, and stores them with the
+    results, so a run shows every combination rule, cutoff and last evidence point without new rollouts.
     """
+
+    combines_query_probabilities = True
 
     @abstractmethod
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent, evidence to tau): reaching the query state within ``trial.steps_left`` steps."""
 
+    def query_probabilities_at(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
+        """P(query | agent) of every agent shown, at several evidence points of one trial (ascending tau). A method
+        that estimates several points at once overrides this; its answers must equal :meth:`query_probability`'s."""
+        return [tuple(self.query_probability(agent, trial) for agent in trial.agents) for trial in trials]
+
     def predict(self, trial: TrialEvidence) -> tuple[float, ...]:
-        return combine_suspects([self.query_probability(agent, trial) for agent in trial.agents], trial.rules)
+        return self.predict_all([trial])[0]
+
+    def predict_all(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
+        return [combined_answer(q, t.rules) for q, t in zip(self.query_probabilities_at(trials), trials)]

@@ -8,6 +8,7 @@ import time
 
 from marple_gym.cli.options import float_in, int_in, positive_int, seed
 from marple_gym.datasets.manifest import MAX_SIZE
+from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,13 @@ def add_parser(subparsers) -> None:
     what.add_argument(
         "--config", metavar="JSON", help="house config (the paper's format or ours); default: 20 x 20, 4 rooms"
     )
+    what.add_argument(
+        "--houses",
+        choices=HOUSE_SOURCES,
+        default="random",
+        help="the scenarios' test and train-in houses: random (new houses from --config, the default) or original "
+        "(the house the original benchmark published for each paper scenario; train-ood houses stay random)",
+    )
     what.add_argument("--splits", default=",".join(SPLIT_CHOICES), help="comma-separated splits (default: all three)")
     sizes = parser.add_argument_group("sizes")
     sizes.add_argument(
@@ -88,12 +96,15 @@ def build_spec(args: argparse.Namespace):
     bad = [s for s in splits if s not in SPLIT_CHOICES]
     if bad or not splits:
         raise ValueError(f"--splits: unknown split(s) {bad}; choose from {', '.join(SPLIT_CHOICES)}")
+    houses = getattr(args, "houses", "random")
+    if houses != "random" and (args.mission or args.suspects is not None or args.shared):
+        raise ValueError(f"--houses {houses}: the original benchmark published houses for its five scenarios only")
     if args.suspects is not None or args.shared:
         units = suspect_units(args)
     else:
-        units = [Unit.scenario(s) for s in args.scenario] + [Unit.mission(m) for m in args.mission]
+        units = [Unit.scenario(s, houses) for s in args.scenario] + [Unit.mission(m) for m in args.mission]
     if not units:
-        units = [Unit.scenario(s) for s in SCENARIOS]
+        units = [Unit.scenario(s, houses) for s in SCENARIOS]
     units = unique_units(units)
     sizes = PAPER_SIZES.scaled(args.scale)
     overrides = {k: getattr(args, k) for k in ("test_houses", "test_per_house", "train_per_house", "train_ood")}

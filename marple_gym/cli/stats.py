@@ -6,6 +6,7 @@ import argparse
 
 from marple_gym.cli.options import positive_int, seed
 from marple_gym.errors import MarpleError
+from marple_gym.generation.original import HOUSE_SOURCES
 
 
 def add_parser(subparsers) -> None:
@@ -13,7 +14,8 @@ def add_parser(subparsers) -> None:
         "stats",
         help="mean horizon T and mission similarity per scenario, beside the paper's Table A.1",
         description=(
-            "For each scenario, run agent A's mission in fresh houses (or read a dataset's test split) and report "
+            "For each scenario, run agent A's mission in fresh houses or the original benchmark's (or read a dataset's "
+            "test split) and report "
             "the mean horizon T (actions until the query state), and the mission similarity of supplement A.3."
         ),
     )
@@ -22,6 +24,12 @@ def add_parser(subparsers) -> None:
         "--episodes", type=positive_int, default=200, help="episodes per scenario when simulating (default: 200)"
     )
     parser.add_argument("--config", metavar="JSON", help="house config to simulate in (default: 20 x 20, 4 rooms)")
+    parser.add_argument(
+        "--houses",
+        choices=HOUSE_SOURCES,
+        default="random",
+        help="simulate in new random houses (from --config; the default) or in each scenario's original house",
+    )
     parser.add_argument("--data", metavar="DIR", help="read horizons from this dataset's test split instead")
     parser.add_argument("--seed", type=seed, default=0, help="seed of the simulated houses (default: 0)")
     parser.set_defaults(run=run_stats)
@@ -55,6 +63,7 @@ def scenario_horizons(name: str, episodes: int, config, seed: int) -> list[int]:
 def run_stats(args: argparse.Namespace) -> int:
     import numpy as np
 
+    from marple_gym.generation.original import original_house
     from marple_gym.missions.scenarios import SCENARIOS, get_scenario, similarity
     from marple_gym.missions.suspects import SuspectScenario
 
@@ -92,7 +101,8 @@ def run_stats(args: argparse.Namespace) -> int:
         if data is not None:
             horizons = [ep.horizon for ep in data.whodunit(s.name)]
         else:
-            horizons = scenario_horizons(name, args.episodes, config, args.seed)
+            houses = original_house((s.mission_a, s.mission_b)) if args.houses == "original" else config
+            horizons = scenario_horizons(name, args.episodes, houses, args.seed)
         if not horizons:
             raise MarpleError(f"no episode of {s.name!r} reached its query state; no horizon to report")
         counts.append(len(horizons))
@@ -105,7 +115,9 @@ def run_stats(args: argparse.Namespace) -> int:
             f"{s.name:<10} {s.question:<28} {ours:>14} {paper_t:>8} {ratio:>6} "
             f"{similarity(s.mission_a, s.mission_b):>9.2f} {paper_sim:>9}"
         )
+    source = f"the test split of {args.data}" if data is not None else f"{args.houses} houses"
     print(
-        f"\n(T over {min(counts)}-{max(counts)} episodes per scenario; similarity = (J(actions) + 0.5 J(rooms)) / 1.5, supplement A.3)"
+        f"\n(T over {min(counts)}-{max(counts)} episodes per scenario in {source}; "
+        "similarity = (J(actions) + 0.5 J(rooms)) / 1.5, supplement A.3)"
     )
     return 0

@@ -39,6 +39,7 @@ from marple_gym.datasets.shards import write_shard
 from marple_gym.files import remove_stale_temporaries, write_json_atomic
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
+from marple_gym.generation.original import HOUSE_SOURCES, original_config_file, original_house
 from marple_gym.missions.mission import get_mission
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.missions.suspects import SuspectScenario
@@ -82,6 +83,8 @@ class Unit:
     """What one part of a dataset is about: a scenario (roles A, B, ...) or one mission (role A).
 
     ``shared``: the scenario's suspects act at once in one house instead of each in a copy of it.
+    ``houses``: where its test and train-in houses come from, new random houses (from the spec's config) or
+    the original benchmark's house for the scenario (:mod:`marple_gym.generation.original`).
     """
 
     name: str
@@ -89,17 +92,34 @@ class Unit:
     test_missions: dict[str, str]
     query_mission: str | None = None
     shared: bool = False
+    houses: str = "random"
+
+    def __post_init__(self) -> None:
+        if self.houses not in HOUSE_SOURCES:
+            raise DatasetError(
+                f"unit {self.name}: houses must be one of {', '.join(HOUSE_SOURCES)}, got {self.houses!r}"
+            )
+        if self.houses == "original":
+            original_config_file(self.test_missions.values())  # refuses a unit the original benchmark had no house for
 
     @classmethod
-    def scenario(cls, name: str) -> Unit:
+    def scenario(cls, name: str, houses: str = "random") -> Unit:
         s = get_scenario(name)
         if isinstance(s, SuspectScenario):
-            return cls(s.name, s.roles, s.test_missions, s.query_of, s.shared)
-        return cls(s.name, s.roles, {"A": s.mission_a, "B": s.mission_b}, s.mission_a)
+            return cls(s.name, s.roles, s.test_missions, s.query_of, s.shared, houses)
+        return cls(s.name, s.roles, {"A": s.mission_a, "B": s.mission_b}, s.mission_a, houses=houses)
 
     def to_json(self) -> dict[str, Any]:
-        """The unit as a manifest records it (``shared`` only when set, so older manifests read the same)."""
-        return {k: v for k, v in asdict(self).items() if k != "shared" or v}
+        """The unit as a manifest records it (``shared`` and ``houses`` only when not the default, so older
+        manifests read the same)."""
+        defaults = {"shared": False, "houses": "random"}
+        return {k: v for k, v in asdict(self).items() if k not in defaults or v != defaults[k]}
+
+    def house_config(self, config: dict[str, Any] | None) -> HouseConfig:
+        """The config of this unit's test and train-in houses, given the spec's (``config``)."""
+        if self.houses == "original":
+            return original_house(self.test_missions.values())
+        return HouseConfig.load(config)
 
     @classmethod
     def mission(cls, name: str, preferences: dict[str, float] | None = None) -> Unit:
@@ -212,7 +232,7 @@ def _without_agents(config: HouseConfig) -> HouseConfig:
 
 def test_house(spec: DatasetSpec, unit: Unit, k: int) -> HouseConfig:
     """The explicit config of test house ``k`` of a unit (deterministic)."""
-    world = generate_world(spec.config, _rng(spec, unit.name, "house", k), unit.missions)
+    world = generate_world(unit.house_config(spec.config), _rng(spec, unit.name, "house", k), unit.missions)
     return _without_agents(world.house.source["config"])
 
 

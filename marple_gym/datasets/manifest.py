@@ -22,6 +22,7 @@ from typing import Any
 
 from marple_gym.errors import MarpleError
 from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.validation import Fields, message_error
 
 DATASET_FORMAT = "marple-dataset"
@@ -103,10 +104,13 @@ def check_spec(spec: Fields) -> None:
 
 def _check_unit(unit: Fields) -> str:
     """A unit's fields; returns its name."""
-    unit.allow(("name", "roles", "test_missions", "query_mission", "shared")).require("name", "roles", "test_missions")
+    unit.allow(("name", "roles", "test_missions", "query_mission", "shared", "houses")).require(
+        "name", "roles", "test_missions"
+    )
     name = unit.str("name")
     unit.str("query_mission", None)
     unit.bool("shared", None)
+    unit.str("houses", None, choices=HOUSE_SOURCES)
     roles = unit.fields("roles")
     if not roles.data:
         raise unit.fail("roles", "a unit needs at least one role")
