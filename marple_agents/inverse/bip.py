@@ -18,7 +18,6 @@ training split (:class:`BipResources`).
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,12 +25,14 @@ from typing import Any
 
 import numpy as np
 
+from marple_agents.cache import PolicyCache
+from marple_agents.device import kind, resolve_device, resolve_precision
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.rollouts import query_probability
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
-from marple_eval.protocol import ModelFile, opaque
+from marple_eval.protocol import opaque
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
@@ -57,7 +58,10 @@ class _Hypothesis:
 
 
 class MissionPolicyAgent(RolloutAgent):
-    """A language-conditioned policy that works through one mission's subgoals, from where the agent is at tau."""
+    """A language-conditioned policy that works through one mission's subgoals, from where the agent is at tau.
+
+    ``policy`` is a policy or a :class:`~marple_agents.cache.PolicyCache` of one (answers kept across rollouts).
+    """
 
     def __init__(self, policy: Any, progress: MissionProgress) -> None:
         self.policy = policy
@@ -85,27 +89,32 @@ class BipModel(InversePlanningModel):
 
     name = "bip"
 
-    def __init__(self, rollouts: int = 20, device: str = "cpu", **protocol: Any) -> None:
+    def __init__(self, rollouts: int = 20, device: str = "auto", precision: str = "auto", **protocol: Any) -> None:
         super().__init__(rollouts, **protocol)
-        self.device = device
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(self.device, precision)
         self.policies: dict[str, Any] = {}
+        self.caches: dict[str, PolicyCache] = {}
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "device": kind(self.device), "precision": self.precision}
 
     def setup(self, agents: Mapping[str, Any]) -> None:
-        """Receive each agent's ``{"policy": checkpoint or policy, "prior": MissionPrior or mapping}``."""
-        from marple_agents import load_policy
+        """Receive each agent's ``{"policy": checkpoint or policy, "prior": MissionPrior or mapping}``.
 
-        self.priors, self.policies = {}, {}
+        The rollouts ask each agent's policy through a cache kept for the scenario: the rollouts of every mission
+        hypothesis, evidence point and trial revisit the same inputs again and again."""
+        from marple_agents.policy import shared_policy
+
+        self.priors, self.policies, self.caches = {}, {}, {}
         for identity, resource in agents.items():
             if not isinstance(resource, Mapping) or not {"policy", "prior"} <= set(resource):
                 raise ValueError("bip needs a language-conditioned policy and a mission prior per agent")
-            policy = resource["policy"]
-            if isinstance(policy, ModelFile):
-                policy = io.BytesIO(policy.content)
-            if not hasattr(policy, "action_probs"):
-                policy = load_policy(policy, device=self.device)
+            policy = shared_policy(resource["policy"], self.device, self.precision)
             if getattr(policy, "conditioning", None) != "language":
                 raise ValueError("bip needs a language-conditioned policy (the likelihood is given each subgoal)")
             self.policies[identity] = policy
+            self.caches[identity] = PolicyCache(policy)
             self.priors[identity] = as_prior(resource["prior"], "bip")
         self._episodes = {}
 
@@ -155,7 +164,7 @@ class BipModel(InversePlanningModel):
         self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
     ) -> float:
         progress = self.hypotheses(agent)[mission].progress
-        rollout_agent = MissionPolicyAgent(self.policies[agent.identity], progress)
+        rollout_agent = MissionPolicyAgent(self.caches[agent.identity], progress)
         return query_probability(world, rollout_agent, agent, query, steps, self.rollouts, rng)
 
 

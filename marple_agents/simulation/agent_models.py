@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
-from marple_agents.inputs import SUBGOAL_FIELDS, input_rows, row_keys
+from marple_agents.cache import PolicyCache
+from marple_agents.inputs import SUBGOAL_FIELDS
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions import MISSIONS
 from marple_gym.missions.batch import outcomes_match
@@ -30,8 +31,6 @@ from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
 IDLE = int(Action.idle)
-KNOWN_INPUTS = 200_000
-"""How many distinct inputs' action distributions a policy agent keeps (about 40 MB)."""
 
 
 class RolloutAgent(ABC):
@@ -146,7 +145,7 @@ class PolicyAgent(RolloutAgent):
         self.subgoals: np.ndarray | None = None
         self.first_step = True
         self.heard = np.zeros(0, dtype=np.int64)
-        self._known: dict[bytes, np.ndarray] = {}
+        self.cache = PolicyCache(policy)  # kept across resets: later evidence points revisit the same states
 
     def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])
@@ -174,7 +173,7 @@ class PolicyAgent(RolloutAgent):
         active = np.asarray(active)
         vision = self._grids(active)
         subgoal = self.subgoals[active] if self.use_language else None
-        probs = self._action_probs(vision, subgoal)
+        probs = self.cache.action_probs(vision, subgoal)
         if self.use_audio and self.first_step:
             probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
         self.first_step = False
@@ -186,27 +185,6 @@ class PolicyAgent(RolloutAgent):
         if batch is not None:
             return np.take(batch.grid, rows, axis=0)
         return np.stack([self.worlds[i].state.grid for i in rows])
-
-    def _action_probs(self, vision: np.ndarray, subgoal: np.ndarray | None) -> np.ndarray:
-        """The policy's distributions, asked once per distinct input it has not seen yet.
-
-        Rollouts from one state share their states until their sampled actions
-        part them, and the rollouts of the next evidence point (and of the other
-        trials in the same house) walk through many of the same states again, so
-        the answers are kept, keyed by a hash of the input.
-        """
-        keys = row_keys(input_rows(vision, subgoal))
-        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        names = unique.tolist()
-        known = self._known
-        new = [k for k, name in enumerate(names) if name not in known]
-        if new:
-            rows = first[new]
-            probs = self.policy.action_probs(vision[rows], None if subgoal is None else subgoal[rows])
-            if len(known) + len(new) > KNOWN_INPUTS:
-                known.clear()
-            known.update(zip((names[k] for k in new), np.asarray(probs, dtype=np.float64)))
-        return np.stack([known[name] for name in names])[inverse.ravel()]
 
     def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
         if not self.use_language:

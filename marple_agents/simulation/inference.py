@@ -11,23 +11,24 @@ refines the first action), ``language`` (language-conditioned policy, latest
 intent), ``all`` (language + audio). The agent model of each agent is set up
 from the run's resources: a checkpoint path (a learned policy) or
 ``{"planner": preferences}`` (the true planner: a perfect agent model, the
-upper bound).
+upper bound). Learned policies run on ``device`` (``auto``: a GPU when there is
+one) in ``precision`` (see :mod:`marple_agents.device`), one copy per process
+shared by every trial scored in it.
 """
 
 from __future__ import annotations
 
-import io
 import zlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from marple_agents.device import kind, resolve_device, resolve_precision
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.models.base import QueryModel, combine_suspects
-from marple_eval.protocol import ModelFile
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -55,7 +56,8 @@ class SimulationModel(QueryModel):
         variant: str = "vision",
         rollouts: int = 100,
         seed: int = 0,
-        device: str = "cpu",
+        device: str = "auto",
+        precision: str = "auto",
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
@@ -66,7 +68,8 @@ class SimulationModel(QueryModel):
         self.name = f"simulation-{variant}"
         self.rollouts = int(rollouts)
         self.seed = int(seed)
-        self.device = device
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(self.device, precision)
         self.agents: dict[str, RolloutAgent] = {}
 
     def settings(self) -> dict[str, Any]:
@@ -75,6 +78,8 @@ class SimulationModel(QueryModel):
             "variant": self.variant,
             "rollouts": self.rollouts,
             "seed": self.seed,
+            "device": kind(self.device),
+            "precision": self.precision,
         }
 
     def setup(self, agents: Mapping[str, Any]) -> None:
@@ -85,11 +90,9 @@ class SimulationModel(QueryModel):
             return resource
         if isinstance(resource, dict) and "planner" in resource:
             return PlannerAgent(resource["planner"])
-        from marple_agents import load_policy
+        from marple_agents.policy import shared_policy
 
-        if isinstance(resource, ModelFile):
-            resource = io.BytesIO(resource.content)
-        policy = resource if hasattr(resource, "action_probs") else load_policy(resource, device=self.device)
+        policy = shared_policy(resource, self.device, self.precision)
         return PolicyAgent(policy, use_language=LANGUAGE in self.modalities, use_audio=AUDIO in self.modalities)
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:

@@ -28,6 +28,11 @@ class InferenceModel(ABC):
     modalities: frozenset[str] = frozenset()
     suspects: int | None = None
     """The most suspects the model can answer for (None: any number)."""
+    device: str | None = None
+    """Where the model's learned parts run (``"cpu"``, ``"cuda:0"``; None: it has none). A model whose constructor
+    takes a ``device`` keyword receives the run's ``--device``, resolved, and sets this; on a CUDA device the
+    harness scores several trials at a time in one process with the model's calls batched
+    (:mod:`marple_eval.lockstep`)."""
 
     def setup(self, agents: Mapping[str, Any]) -> None:  # noqa: B027  (optional hook)
         """Receive per-agent resources (e.g. learned policies) keyed by agent identity."""
