@@ -8,10 +8,8 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_gym.cli.options import DEVICE_SPECS, device_spec, float_in, nonnegative_int, positive_int, seed
-
-TRIALS_IN_FLIGHT = 16
-"""Trials scored at a time by a model on a GPU (``--workers``): enough rows per forward pass to fill one."""
 
 if TYPE_CHECKING:
     from marple_eval.protocol import ProtocolSettings
@@ -55,14 +53,14 @@ def add_threshold_argument(parser) -> None:
     )
 
 
-def add_device_argument(parser: argparse.ArgumentParser) -> None:
+def add_device_argument(parser: argparse.ArgumentParser, what: str = "where learned models run") -> None:
     parser.add_argument(
         "--device",
         type=device_spec,
         default="auto",
         metavar=DEVICE_SPECS,
-        help="where learned models run, for every model that takes a device: auto (default: a GPU when there is "
-        "one), cpu, cuda, cuda:N; recorded in the results (see docs/gpu.md)",
+        help=f"{what}, for every model that takes a device: auto (default: a GPU when there is one), cpu, cuda, "
+        "cuda:N; recorded in the results (see docs/gpu.md)",
     )
 
 

@@ -29,6 +29,9 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 
+TRIALS_IN_FLIGHT = 16
+"""Trials scored at a time by a model on a GPU, unless told otherwise: enough rollouts per forward pass to fill
+one. The batches' composition, and so the last bits of a GPU's answers, depend on it: results record it."""
 COHORTS = 2
 """Groups of threads that batch separately, so that stepping worlds and running batches overlap."""
 

@@ -109,14 +109,62 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert again == {"distance.json"}
 
 
-def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
+@pytest.fixture
+def ray_cluster():
+    """A Ray cluster on this machine (two CPUs), or None where Ray is not installed."""
+    try:
+        import ray
+    except ModuleNotFoundError:
+        yield None
+        return
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_the_same_benchmark_twice_gives_identical_figures(tmp_path, ray_cluster):
+    """Nor do the figures depend on the processes used or the executor: the second run's jobs are Ray tasks
+    (one job per CPU, models and inference runs side by side) where Ray is installed."""
     texts = []
-    for name, workers in (("first", 2), ("second", 1)):  # nor do the figures depend on the processes used
+    second = ("ray", 1) if ray_cluster is not None else ("local", 1)
+    for name, (executor, workers) in (("first", ("local", 2)), ("second", second)):
         out = tmp_path / name
-        cfg = BenchmarkConfig(TINY, out, scenarios=("pillow",), variants=("language",), workers=workers, progress=False)
+        cfg = BenchmarkConfig(
+            TINY, out, scenarios=("pillow",), variants=("language",), workers=workers, executor=executor, progress=False
+        )
         run_benchmark(cfg)
         texts.append((cfg.out / "benchmark.json").read_text())
     assert texts[0] == texts[1]
+    assert json.loads(texts[0])["inference"] == {"device": ["cpu"], "precision": ["fp32"]}
+
+
+def test_train_commands_reproduce_the_benchmarks_agent_models(tmp_path, monkeypatch, capsys):
+    """For a SLURM array: the command of each agent model, run as it is, writes the checkpoint the benchmark
+    would have trained; the benchmark then trains nothing."""
+    import shlex
+
+    from marple_agents.checkpoints import read_checkpoint
+    from marple_benchmark import presets
+    from marple_benchmark.pipeline import model_jobs, train_job
+
+    monkeypatch.setitem(presets.PRESETS, "small", TINY)
+    cfg = BenchmarkConfig(TINY, tmp_path / "b", scenarios=("pillow",), variants=("vision",), progress=False)
+    jobs = tmp_path / "jobs.txt"
+    args = ["benchmark", "--scenario", "pillow", "--variants", "vision", "--out", str(cfg.out), "--no-progress"]
+    assert main([*args, "--train-commands", str(jobs)]) == 0
+    assert "2 'marple train' commands" in capsys.readouterr().out
+    lines = jobs.read_text().splitlines()
+    assert len(lines) == 2 and all(line.startswith("marple train --scenario pillow") for line in lines)
+    for line in lines:
+        assert main(shlex.split(line)[1:]) == 0
+    first = model_jobs(cfg)[0]
+    again = replace(cfg, out=tmp_path / "again")
+    again.out.mkdir()
+    again.data.symlink_to(cfg.data)
+    train_job(again, first)
+    digests = [read_checkpoint(c.checkpoint(*first))["weights_sha256"] for c in (cfg, again)]
+    assert digests[0] == digests[1]
+    assert main([*args, "--train-commands", str(jobs)]) == 0 and jobs.read_text() == ""  # all trained
 
 
 def test_a_preference_scenario_end_to_end(tmp_path, monkeypatch, capsys):
