@@ -87,6 +87,11 @@ class TrainConfig:
     max_steps: int | None = None  # optimizer steps; with max_epochs, whichever comes first
     max_minutes: float | None = None  # a wall-clock budget: explicit only, since the result then depends on the machine
     precision: str = "auto"  # Lightning precision; "auto": bf16-mixed on GPUs that support it, else 32-true
+    # Speed on an accelerator (docs/gpu.md). None: on where it helps (a CUDA device); none changes the recipe.
+    compile: bool | None = None  # torch.compile the network (Module.compile: weights keep their names)
+    fused_optimizer: bool | None = None  # AdamW's fused kernel: one launch for every parameter
+    data_on_device: bool | None = None  # the training tables copied to the device once, batches gathered there
+    fold_accumulation: bool = True  # batch_size x accumulate rows in one pass, not accumulated: the same gradient
 
     def __post_init__(self) -> None:
         if self.batch_size < 1 or self.accumulate < 1 or self.max_epochs < 1:
@@ -101,6 +106,24 @@ class TrainConfig:
             raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
         if self.max_minutes is not None and self.max_minutes <= 0:
             raise ConfigError(f"max_minutes must be positive, got {self.max_minutes}")
+
+
+def speed_settings(train: TrainConfig, on_gpu: bool) -> TrainConfig:
+    """``train`` with each speed option that is None ("auto") turned on on a GPU and off elsewhere."""
+    auto = ("compile", "fused_optimizer", "data_on_device")
+    return replace(train, **{k: on_gpu for k in auto if getattr(train, k) is None})
+
+
+def micro_batches(train: TrainConfig) -> tuple[int, int]:
+    """(rows per forward pass, passes per optimizer step): ``batch_size x accumulate`` in one pass when folded.
+
+    Folding gives the same gradient: Lightning averages the accumulated passes' mean losses, which for equal
+    passes is the mean over all their rows (the subgoal decoders' loss, a mean over the rows that have a
+    subgoal, weighs rows slightly differently when passes hold different numbers of them).
+    """
+    if train.fold_accumulation:
+        return train.batch_size * train.accumulate, 1
+    return train.batch_size, train.accumulate
 
 
 @dataclass(frozen=True)
