@@ -124,23 +124,35 @@ class Policy:
         v = self._tensor([vision for vision, _ in inputs])
         s = self._tensor([subgoal for _, subgoal in inputs]) if self.conditioning == "language" else None
         with self._autocast():
-            logits = self.net.act(v, s)
-        probs = logits.float().softmax(dim=-1).cpu().numpy()
+            logits = [self.net.act(v[k], None if s is None else s[k]) for k in _chunks(len(v))]
+        probs = torch.cat(logits).float().softmax(dim=-1).cpu().numpy()
         return np.split(probs, np.cumsum([len(vision) for vision, _ in inputs])[:-1])
 
     @torch.inference_mode()
     def _decode(self, inputs: list[np.ndarray]) -> list[dict[str, np.ndarray]]:
+        v = self._tensor(inputs)
         with self._autocast():
-            decoded = self.net.decode(self._tensor(inputs))
+            parts = [self.net.decode(v[k]) for k in _chunks(len(v))]
         cuts = np.cumsum([len(vision) for vision in inputs])[:-1]
-        fields = {f: np.split(logits.float().softmax(dim=-1).cpu().numpy(), cuts) for f, logits in decoded.items()}
-        return [{f: parts[k] for f, parts in fields.items()} for k in range(len(inputs))]
+        fields = {
+            f: np.split(torch.cat([p[f] for p in parts]).float().softmax(dim=-1).cpu().numpy(), cuts) for f in parts[0]
+        }
+        return [{f: split[k] for f, split in fields.items()} for k in range(len(inputs))]
 
     def __repr__(self) -> str:
         return (
             f"Policy({self.conditioning}, width={self.config.width}, depth={self.config.depth}, "
             f"device={self.device}, precision={self.precision})"
         )
+
+
+FORWARD_ROWS = 2048
+"""The most rows one forward pass takes: a lockstep round may gather tens of thousands, and a paper-size model's
+activations for them would not fit a GPU."""
+
+
+def _chunks(rows: int) -> list[slice]:
+    return [slice(start, start + FORWARD_ROWS) for start in range(0, max(rows, 1), FORWARD_ROWS)]
 
 
 def load_policy(path: str | Path | BinaryIO, device: str | torch.device = "cpu", precision: str = "auto") -> Policy:

@@ -108,6 +108,20 @@ def test_bf16_autocast_answers_agree_with_fp32(conditioning):
         assert all(np.abs(heads32[f] - heads16[f]).max() < BF16_ACTION_TOLERANCE for f in heads32)
 
 
+def test_a_large_batch_runs_in_chunks_with_the_same_answers(monkeypatch):
+    """A lockstep round may gather more rows than a GPU holds activations for: they go through in chunks."""
+    import marple_agents.policy
+
+    rng = np.random.default_rng(5)
+    vision, subgoal = random_vision(rng, 10, 8, 8), random_subgoal(rng, 10)
+    policy = sharp_policy("language", "fp32", width=32, depth=2, heads=2)
+    whole, heads = policy.action_probs(vision, subgoal), policy.subgoal_probs(vision)
+    monkeypatch.setattr(marple_agents.policy, "FORWARD_ROWS", 3)
+    np.testing.assert_allclose(policy.action_probs(vision, subgoal), whole, atol=1e-6)
+    chunked = policy.subgoal_probs(vision)
+    assert all(np.allclose(chunked[f], heads[f], atol=1e-6) for f in heads)
+
+
 def test_bf16_rollout_answers_agree_with_fp32():
     """An answer is a fraction of rollouts: bf16 moves a few sampled actions, so it moves by a few rollouts."""
     world = light_world()
