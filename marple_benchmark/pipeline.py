@@ -136,14 +136,19 @@ def model_jobs(cfg: BenchmarkConfig) -> list[ModelJob]:
     ]
 
 
+def budget_arguments(cfg: BenchmarkConfig) -> dict:
+    """Each agent model's budget, as ``train_policy`` arguments: the preset's, and the wall-clock cap if set."""
+    budget = dict(cfg.preset.train)
+    if cfg.train_minutes is not None:
+        budget["max_minutes"] = cfg.train_minutes
+    return budget
+
+
 def train_job(cfg: BenchmarkConfig, job: ModelJob, device: str = "cpu") -> None:
     """Train one agent model into its place (``policy.pt`` and ``metrics.json`` beside it) on ``device``: "cpu",
     "cuda:N", or "cuda" for the GPUs ``cfg.devices`` asks Lightning for (DDP)."""
     from marple_agents import train_policy
 
-    budget = dict(cfg.preset.train)
-    if cfg.train_minutes is not None:
-        budget["max_minutes"] = cfg.train_minutes
     if device == "cpu":
         accelerator, devices = "cpu", 1
     else:
@@ -163,7 +168,7 @@ def train_job(cfg: BenchmarkConfig, job: ModelJob, device: str = "cpu") -> None:
         # In-distribution models are rolled out in the houses they learn in: train in every
         # test house and validate on held-out episodes; ood models on held-out houses.
         holdout="episodes" if job.split == "in" else "houses",
-        **budget,
+        **budget_arguments(cfg),
     )
     log.info("trained %s: held-out accuracy %.3f in %d steps", job.key, result.val_accuracy, result.steps)
 
@@ -206,9 +211,7 @@ TRAIN_FLAGS = {"max_steps": "--max-steps", "max_epochs": "--max-epochs", "max_mi
 
 def train_command(cfg: BenchmarkConfig, job: ModelJob) -> list[str]:
     """The ``marple train`` command that writes exactly the checkpoint :func:`train_job` writes for ``job``."""
-    budget = dict(cfg.preset.train)
-    if cfg.train_minutes is not None:
-        budget["max_minutes"] = cfg.train_minutes
+    budget = budget_arguments(cfg)
     unknown = sorted(set(budget) - set(TRAIN_FLAGS))
     if unknown:
         raise ValueError(f"preset {cfg.preset.name!r}: no 'marple train' option for {', '.join(unknown)}")
