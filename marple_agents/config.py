@@ -141,6 +141,12 @@ PRESETS: dict[str, Preset] = {
         TrainConfig(batch_size=32, lr=5e-3, max_epochs=500, max_steps=6000),
         "CPU-sized: width 32, one readout block, egocentric positions and a 7 x 7 glimpse; 6,000 optimizer steps",
     ),
+    "gpu": Preset(
+        ModelConfig(width=768, depth=6, heads=12, mlp_ratio=4, head_layers=4, head_hidden=768, decoder_hidden=256),
+        TrainConfig(batch_size=64, lr=1e-4, max_epochs=20, warmup_fraction=0.2, accumulate=2, max_steps=4000),
+        "the paper's ViT at width 768 and depth 6, 47 M parameters (chosen by projection: the gpu benchmark preset "
+        "in 2 hours on one H100, docs/gpu.md); the paper's recipe, 4,000 optimizer steps of 128 samples",
+    ),
     "paper": Preset(
         ModelConfig(width=1024, depth=15, heads=16, mlp_ratio=4, head_layers=4, head_hidden=1024, decoder_hidden=256),
         TrainConfig(batch_size=64, lr=1e-4, max_epochs=20, warmup_fraction=0.2, accumulate=2),

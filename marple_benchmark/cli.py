@@ -24,8 +24,9 @@ def add_parser(subparsers) -> None:
             "Generate the data, train the agent models, run simulation inference for the five scenarios (every "
             "variant), inverse planning (bip, and the ideal observer as the ceiling), and write results, a "
             "Table-2-style summary with intervals and Figure-4-style plots. "
-            f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset paper uses the paper's "
-            f"sizes and takes {PRESETS['paper'].estimate}. Budgets are steps, trials and rollouts, never time: "
+            f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset gpu (the paper's data, m = 100, "
+            "a model sized for an afternoon on one GPU) and --preset paper (the paper's sizes) print their projected "
+            "time when they start (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
             "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped."
         ),
     )
@@ -181,6 +182,10 @@ def run_command(args: argparse.Namespace) -> int:
     if args.train_commands:
         print(write_train_commands(cfg, Path(args.train_commands)))
         return 0
-    print(f"marple benchmark ({preset.name} preset, expected: {preset.estimate}) -> {cfg.out}")
+    from marple_benchmark.estimate import expected_time
+
+    print(
+        f"marple benchmark ({preset.name} preset, expected: {expected_time(preset, scenarios, variants)}) -> {cfg.out}"
+    )
     print(run_benchmark(cfg))
     return 0
