@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -109,33 +110,41 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert again == {"distance.json"}
 
 
+def benchmark_json(out: Path, executor: str, workers: int) -> str:
+    """The benchmark.json of a one-scenario TINY benchmark run with this executor and number of processes."""
+    cfg = BenchmarkConfig(
+        TINY, out, scenarios=("pillow",), variants=("language",), workers=workers, executor=executor, progress=False
+    )
+    run_benchmark(cfg)
+    return (cfg.out / "benchmark.json").read_text()
+
+
+@pytest.fixture(scope="module")
+def two_processes(tmp_path_factory) -> str:
+    """benchmark.json of the run with the local executor and two processes: the peer of the other runs."""
+    return benchmark_json(tmp_path_factory.mktemp("two-processes"), "local", 2)
+
+
 @pytest.fixture
 def ray_cluster():
-    """A Ray cluster on this machine (two CPUs), or None where Ray is not installed."""
-    try:
-        import ray
-    except ModuleNotFoundError:
-        yield None
-        return
+    """A Ray cluster on this machine (two CPUs, Ray's local mode of a cluster)."""
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'marple-gym[ray]'")
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
 
 
-def test_the_same_benchmark_twice_gives_identical_figures(tmp_path, ray_cluster):
-    """Nor do the figures depend on the processes used or the executor: the second run's jobs are Ray tasks
-    (one job per CPU, models and inference runs side by side) where Ray is installed."""
-    texts = []
-    second = ("ray", 1) if ray_cluster is not None else ("local", 1)
-    for name, (executor, workers) in (("first", ("local", 2)), ("second", second)):
-        out = tmp_path / name
-        cfg = BenchmarkConfig(
-            TINY, out, scenarios=("pillow",), variants=("language",), workers=workers, executor=executor, progress=False
-        )
-        run_benchmark(cfg)
-        texts.append((cfg.out / "benchmark.json").read_text())
-    assert texts[0] == texts[1]
-    assert json.loads(texts[0])["inference"] == {"device": ["cpu"], "precision": ["fp32"]}
+def test_the_same_benchmark_twice_gives_identical_figures(tmp_path, two_processes):
+    """Nor do the figures depend on the processes used: one process writes the same benchmark.json, byte for
+    byte, as two."""
+    assert benchmark_json(tmp_path, "local", 1) == two_processes
+    assert json.loads(two_processes)["inference"] == {"device": ["cpu"], "precision": ["fp32"]}
+
+
+def test_ray_tasks_write_the_same_benchmark_json_as_local_processes(tmp_path, two_processes, ray_cluster):
+    """Nor on the executor: with every job a Ray task (one job per CPU, models and inference runs side by side)
+    the benchmark.json is the local executor's, byte for byte."""
+    assert benchmark_json(tmp_path, "ray", 1) == two_processes
 
 
 def test_train_commands_reproduce_the_benchmarks_agent_models(tmp_path, monkeypatch, capsys):
