@@ -1,9 +1,23 @@
-"""Agent models: held-out-house accuracy, training time and speed of the small preset; paper-preset throughput.
+"""Agent models: held-out-house accuracy, training time and speed of the small preset; training throughput.
 
     python bench/bench_train.py                                  # laundry, agent A: vision and language (~20 min)
     python bench/bench_train.py --scenario shower --role B
     python bench/bench_train.py --minutes 4                      # a shorter time budget per model
     python bench/bench_train.py --paper-epoch --accelerator gpu  # one paper-preset epoch (needs a GPU)
+    python bench/bench_train.py --throughput --model-preset paper --accelerator gpu   # samples/s, MFU, hours
+    python bench/bench_train.py --throughput --model-preset gpu --steps 4,8           # the same on this CPU
+
+``--throughput`` trains the model preset's language-conditioned policy on
+random 20 x 20 states for the two step counts of ``--steps`` with each set of
+speed options (``--options``: none, then each alone, then all; see
+``TrainConfig``), and takes the difference of the two runs' times, so start-up,
+compilation and the first steps do not count. It prints samples per second,
+model FLOPs per second, the model FLOPs utilisation against the device's bf16
+peak (a table of data-sheet peaks by GPU name, or ``--peak-tflops``; a CPU has
+no known peak), the rate as a share of the matmul rate measured in the same
+run (the peer where no peak is known), and the agent-models stage of the
+``paper`` and ``gpu`` benchmark presets projected from that rate and the
+presets' counted training states (``marple_benchmark.estimate``).
 
 Steps: generate a ``train-in`` dataset (``--houses`` houses x ``--episodes``
 episodes per house and agent; skipped when it exists), estimate how well any
@@ -27,6 +41,7 @@ import json
 import logging
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -145,6 +160,142 @@ def paper_epoch(args: argparse.Namespace) -> dict:
     return out
 
 
+OPTION_SETS = {
+    "none": {"compile": False, "fused_optimizer": False, "data_on_device": False, "fold_accumulation": False},
+    "fold": {"compile": False, "fused_optimizer": False, "data_on_device": False, "fold_accumulation": True},
+    "fused": {"compile": False, "fused_optimizer": True, "data_on_device": False, "fold_accumulation": False},
+    "device": {"compile": False, "fused_optimizer": False, "data_on_device": True, "fold_accumulation": False},
+    "compile": {"compile": True, "fused_optimizer": False, "data_on_device": False, "fold_accumulation": False},
+    "all": {"compile": True, "fused_optimizer": True, "data_on_device": True, "fold_accumulation": True},
+}
+"""The speed options ``--throughput`` compares: none, each alone, all (the defaults on a GPU)."""
+
+
+def random_samples(n: int, seed: int = 0) -> Samples:
+    """``n`` random 20 x 20 states with one agent each (throughput does not depend on what they show)."""
+    from marple_gym.evidence import channel_sizes
+
+    rng = np.random.default_rng(seed)
+    sizes = channel_sizes()
+    vision = np.zeros((n, 20, 20, 8), dtype=np.uint8)
+    for channel in (0, 1, 3):
+        vision[..., channel] = rng.integers(0, sizes[channel], size=(n, 20, 20))
+    ys, xs = rng.integers(0, 20, size=n), rng.integers(0, 20, size=n)
+    vision[np.arange(n), ys, xs, 6] = 1
+    vision[np.arange(n), ys, xs, 7] = rng.integers(1, 5, size=n)
+    houses = np.arange(n) % 10
+    subgoal = np.stack([rng.integers(0, 10, n), rng.integers(0, 83, n), rng.integers(0, 25, n), rng.integers(1, 7, n)])
+    return Samples(
+        vision,
+        rng.integers(0, 10, n),
+        subgoal.T.copy(),
+        np.ones(n, dtype=np.int64),
+        np.array([f"h{h}" for h in houses]),
+        np.arange(n) // 20,
+    )
+
+
+def matmul_rate(on_gpu: bool, size: int = 1024, repeats: int = 20) -> float:
+    """FLOP/s of 1024 x 1024 matrix products on the training device, in its training precision, measured in the
+    same run: a peer for the training rate where no peak is known (a CPU)."""
+    dtype = torch.bfloat16 if on_gpu and torch.cuda.is_bf16_supported() else torch.float32
+    device = "cuda" if on_gpu else "cpu"
+    a, b = (torch.randn(size, size, dtype=dtype, device=device) for _ in range(2))
+    a @ b
+    if on_gpu:
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    if on_gpu:
+        torch.cuda.synchronize()
+    return 2 * size**3 * repeats / (time.perf_counter() - start)
+
+
+def throughput(args: argparse.Namespace) -> dict:
+    """Samples/s, FLOP/s, MFU and projected hours of the models stage, for each set of speed options."""
+    from marple_agents.config import micro_batches, preset
+    from marple_agents.flops import training_flops
+    from marple_benchmark.estimate import peak_bf16, project
+    from marple_benchmark.presets import PRESETS
+
+    model, train = preset(args.model_preset, "language")
+    rows = train.batch_size * train.accumulate
+    first, last = (int(x) for x in args.steps.split(","))
+    samples = random_samples(max(4_000, 2 * rows * last))  # more than the steps draw: no epoch ends
+    gpu = args.accelerator in ("gpu", "cuda") or (args.accelerator == "auto" and torch.cuda.is_available())
+    name = torch.cuda.get_device_name() if gpu else f"cpu ({torch.get_num_threads()} threads)"
+    peak = args.peak_tflops * 1e12 if args.peak_tflops else (peak_bf16(name) if gpu else None)
+    flops = training_flops(model)
+    results = {
+        "device": name,
+        "model_preset": args.model_preset,
+        "train_flops_per_sample": flops,
+        "peak": peak,
+        "peak_source": "--peak-tflops" if args.peak_tflops else ("bf16 data-sheet peak" if peak else None),
+        "matmul_flop_per_second": matmul_rate(gpu),
+        "runs": {},
+    }
+    for label in args.options.split(","):
+        seconds = []
+        for steps in (first, last):
+            result = train_policy(
+                None,
+                samples=samples,
+                model="language",
+                preset=args.model_preset,
+                out_dir=args.out / f"tp-{label}",
+                max_steps=steps,
+                accelerator=args.accelerator,
+                devices=1,
+                progress=False,
+                val_every=10**9,
+                **OPTION_SETS[label],
+            )
+            seconds.append(result.train_seconds)
+        per_step, _ = micro_batches(replace(train, **OPTION_SETS[label]))
+        rate = (last - first) * rows / (seconds[1] - seconds[0])
+        run = {
+            "samples_per_second": rate,
+            "flop_per_second": rate * flops,
+            "mfu": None if peak is None else rate * flops / peak,
+            "of_matmul_rate": rate * flops / results["matmul_flop_per_second"],
+            "rows_per_pass": per_step,
+        }
+        run["projected_models_hours"] = {
+            p: project(PRESETS[p], train_rate=rate * flops).models for p in ("paper", "gpu")
+        }
+        results["runs"][label] = run
+        print(label, json.dumps(run), flush=True)
+    return results
+
+
+def throughput_table(results: dict) -> str:
+    peak = results["peak"]
+    against = (
+        f"MFU against {peak / 1e12:,.0f} TFLOP/s ({results['peak_source']})"
+        if peak
+        else "MFU: no bf16 peak known for this device (give one with --peak-tflops)"
+    )
+    lines = [
+        f"{results['device']}, {results['model_preset']} model (language), "
+        f"{results['train_flops_per_sample'] / 1e9:.3g} GFLOP per training sample; {against}; "
+        f"matmul rate measured in this run {results['matmul_flop_per_second'] / 1e12:.3g} TFLOP/s",
+        "",
+        "| options | samples/s | model TFLOP/s | MFU | of the matmul rate | "
+        "models stage of paper / gpu preset at this rate (h, projected) |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for label, run in results["runs"].items():
+        mfu = "-" if run["mfu"] is None else f"{100 * run['mfu']:.1f} %"
+        hours = run["projected_models_hours"]
+        lines.append(
+            f"| {label} | {run['samples_per_second']:.1f} | {run['flop_per_second'] / 1e12:.3g} | {mfu} | "
+            f"{100 * run['of_matmul_rate']:.2g} % | {hours['paper']:,.0f} / {hours['gpu']:,.1f} |"
+        )
+    return "\n".join(lines)
+
+
 def table(results: dict) -> str:
     lines = [
         f"{results['scenario']} agent {results['role']}, {results['houses']} houses x {results['episodes_per_house']} "
@@ -173,6 +324,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", type=Path, default=Path("runs/bench-train"))
     parser.add_argument("--paper-epoch", action="store_true", help="time one paper-preset epoch instead")
+    parser.add_argument("--throughput", action="store_true", help="samples/s, MFU and projected hours instead")
+    parser.add_argument("--model-preset", default="paper", help="--throughput: the model preset (default: paper)")
+    parser.add_argument("--steps", default="10,30", help="--throughput: two step counts (default: 10,30)")
+    parser.add_argument("--peak-tflops", type=float, help="--throughput: the device's bf16 peak (default: by GPU name)")
+    parser.add_argument(
+        "--options", default=",".join(OPTION_SETS), help=f"--throughput: option sets, from {', '.join(OPTION_SETS)}"
+    )
     parser.add_argument("--accelerator", default="auto")
     parser.add_argument("--devices", default="auto")
     parser.add_argument("--no-progress", action="store_true")
@@ -180,6 +338,11 @@ def main() -> None:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     quiet_lightning(verbose=False)
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.throughput:
+        results = throughput(args)
+        (args.out / "throughput.json").write_text(json.dumps(results, indent=1))
+        print(throughput_table(results))
+        return
     if args.paper_epoch:
         results = paper_epoch(args)
         (args.out / "paper_epoch.json").write_text(json.dumps(results, indent=1))

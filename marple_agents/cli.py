@@ -13,7 +13,7 @@ import argparse
 import shutil
 from pathlib import Path
 
-from marple_agents.config import HOLDOUTS
+from marple_agents.config import HOLDOUTS, PRESETS
 from marple_agents.loggers import LOGGERS
 from marple_gym.cli.options import devices, positive_float, positive_int, seed
 from marple_gym.errors import MarpleError
@@ -53,7 +53,7 @@ def add_train_parser(subparsers) -> None:
     )
     what.add_argument("--split", choices=tuple(SPLITS), default="in", help="training split: in or ood (default: in)")
     what.add_argument("--model", choices=("vision", "language"), default="vision", help="policy (default: vision)")
-    what.add_argument("--preset", choices=("small", "paper"), default="small", help="model size (default: small)")
+    what.add_argument("--preset", choices=tuple(PRESETS), default="small", help="model size (default: small)")
     what.add_argument("--data", default="data/marple", help="dataset directory (default: data/marple)")
     what.add_argument("--out", default=None, help="output directory (default: runs/<unit>-<split>-<role>-<model>)")
     run = parser.add_argument_group("running")

@@ -87,6 +87,11 @@ class TrainConfig:
     max_steps: int | None = None  # optimizer steps; with max_epochs, whichever comes first
     max_minutes: float | None = None  # a wall-clock budget: explicit only, since the result then depends on the machine
     precision: str = "auto"  # Lightning precision; "auto": bf16-mixed on GPUs that support it, else 32-true
+    # Speed on an accelerator (docs/gpu.md). None: on where it helps (a CUDA device); none changes the recipe.
+    compile: bool | None = None  # torch.compile the network (Module.compile: weights keep their names)
+    fused_optimizer: bool | None = None  # AdamW's fused kernel: one launch for every parameter
+    data_on_device: bool | None = None  # the training tables copied to the device once, batches gathered there
+    fold_accumulation: bool = True  # batch_size x accumulate rows in one pass, not accumulated: the same gradient
 
     def __post_init__(self) -> None:
         if self.batch_size < 1 or self.accumulate < 1 or self.max_epochs < 1:
@@ -103,6 +108,24 @@ class TrainConfig:
             raise ConfigError(f"max_minutes must be positive, got {self.max_minutes}")
 
 
+def speed_settings(train: TrainConfig, on_gpu: bool) -> TrainConfig:
+    """``train`` with each speed option that is None ("auto") turned on on a GPU and off elsewhere."""
+    auto = ("compile", "fused_optimizer", "data_on_device")
+    return replace(train, **{k: on_gpu for k in auto if getattr(train, k) is None})
+
+
+def micro_batches(train: TrainConfig) -> tuple[int, int]:
+    """(rows per forward pass, passes per optimizer step): ``batch_size x accumulate`` in one pass when folded.
+
+    Folding gives the same gradient: Lightning averages the accumulated passes' mean losses, which for equal
+    passes is the mean over all their rows (the subgoal decoders' loss, a mean over the rows that have a
+    subgoal, weighs rows slightly differently when passes hold different numbers of them).
+    """
+    if train.fold_accumulation:
+        return train.batch_size * train.accumulate, 1
+    return train.batch_size, train.accumulate
+
+
 @dataclass(frozen=True)
 class Preset:
     """A named model size with the training settings that suit it."""
@@ -117,6 +140,12 @@ PRESETS: dict[str, Preset] = {
         ModelConfig(width=32, depth=1, readout_depth=1, heads=2, positions="egocentric", glimpse=3),
         TrainConfig(batch_size=32, lr=5e-3, max_epochs=500, max_steps=6000),
         "CPU-sized: width 32, one readout block, egocentric positions and a 7 x 7 glimpse; 6,000 optimizer steps",
+    ),
+    "gpu": Preset(
+        ModelConfig(width=768, depth=6, heads=12, mlp_ratio=4, head_layers=4, head_hidden=768, decoder_hidden=256),
+        TrainConfig(batch_size=64, lr=1e-4, max_epochs=20, warmup_fraction=0.2, accumulate=2, max_steps=4000),
+        "the paper's ViT at width 768 and depth 6, 47 M parameters (chosen by projection: the gpu benchmark preset "
+        "in 2 hours on one H100, docs/gpu.md); the paper's recipe, 4,000 optimizer steps of 128 samples",
     ),
     "paper": Preset(
         ModelConfig(width=1024, depth=15, heads=16, mlp_ratio=4, head_layers=4, head_hidden=1024, decoder_hidden=256),

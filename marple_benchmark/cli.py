@@ -7,9 +7,11 @@ import os
 from dataclasses import replace
 from pathlib import Path
 
+from marple_agents.device import PRECISIONS
 from marple_agents.simulation.inference import VARIANTS
+from marple_benchmark.executors import EXECUTORS
 from marple_benchmark.presets import EVERY_RUN, PRESETS
-from marple_eval.cli import add_protocol_arguments, protocol_settings
+from marple_eval.cli import add_device_argument, add_protocol_arguments, protocol_settings
 from marple_gym.cli.options import devices, int_in, positive_float, positive_int, seed
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
@@ -23,8 +25,9 @@ def add_parser(subparsers) -> None:
             "Generate the data, train the agent models, run simulation inference for the five scenarios (every "
             "variant), inverse planning (bip, and the ideal observer as the ceiling), and write results, a "
             "Table-2-style summary with intervals and Figure-4-style plots. "
-            f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset paper uses the paper's "
-            f"sizes and takes {PRESETS['paper'].estimate}. Budgets are steps, trials and rollouts, never time: "
+            f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset gpu (the paper's data, m = 100, "
+            "a model sized for an afternoon on one GPU) and --preset paper (the paper's sizes) print their projected "
+            "time when they start (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
             "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped."
         ),
     )
@@ -97,8 +100,38 @@ def add_parser(subparsers) -> None:
         default=None,
         help="processes for data, CPU training and inference (default: all cores)",
     )
-    parser.add_argument("--accelerator", default="auto", help="training accelerator: auto, cpu, gpu (default: auto)")
-    parser.add_argument("--devices", type=devices, default="auto", help="training devices (default: auto)")
+    add_device_argument(parser, "where the jobs run (agent models and inference runs, one job per GPU)")
+    parser.add_argument(
+        "--precision",
+        choices=PRECISIONS,
+        default="auto",
+        help="of the learned models' forward passes at inference: auto (bf16 autocast on a GPU, fp32 on the CPU; "
+        "the default), fp32, bf16",
+    )
+    parser.add_argument(
+        "--executor",
+        choices=EXECUTORS,
+        default="local",
+        help="local: this machine's GPUs, one job each (or its cores); ray: a Ray cluster (RAY_ADDRESS, else one "
+        "started here; the ray extra). The figures do not depend on it (default: local)",
+    )
+    parser.add_argument(
+        "--train-commands",
+        metavar="FILE",
+        default=None,
+        help="generate the data, write the 'marple train' command of every agent model not trained yet to FILE "
+        "(one a line, e.g. for a SLURM array), and stop; run the same benchmark command again afterwards",
+    )
+    parser.add_argument(
+        "--accelerator", default="auto", help="training: cpu trains on the CPU whatever --device says (default: auto)"
+    )
+    parser.add_argument(
+        "--devices",
+        type=devices,
+        default="auto",
+        help="training: N > 1 trains each agent model on N GPUs with DDP, one model at a time (default: auto, one "
+        "model per GPU)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_protocol_arguments(parser)
     parser.set_defaults(run=run_command)
@@ -106,7 +139,7 @@ def add_parser(subparsers) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from marple_agents.training.train import quiet_lightning
-    from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark
+    from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark, write_train_commands
     from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
     preset = PRESETS[args.preset]
@@ -160,10 +193,20 @@ def run_command(args: argparse.Namespace) -> int:
         workers=args.workers or max(1, os.cpu_count() or 1),
         accelerator=args.accelerator,
         devices=args.devices,
+        device=args.device,
+        precision=args.precision,
+        executor=args.executor,
         progress=not args.no_progress,
         verbose=getattr(args, "verbose", False),
     )
     quiet_lightning(getattr(args, "verbose", False))
-    print(f"marple benchmark ({preset.name} preset, expected: {preset.estimate}) -> {cfg.out}")
+    if args.train_commands:
+        print(write_train_commands(cfg, Path(args.train_commands)))
+        return 0
+    from marple_benchmark.estimate import expected_time
+
+    print(
+        f"marple benchmark ({preset.name} preset, expected: {expected_time(preset, scenarios, variants)}) -> {cfg.out}"
+    )
     print(run_benchmark(cfg))
     return 0

@@ -15,21 +15,27 @@
    others under the protocol's cutoff only (scoring without it costs about
    four times as much);
 4. **report**: :mod:`marple_benchmark.summary`.
+
+The models and inference runs are independent jobs: an executor
+(:mod:`marple_benchmark.executors`) spreads them over this machine's GPUs, one
+job per device, or over a Ray cluster; on the CPU, models train a few at a time
+and each run's trials spread over the cores.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import multiprocessing as mp
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import NamedTuple
 
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
+from marple_benchmark.executors import Executor, make_executor
 from marple_benchmark.presets import BenchmarkPreset
 from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
@@ -58,8 +64,11 @@ class BenchmarkConfig:
     thresholds: tuple[float, ...] = (0.8, 0.6)
     train_minutes: float | None = None  # an explicit wall-clock budget per model (not reproducible)
     workers: int = max(1, os.cpu_count() or 1)
-    accelerator: str = "auto"
-    devices: int | str = "auto"
+    accelerator: str = "auto"  # training: "cpu" trains on the CPU whatever ``device`` says
+    devices: int | str = "auto"  # training: N > 1 trains each model on N GPUs with DDP, one model at a time
+    device: str = "auto"  # where jobs run: auto, cpu, cuda, cuda:N (one job per GPU)
+    precision: str = "auto"  # of the learned models' forward passes at inference: auto, fp32, bf16
+    executor: str = "local"  # "local" (this machine) or "ray" (a Ray cluster)
     progress: bool = True
     verbose: bool = False
 
@@ -139,13 +148,23 @@ def model_jobs(cfg: BenchmarkConfig) -> list[ModelJob]:
     ]
 
 
-def train_job(cfg: BenchmarkConfig, job: ModelJob, progress: bool) -> None:
-    """Train one agent model into its place (``policy.pt`` and ``metrics.json`` beside it)."""
-    from marple_agents import train_policy
-
+def budget_arguments(cfg: BenchmarkConfig) -> dict:
+    """Each agent model's budget, as ``train_policy`` arguments: the preset's, and the wall-clock cap if set."""
     budget = dict(cfg.preset.train)
     if cfg.train_minutes is not None:
         budget["max_minutes"] = cfg.train_minutes
+    return budget
+
+
+def train_job(cfg: BenchmarkConfig, job: ModelJob, device: str = "cpu") -> None:
+    """Train one agent model into its place (``policy.pt`` and ``metrics.json`` beside it) on ``device``: "cpu",
+    "cuda:N", or "cuda" for the GPUs ``cfg.devices`` asks Lightning for (DDP)."""
+    from marple_agents import train_policy
+
+    if device == "cpu":
+        accelerator, devices = "cpu", 1
+    else:
+        accelerator, devices = "gpu", cfg.devices if device == "cuda" else [int(device.split(":")[1])]
     result = train_policy(
         cfg.data,
         unit=job.scenario,
@@ -155,34 +174,22 @@ def train_job(cfg: BenchmarkConfig, job: ModelJob, progress: bool) -> None:
         preset=cfg.preset.model,
         out_dir=cfg.checkpoint(*job).parent,
         seed=job.seed,
-        accelerator=cfg.accelerator,
-        devices=cfg.devices,
-        progress=progress,
+        accelerator=accelerator,
+        devices=devices,
+        progress=cfg.progress and mp.parent_process() is None,  # bars only from the main process
         # In-distribution models are rolled out in the houses they learn in: train in every
         # test house and validate on held-out episodes; ood models on held-out houses.
         holdout="episodes" if job.split == "in" else "houses",
-        **budget,
+        **budget_arguments(cfg),
     )
     log.info("trained %s: held-out accuracy %.3f in %d steps", job.key, result.val_accuracy, result.steps)
 
 
-def _init_trainer(threads: int, verbose: bool) -> None:
-    import torch
-
-    from marple_agents.training.train import quiet_lightning
-
-    torch.set_num_threads(threads)
-    quiet_lightning(verbose)
-
-
-def _parallel_training(cfg: BenchmarkConfig, jobs: int) -> int:
-    """How many models to train at once: on CPUs, one per worker with the cores shared out (small models
-    use one core better than two: two single-threaded runs do about 1.4 times the work of one on two
-    threads); on an accelerator, one at a time."""
-    import torch
-
-    on_cpu = cfg.accelerator == "cpu" or (cfg.accelerator == "auto" and not torch.cuda.is_available())
-    return max(1, min(cfg.workers, jobs)) if on_cpu else 1
+def training_executor(cfg: BenchmarkConfig) -> Executor | None:
+    """The executor of the models stage; None: each model on all the GPUs ``--devices`` names (DDP), in turn."""
+    if isinstance(cfg.devices, int) and cfg.devices > 1 and cfg.accelerator != "cpu":
+        return None
+    return make_executor(cfg.executor, "cpu" if cfg.accelerator == "cpu" else cfg.device, cfg.verbose)
 
 
 def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
@@ -191,19 +198,16 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
 
     jobs = model_jobs(cfg)
     todo = [job for job in jobs if not cfg.checkpoint(*job).is_file()]
-    parallel = _parallel_training(cfg, len(todo))
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc="training agent models", disable=not cfg.progress)
-    if parallel > 1:
-        # One thread per process, whatever the machine is doing: the weights must not depend on the load.
-        threads = max(1, (os.cpu_count() or 1) // parallel)
-        context = mp.get_context("spawn")  # fresh interpreters: no inherited torch threads or locks
-        with ProcessPoolExecutor(parallel, context, _init_trainer, (threads, cfg.verbose)) as pool:
-            for done in as_completed([pool.submit(train_job, cfg, job, False) for job in todo]):
-                done.result()
-                bar.update(1)
-    else:
+    executor = training_executor(cfg)
+    if todo and executor is None:
         for job in todo:
-            train_job(cfg, job, cfg.progress)
+            train_job(cfg, job, "cuda")
+            bar.update(1)
+    elif todo:
+        # On CPUs, one model per worker with the cores shared out (small models use one core better than two:
+        # two single-threaded runs do about 1.4 times the work of one on two threads).
+        for _ in executor.run(functools.partial(train_job, cfg), todo, parallel=cfg.workers):
             bar.update(1)
     bar.close()
     accuracies: dict[str, float | None] = {}
@@ -211,6 +215,40 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
         metrics = cfg.checkpoint(*job).with_name("metrics.json")
         accuracies[job.key] = json.loads(metrics.read_text())["val_accuracy"] if metrics.is_file() else None
     return accuracies
+
+
+TRAIN_FLAGS = {"max_steps": "--max-steps", "max_epochs": "--max-epochs", "max_minutes": "--max-minutes"}
+"""The preset budgets ``marple train`` takes as options."""
+
+
+def train_command(cfg: BenchmarkConfig, job: ModelJob) -> list[str]:
+    """The ``marple train`` command that writes exactly the checkpoint :func:`train_job` writes for ``job``."""
+    budget = budget_arguments(cfg)
+    unknown = sorted(set(budget) - set(TRAIN_FLAGS))
+    if unknown:
+        raise ValueError(f"preset {cfg.preset.name!r}: no 'marple train' option for {', '.join(unknown)}")
+    command = ["marple", "train", "--scenario", job.scenario, "--split", job.split, "--role", job.role]
+    command += ["--model", job.kind, "--preset", cfg.preset.model, "--data", str(cfg.data)]
+    command += ["--out", str(cfg.checkpoint(*job).parent), "--seed", str(job.seed)]
+    command += ["--holdout", "episodes" if job.split == "in" else "houses", "--devices", "1", "--no-progress"]
+    for key, value in budget.items():
+        command += [TRAIN_FLAGS[key], str(value)]
+    return command
+
+
+def write_train_commands(cfg: BenchmarkConfig, path: Path) -> str:
+    """Generate the data and write the ``marple train`` command of every agent model not trained yet to
+    ``path``, one a line (for a SLURM array or any batch system); returns what to do next."""
+    import shlex
+
+    stage_data(cfg)
+    todo = [job for job in model_jobs(cfg) if not cfg.checkpoint(*job).is_file()]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(shlex.join(train_command(cfg, job)) + "\n" for job in todo))
+    return (
+        f"{path}: {len(todo)} 'marple train' commands, one a line (e.g. sbatch --array=1-{len(todo)}, each task "
+        f"running line $SLURM_ARRAY_TASK_ID); then run this benchmark command again without --train-commands"
+    )
 
 
 # ---- inference ------------------------------------------------------------------------------------------------
@@ -326,19 +364,22 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     from marple_gym.datasets.dataset import MarpleDataset
 
     episodes = dataset_episodes(MarpleDataset(cfg.data), cfg.scenarios, cfg.preset.trials)
-    paths = []
-    for run in inference_runs(cfg):
-        paths.append(cfg.results(run.name))
-        if not reusable(cfg, run):
-            score_run(cfg, run, episodes)
-    return paths
+    runs = inference_runs(cfg)
+    executor = make_executor(cfg.executor, cfg.device, cfg.verbose)
+    todo = [run for run in runs if not reusable(cfg, run, executor.kind)]
+    # On the CPU one run at a time, its trials over every core; on GPUs one run per device.
+    for _ in executor.run(functools.partial(score_run, cfg, episodes=episodes), todo):
+        pass
+    return [cfg.results(run.name) for run in runs]
 
 
-def reusable(cfg: BenchmarkConfig, run: InferenceRun) -> bool:
+def reusable(cfg: BenchmarkConfig, run: InferenceRun, device_kind: str = "cpu") -> bool:
     """Whether ``run``'s results file serves this configuration: scored under the settings it needs, or under
-    the same settings without a cutoff (every cutoff follows exactly from that). A file scored with a cutoff
-    where the run is now wanted without one (``--uncut``), or written before results stored the query
-    probabilities (results version 1), is scored again."""
+    the same settings without a cutoff (every cutoff follows exactly from that), in the precision it needs on
+    devices of ``device_kind``. A file scored with a cutoff where the run is now wanted without one (``--uncut``),
+    in fp32 where bf16 is wanted, or written before results stored the query probabilities (results version 1),
+    is scored again."""
+    from marple_agents.device import resolve_precision
     from marple_eval.results import RunResults
 
     path = cfg.results(run.name)
@@ -350,16 +391,24 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun) -> bool:
     if scored.stores_query_probabilities is None:
         log.info("%s predates stored query probabilities; scoring it again", path)
         return False
+    precision = scored.settings.get("precision")
+    if precision is not None and precision != resolve_precision(device_kind, cfg.precision):
+        log.info("%s was scored in %s; scoring it again in %s", path, precision, cfg.precision)
+        return False
     if made in (wanted, replace(wanted, cutoff=None)):
         return True
-    log.info("%s was scored with protocol %s; scoring it again with %s", path, made, wanted)
+    log.info("%s was scored with protocol %s; scoring it again with %s", path, scored.protocol, wanted.record())
     return False
 
 
-def score_run(cfg: BenchmarkConfig, run: InferenceRun, episodes: list) -> Path:
-    """Score one run of the inference stage on ``episodes`` into its results file."""
+def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, episodes: list) -> Path:
+    """Score one run of the inference stage on ``episodes`` into its results file, its learned models (if any)
+    on ``device``: on a GPU, :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process;
+    on the CPU, its trials spread over ``cfg.workers`` processes."""
     from marple_agents.inverse import BipResources
     from marple_eval.inverse import TrainingPriors
+    from marple_eval.lockstep import TRIALS_IN_FLIGHT
+    from marple_eval.models.registry import model_class, takes_argument
     from marple_eval.protocol import AgentResources, evaluate, model_factory
 
     out = cfg.results(run.name)
@@ -372,16 +421,21 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, episodes: list) -> Path:
         extra["mission_priors"] = priors.describe(list(cfg.scenarios))
         learned = run.model == "bip" or run.kwargs.get("agent") == "mcts"  # a policy and a prior per agent
         resources = BipResources(run.agents, str(cfg.data), priors.split) if learned else priors
+    if run.agents and all(agent == "planner" for agent in run.agents.values()):
+        device = "cpu"  # the planner as agent model: nothing to put on a GPU, and its rollouts want every core
+    target = model_class(run.model)
+    placed = {k: v for k, v in (("device", device), ("precision", cfg.precision)) if takes_argument(target, k)}
+    on_gpu = "device" in placed and device.startswith("cuda")
     evaluate(
-        model_factory(run.model, **run.kwargs),
+        model_factory(run.model, **run.kwargs, **placed),
         episodes,
         cfg.scoring(run.key),
         method=run.method,
         run_settings=extra,
         resources=resources,
-        workers=cfg.workers,
+        workers=TRIALS_IN_FLIGHT if on_gpu else cfg.workers,
         out=out,
-        progress=cfg.progress,
+        progress=cfg.progress and mp.parent_process() is None,
     )
     return out
 

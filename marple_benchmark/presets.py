@@ -31,7 +31,7 @@ class BenchmarkPreset:
     # K of the simulation row whose agent models are the vision-only policies improved by K steps of tree search
     # (our extension, docs/agents.md); 0: no such row.
     mcts: int = 0
-    estimate: str = ""
+    estimate: str = ""  # a measured time; empty: projected from measured speeds (marple_benchmark.estimate)
 
 
 EVERY_RUN = (
@@ -86,13 +86,15 @@ PRESETS: dict[str, BenchmarkPreset] = {
         rollouts=100,
         splits=("in", "ood"),
         uncut=EVERY_RUN,
-        # A FLOP estimate, not a measurement: 194 M parameters x 400 cell tokens is about 5e11 FLOPs per
-        # training sample; at 1.6e14 FLOP/s (bf16 at 40% of an H100's peak) 20 epochs take about 30 min per
-        # model, 40 models about 20 h; a trial (11 points x 2 agents x ~30 steps of 100 rollouts) about a
-        # minute, 8 inference runs of 50 trials about 7 h. The paper: 1.5 GPU-hours per trial, 600 for these.
-        estimate=(
-            "about 1-1.5 days on one H100-class GPU by a FLOP estimate (40 paper-size policies, then 4 variants x "
-            "2 splits x 50 trials of 100-rollout inference; the paper reports 1.5 GPU-hours per trial)"
-        ),
+    ),
+    "gpu": BenchmarkPreset(
+        "gpu",
+        PAPER_SIZES,  # the paper's data: 10 x 50 test pairs, 500 train-in episodes per house, 5,000 train-ood
+        trials=10,  # the paper's 50 in all
+        model="gpu",  # the largest ViT whose projected run fits 2 hours on one H100 (docs/gpu.md)
+        rollouts=100,
+        splits=("in", "ood"),
+        train={"max_steps": 4000},
+        uncut=EVERY_RUN,
     ),
 }

@@ -231,6 +231,11 @@ def write_summary(
         "protocol": cfg.protocol.record(),
         "training_budget": training_budget(cfg),
         "thresholds": list(cfg.thresholds),
+        # Where and how the learned models answered, as their results files say (reused files included).
+        "inference": {
+            key: sorted({str(run.settings[key]) for run in runs if key in run.settings})
+            for key in ("device", "precision")
+        },
         "accuracies": accuracies,
         "views": {view: [figures(run, cfg.thresholds) for run in view_runs] for view, view_runs in shown.items()},
         "results": [str(p.relative_to(cfg.report_dir)) for p in paths],

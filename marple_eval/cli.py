@@ -8,8 +8,9 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_eval.settings import PROTOCOLS
-from marple_gym.cli.options import float_in, nonnegative_int, positive_int, seed
+from marple_gym.cli.options import DEVICE_SPECS, device_spec, float_in, nonnegative_int, positive_int, seed
 
 if TYPE_CHECKING:
     from marple_eval.protocol import ProtocolSettings
@@ -51,6 +52,31 @@ def add_threshold_argument(parser) -> None:
         metavar="ACC[,ACC]",
         help="accuracies whose evidence needed is reported (default: 0.8,0.6; the first is the headline)",
     )
+
+
+def add_device_argument(parser: argparse.ArgumentParser, what: str = "where learned models run") -> None:
+    parser.add_argument(
+        "--device",
+        type=device_spec,
+        default="auto",
+        metavar=DEVICE_SPECS,
+        help=f"{what}, for every model that takes a device: auto (default: a GPU when there is one), cpu, cuda, "
+        "cuda:N; recorded in the results (see docs/gpu.md)",
+    )
+
+
+def with_device(target, model_args: dict, device: str) -> dict:
+    """The model's arguments with the resolved device, for a model that takes one (``--model-arg device=...``
+    wins over ``--device``)."""
+    import sys
+
+    from marple_eval.models.registry import resolve_device, takes_argument
+
+    if not takes_argument(target, "device"):
+        if device != "auto":
+            print(f"note: this model runs no learned model; --device {device} does not apply", file=sys.stderr)
+        return model_args
+    return {**model_args, "device": resolve_device(str(model_args.get("device", device)))}
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -163,7 +189,14 @@ def add_evaluate_parser(subparsers) -> None:
         "--labelings", choices=("random", "both"), default="random", help="placements to score (default: random)"
     )
     parser.add_argument("--seed", type=seed, default=0, help="run seed: placements and agent identities (default: 0)")
-    parser.add_argument("--workers", type=positive_int, default=1, help="processes (default: 1)")
+    parser.add_argument(
+        "--workers",
+        type=positive_int,
+        default=None,
+        help="processes (default: 1); for a model on a GPU, trials scored at a time in one process, their forward "
+        f"passes batched (default: {TRIALS_IN_FLIGHT})",
+    )
+    add_device_argument(parser)
     parser.add_argument("--limit", type=positive_int, default=None, help="at most this many trials per scenario")
     parser.add_argument(
         "--allow-incomplete",
@@ -303,8 +336,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         scenarios = args.scenario or [u.name for u in data.spec.units if len(u.roles) >= 2]
         if not scenarios:
             raise ValueError(f"{args.data} has no whodunit scenarios (two or more agents) to evaluate")
-        model_args = parse_model_args(args.model_arg)
         target = _model_target(args.model)
+        model_args = with_device(target, parse_model_args(args.model_arg), args.device)
         out = Path(args.out or f"results/{args.model.replace(':', '.')}.json")
         if args.dry_run:
             return _dry_run(args, target, model_args, out, data, scenarios)
@@ -337,7 +370,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             settings,
             run_settings=extra,
             resources=resources,
-            workers=args.workers,
+            workers=args.workers or (TRIALS_IN_FLIGHT if str(model_args.get("device")).startswith("cuda") else 1),
             out=out,
             progress=not args.no_progress,
         )
@@ -466,16 +499,11 @@ def _print_usage(ledger: Path, offset: int) -> dict:
 
 def _dry_run(args: argparse.Namespace, target, model_args: dict, out: Path, data, scenarios) -> int:
     """Write the requests a run would send, and their token estimate, without calling anything."""
-    import inspect
-
     from marple_eval.llm.client import dry_run_totals
+    from marple_eval.models.registry import takes_argument
     from marple_eval.protocol import dataset_episodes, evaluate, model_factory
 
-    try:
-        accepts = "dry_run" in inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        accepts = False
-    if not accepts:
+    if not takes_argument(target, "dry_run"):
         raise ValueError(f"--dry-run: model {args.model!r} calls no service, so it has nothing to dry-run")
     prompts = out.with_suffix(".prompts.jsonl")
     prompts.unlink(missing_ok=True)

@@ -20,9 +20,11 @@ culprit): agents appear under identities salted afresh in every run, their
 start configs under one neutral name, and their agent-model files by content,
 never by path.
 
-Trials run on several processes with a progress bar. Finished trials are
-appended to a journal next to the results file, so an interrupted run resumes
-where it stopped.
+Trials run on several processes with a progress bar; a model on a GPU scores
+several trials at a time in one process instead, its forward passes batched
+across them (:mod:`marple_eval.lockstep`). Finished trials are appended to a
+journal next to the results file, so an interrupted run resumes where it
+stopped.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import Placement, culprit_first, shown_order, trial_evidence
+from marple_eval.lockstep import run_in_lockstep
 from marple_eval.models.base import InferenceModel, check_query_probabilities, combined_answer
 from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, model_code
 from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean
@@ -57,6 +60,9 @@ log = logging.getLogger(__name__)
 ModelFactory = Callable[[], InferenceModel]
 Resources = Callable[[str, str], Any]
 """(scenario, role) -> whatever the model needs for that agent (e.g. its learned policy)."""
+
+EXECUTORS = ("auto", "processes", "lockstep")
+"""How trials are scored: a trial per worker process, or several at a time in one process (lockstep)."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +178,11 @@ class ModelFile:
 
     content: bytes = field(repr=False)
 
+    @functools.cached_property
+    def digest(self) -> str:
+        """SHA-256 of the content: one name for the same weights wherever they were read."""
+        return hashlib.sha256(self.content).hexdigest()
+
 
 def opaque(resource: Any) -> Any:
     """What a method receives for an agent: a file's content instead of its name, anything else as it is."""
@@ -241,6 +252,10 @@ def _journal_mismatch(path: Path, found: Any, header: dict[str, Any]) -> Results
     return ResultsError(f"{path}: a journal left by a run of {what}; delete it or choose another --out")
 
 
+def _score_one(scorer: _Scorer, settings: ProtocolSettings, episode: WhodunitEpisode) -> TrialResult:
+    return scorer(episode, settings)
+
+
 def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, TrialResult]:
     """Trials already finished by an interrupted run of the same model with the same settings."""
     if not path.is_file():
@@ -270,18 +285,28 @@ def evaluate(
     workers: int = 1,
     out: str | Path | None = None,
     progress: bool = True,
+    executor: str = "auto",
 ) -> RunResults:
     """Score a model on whodunit episodes and return (and, with ``out``, save) the results.
 
     ``factory`` builds the model (once per worker process, so it must be
     picklable for ``workers > 1``: a top-level function or ``functools.partial``);
     ``settings`` default to the ``ours`` protocol.
+    ``executor``: ``processes`` scores a trial per worker process; ``lockstep``
+    scores ``workers`` trials at a time in threads of this process, the model's
+    batched calls shared (recorded in the results, since on a GPU the batches'
+    sizes may change the last bits of an answer); ``auto`` is lockstep for a model
+    on a CUDA device, processes otherwise.
     """
     from tqdm import tqdm
 
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     settings = settings or ProtocolSettings()
     probe = build(factory)
     method = method or probe.name
+    if executor == "auto":
+        executor = "lockstep" if str(probe.device or "cpu").startswith("cuda") else "processes"
     with model_code(probe.name, "settings()"):
         recorded = {
             **probe.settings(),
@@ -289,6 +314,8 @@ def evaluate(
             "protocol": settings.record(),
             "combines_query_probabilities": probe.combines_query_probabilities,
         }
+    if executor == "lockstep":
+        recorded["trials_in_flight"] = workers
     header = _journal_header(method, probe, recorded)
     episodes = list(episodes)
     journal = Path(f"{out}.journal.jsonl") if out else None
@@ -297,7 +324,7 @@ def evaluate(
     results = dict(done)
     bar = tqdm(total=len(episodes), initial=len(done), unit="trial", desc=f"evaluating {method}", disable=not progress)
     try:
-        for trial in _run(factory, todo, settings, resources, workers, probe):
+        for trial in _run(factory, todo, settings, resources, workers, probe, executor):
             results[trial.episode_id] = trial
             if journal is not None:
                 _journal_trial(journal, header, trial)
@@ -326,8 +353,12 @@ def _journal_trial(journal: Path, header: dict[str, Any], trial: TrialResult) ->
         os.fsync(f.fileno())
 
 
-def _run(factory, todo, settings, resources, workers, probe):
+def _run(factory, todo, settings, resources, workers, probe, executor):
     identities = Identities()  # one salt for the run, shared by its worker processes
+    if executor == "lockstep":  # a model per thread; the policies they load are shared (one copy per device)
+        scorer = functools.partial(_Scorer, factory, resources, identities)
+        yield from run_in_lockstep(lambda: functools.partial(_score_one, scorer(), settings), todo, workers)
+        return
     if workers <= 1 or len(todo) <= 1:
         scorer = _Scorer(lambda: probe, resources, identities)  # the probe: one model, one answer check
         for episode in todo:

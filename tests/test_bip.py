@@ -143,3 +143,45 @@ def test_a_trained_policy_answers_end_to_end(data, tmp_path):
     )
     assert run.matrix()[:, -1].min() > 0.99  # at tau = T the culprit is seen
     assert run.settings["name"] == "bip"
+
+
+class CountingPolicy(RecordingPolicy):
+    """The stand-in policy, counting the rows it is asked for; its answers depend on the state too."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows = 0
+
+    def action_probs(self, vision, subgoal):
+        self.rows += len(vision)
+        probs = super().action_probs(vision, subgoal)
+        probs[:, 0] += (vision[..., 6] > 0).argmax(axis=-1).max(axis=-1) % 3  # where the agent is: turn left
+        return probs / probs.sum(axis=1, keepdims=True)
+
+
+class NoCache:
+    """What bip's rollouts asked before the cache: every row, every step."""
+
+    def __init__(self, policy) -> None:
+        self.policy = policy
+
+    def action_probs(self, vision, subgoal=None):
+        return self.policy.action_probs(vision, subgoal)
+
+
+def test_bip_rollouts_reuse_answers_for_repeated_inputs(data, monkeypatch):
+    """Same answers as asking for every row, from fewer rows: rollouts of every mission and evidence point
+    revisit the same states."""
+    import marple_agents.inverse.bip as bip
+
+    episode = max(data.whodunit(SCENARIO), key=lambda e: e.horizon)
+    answers, rows = [], []
+    for cache in (NoCache, bip.PolicyCache):
+        monkeypatch.setattr(bip, "PolicyCache", cache)
+        model, policy = BipModel(rollouts=8), CountingPolicy()
+        ids = setup(model, episode, policy, dict.fromkeys(MISSIONS, 0.5))
+        taus = range(episode.horizon)  # up to just before the culprit reaches the query state
+        answers.append(model.predict_all([trial_evidence(episode, tau, False, model.modalities, ids) for tau in taus]))
+        rows.append(policy.rows)
+    assert answers[0] == answers[1] and len(set(answers[0])) > 2  # the same answers, and not all alike
+    assert rows[1] < rows[0] / 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -120,14 +121,70 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert models == {p: p.stat().st_mtime_ns for p in (cfg.out / "models").rglob("policy.pt")}
 
 
-def test_the_same_benchmark_twice_gives_identical_figures(tmp_path):
-    texts = []
-    for name, workers in (("first", 2), ("second", 1)):  # nor do the figures depend on the processes used
-        out = tmp_path / name
-        cfg = BenchmarkConfig(TINY, out, scenarios=("pillow",), variants=("language",), workers=workers, progress=False)
-        run_benchmark(cfg)
-        texts.append((cfg.out / "benchmark.json").read_text())
-    assert texts[0] == texts[1]
+def benchmark_json(out: Path, executor: str, workers: int) -> str:
+    """The benchmark.json of a one-scenario TINY benchmark run with this executor and number of processes."""
+    cfg = BenchmarkConfig(
+        TINY, out, scenarios=("pillow",), variants=("language",), workers=workers, executor=executor, progress=False
+    )
+    run_benchmark(cfg)
+    return (cfg.out / "benchmark.json").read_text()
+
+
+@pytest.fixture(scope="module")
+def two_processes(tmp_path_factory) -> str:
+    """benchmark.json of the run with the local executor and two processes: the peer of the other runs."""
+    return benchmark_json(tmp_path_factory.mktemp("two-processes"), "local", 2)
+
+
+@pytest.fixture
+def ray_cluster():
+    """A Ray cluster on this machine (two CPUs, Ray's local mode of a cluster)."""
+    ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'marple-gym[ray]'")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_the_same_benchmark_twice_gives_identical_figures(tmp_path, two_processes):
+    """Nor do the figures depend on the processes used: one process writes the same benchmark.json, byte for
+    byte, as two."""
+    assert benchmark_json(tmp_path, "local", 1) == two_processes
+    assert json.loads(two_processes)["inference"] == {"device": ["cpu"], "precision": ["fp32"]}
+
+
+def test_ray_tasks_write_the_same_benchmark_json_as_local_processes(tmp_path, two_processes, ray_cluster):
+    """Nor on the executor: with every job a Ray task (one job per CPU, models and inference runs side by side)
+    the benchmark.json is the local executor's, byte for byte."""
+    assert benchmark_json(tmp_path, "ray", 1) == two_processes
+
+
+def test_train_commands_reproduce_the_benchmarks_agent_models(tmp_path, monkeypatch, capsys):
+    """For a SLURM array: the command of each agent model, run as it is, writes the checkpoint the benchmark
+    would have trained; the benchmark then trains nothing."""
+    import shlex
+
+    from marple_agents.checkpoints import read_checkpoint
+    from marple_benchmark import presets
+    from marple_benchmark.pipeline import model_jobs, train_job
+
+    monkeypatch.setitem(presets.PRESETS, "small", TINY)
+    cfg = BenchmarkConfig(TINY, tmp_path / "b", scenarios=("pillow",), variants=("vision",), progress=False)
+    jobs = tmp_path / "jobs.txt"
+    args = ["benchmark", "--scenario", "pillow", "--variants", "vision", "--out", str(cfg.out), "--no-progress"]
+    assert main([*args, "--train-commands", str(jobs)]) == 0
+    assert "2 'marple train' commands" in capsys.readouterr().out
+    lines = jobs.read_text().splitlines()
+    assert len(lines) == 2 and all(line.startswith("marple train --scenario pillow") for line in lines)
+    for line in lines:
+        assert main(shlex.split(line)[1:]) == 0
+    first = model_jobs(cfg)[0]
+    again = replace(cfg, out=tmp_path / "again")
+    again.out.mkdir()
+    again.data.symlink_to(cfg.data)
+    train_job(again, first)
+    digests = [read_checkpoint(c.checkpoint(*first))["weights_sha256"] for c in (cfg, again)]
+    assert digests[0] == digests[1]
+    assert main([*args, "--train-commands", str(jobs)]) == 0 and jobs.read_text() == ""  # all trained
 
 
 def test_a_preference_scenario_end_to_end(tmp_path, monkeypatch, capsys):

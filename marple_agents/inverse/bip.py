@@ -24,7 +24,6 @@ the reward (:mod:`marple_agents.search`); with 0 simulations it is the policy's.
 
 from __future__ import annotations
 
-import io
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -32,16 +31,18 @@ from typing import Any
 
 import numpy as np
 
+from marple_agents.cache import PolicyCache
+from marple_agents.device import kind, resolve_device, resolve_precision
 from marple_agents.search.missions import DONE, MissionSearch
 from marple_agents.search.puct import SearchSettings
-from marple_agents.simulation.agent_models import PolicyMemory, RolloutAgent, sample_rows
+from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.inference import AGENT_MODELS
 from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probability
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
-from marple_eval.protocol import ModelFile, opaque
+from marple_eval.protocol import opaque
 from marple_gym.missions.batch import MissionTable
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
@@ -68,7 +69,10 @@ class _Hypothesis:
 
 
 class MissionPolicyAgent(RolloutAgent):
-    """A language-conditioned policy that works through one mission's subgoals, from where the agent is at tau."""
+    """A language-conditioned policy that works through one mission's subgoals, from where the agent is at tau.
+
+    ``policy`` is a policy or a :class:`~marple_agents.cache.PolicyCache` of one (answers kept across rollouts).
+    """
 
     def __init__(self, policy: Any, progress: MissionProgress) -> None:
         self.policy = policy
@@ -97,38 +101,46 @@ class BipModel(InversePlanningModel):
     name = "bip"
 
     def __init__(
-        self, rollouts: int = 20, device: str = "cpu", agent: str = "policy", simulations: int = 16, **protocol: Any
+        self,
+        rollouts: int = 20,
+        device: str = "auto",
+        precision: str = "auto",
+        agent: str = "policy",
+        simulations: int = 16,
+        **protocol: Any,
     ) -> None:
         super().__init__(rollouts, **protocol)
         if agent not in AGENT_MODELS:
             raise ValueError(f"unknown agent model {agent!r}; choose from {', '.join(AGENT_MODELS)}")
-        self.device = device
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(self.device, precision)
         self.agent = agent
         self.search = SearchSettings(simulations=int(simulations)) if agent == "mcts" else None
         if self.search is not None:
             self.name = f"bip-mcts{simulations}"
         self.policies: dict[str, Any] = {}
+        self.caches: dict[str, PolicyCache] = {}
 
     def settings(self) -> dict[str, Any]:
         search = {} if self.search is None else {"agent": self.agent, **asdict(self.search)}
-        return {**super().settings(), **search}
+        return {**super().settings(), "device": kind(self.device), "precision": self.precision, **search}
 
     def setup(self, agents: Mapping[str, Any]) -> None:
-        """Receive each agent's ``{"policy": checkpoint or policy, "prior": MissionPrior or mapping}``."""
-        from marple_agents import load_policy
+        """Receive each agent's ``{"policy": checkpoint or policy, "prior": MissionPrior or mapping}``.
 
-        self.priors, self.policies = {}, {}
+        The rollouts ask each agent's policy through a cache kept for the scenario: the rollouts of every mission
+        hypothesis, evidence point and trial revisit the same inputs again and again."""
+        from marple_agents.policy import shared_policy
+
+        self.priors, self.policies, self.caches = {}, {}, {}
         for identity, resource in agents.items():
             if not isinstance(resource, Mapping) or not {"policy", "prior"} <= set(resource):
                 raise ValueError("bip needs a language-conditioned policy and a mission prior per agent")
-            policy = resource["policy"]
-            if isinstance(policy, ModelFile):
-                policy = io.BytesIO(policy.content)
-            if not hasattr(policy, "action_probs"):
-                policy = load_policy(policy, device=self.device)
+            policy = shared_policy(resource["policy"], self.device, self.precision)
             if getattr(policy, "conditioning", None) != "language":
                 raise ValueError("bip needs a language-conditioned policy (the likelihood is given each subgoal)")
             self.policies[identity] = policy
+            self.caches[identity] = PolicyCache(policy)
             self.priors[identity] = as_prior(resource["prior"], "bip")
         self._episodes = {}
         self._searches: dict[tuple[str, tuple[str, ...]], MissionSearch] = {}
@@ -193,9 +205,8 @@ class BipModel(InversePlanningModel):
     def _mission_search(self, identity: str, missions: list[str]) -> MissionSearch:
         key = (identity, tuple(missions))
         if key not in self._searches:
-            memory = PolicyMemory(self.policies[identity])
             table = MissionTable([get_mission(m) for m in missions])
-            self._searches[key] = MissionSearch(table, memory, self.search)
+            self._searches[key] = MissionSearch(table, self.caches[identity].action_probs, self.search)
         return self._searches[key]
 
     def log_likelihoods(self, agent: AgentEvidence) -> dict[str, float]:
@@ -208,11 +219,10 @@ class BipModel(InversePlanningModel):
         self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
     ) -> float:
         progress = self.hypotheses(agent)[mission].progress
-        policy = self.policies[agent.identity]
         if self.search is None:
-            rollout_agent: RolloutAgent = MissionPolicyAgent(policy, progress)
+            rollout_agent: RolloutAgent = MissionPolicyAgent(self.caches[agent.identity], progress)
         else:
-            rollout_agent = MCTSAgent(policy, {mission: 1.0}, self.search, use_language=True)
+            rollout_agent = MCTSAgent(self.policies[agent.identity], {mission: 1.0}, self.search, use_language=True)
         return query_probability(world, rollout_agent, agent, query, steps, self.rollouts, rng)
 
 

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
-from marple_agents.inputs import SUBGOAL_FIELDS, input_rows, row_keys
+from marple_agents.cache import PolicyCache
+from marple_agents.inputs import SUBGOAL_FIELDS
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions import MISSIONS
 from marple_gym.missions.batch import outcomes_match
@@ -30,8 +31,6 @@ from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
 IDLE = int(Action.idle)
-KNOWN_INPUTS = 200_000
-"""How many distinct inputs' action distributions a policy agent keeps (about 40 MB)."""
 
 
 class RolloutAgent(ABC):
@@ -91,37 +90,6 @@ def _group_rows(worlds: Sequence[World], groups: int) -> list[range]:
     if len(slices) != groups:
         raise ValueError(f"{groups} evidence points for a batch of {len(slices)} groups")
     return [range(s.start, s.stop) for s in slices]
-
-
-class PolicyMemory:
-    """A learned policy's action distributions, asked once per distinct input it has not seen yet.
-
-    Rollouts from one state share their states until their sampled actions
-    part them, the rollouts of the next evidence point (and of the other trials
-    in the same house) walk through many of the same states again, and a tree
-    search meets the same states in many branches, so the answers are kept,
-    keyed by a hash of the input (at most ``capacity`` of them).
-    """
-
-    def __init__(self, policy: Any, capacity: int = KNOWN_INPUTS) -> None:
-        self.policy = policy
-        self.capacity = capacity
-        self._known: dict[bytes, np.ndarray] = {}
-
-    def __call__(self, vision: np.ndarray, subgoal: np.ndarray | None = None) -> np.ndarray:
-        """(B, 10) float64: P(action | vision[, subgoal]) for each row, as ``policy.action_probs`` answers."""
-        keys = row_keys(input_rows(vision, subgoal))
-        unique, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-        names = unique.tolist()
-        known = self._known
-        new = [k for k, name in enumerate(names) if name not in known]
-        if new:
-            rows = first[new]
-            probs = self.policy.action_probs(vision[rows], None if subgoal is None else subgoal[rows])
-            if len(known) + len(new) > self.capacity:
-                known.clear()
-            known.update(zip((names[k] for k in new), np.asarray(probs, dtype=np.float64)))
-        return np.stack([known[name] for name in names])[inverse.ravel()]
 
 
 class PlannerAgent(RolloutAgent):
@@ -189,7 +157,7 @@ class PolicyAgent(RolloutAgent):
         self.subgoals: np.ndarray | None = None
         self.first_step = True
         self.heard = np.zeros(0, dtype=np.int64)
-        self.memory = PolicyMemory(policy)
+        self.cache = PolicyCache(policy)  # kept across resets: later evidence points revisit the same states
 
     def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])
@@ -217,7 +185,7 @@ class PolicyAgent(RolloutAgent):
         active = np.asarray(active)
         vision = self._grids(active)
         subgoal = self.subgoals[active] if self.use_language else None
-        probs = self.memory(vision, subgoal)
+        probs = self.cache.action_probs(vision, subgoal)
         if self.use_audio and self.first_step:
             probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
         self.first_step = False

@@ -11,7 +11,9 @@ refines the first action), ``language`` (language-conditioned policy, latest
 intent), ``all`` (language + audio). The agent model of each agent is set up
 from the run's resources: a checkpoint path (a learned policy) or
 ``{"planner": preferences}`` (the true planner: a perfect agent model, the
-upper bound).
+upper bound). Learned policies run on ``device`` (``auto``: a GPU when there is
+one) in ``precision`` (see :mod:`marple_agents.device`), one copy per process
+shared by every trial scored in it.
 
 ``agent="mcts"`` (our extension, not the paper's method) rolls out the
 :class:`~marple_agents.simulation.mcts.MCTSAgent` instead of the plain policy:
@@ -23,7 +25,6 @@ split) saying what it works on. Its resource per agent is
 
 from __future__ import annotations
 
-import io
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -31,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from marple_agents.device import kind, resolve_device, resolve_precision
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.mcts import MCTSAgent
@@ -38,7 +40,6 @@ from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.base import as_prior
 from marple_eval.models.base import QueryModel
-from marple_eval.protocol import ModelFile
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -68,7 +69,8 @@ class SimulationModel(QueryModel):
         variant: str = "vision",
         rollouts: int = 100,
         seed: int = 0,
-        device: str = "cpu",
+        device: str = "auto",
+        precision: str = "auto",
         agent: str = "policy",
         simulations: int = 16,
     ) -> None:
@@ -85,7 +87,8 @@ class SimulationModel(QueryModel):
         self.name = f"simulation-{variant}" if self.search is None else f"simulation-mcts{simulations}-{variant}"
         self.rollouts = int(rollouts)
         self.seed = int(seed)
-        self.device = device
+        self.device = resolve_device(device)
+        self.precision = resolve_precision(self.device, precision)
         self.agents: dict[str, RolloutAgent] = {}
 
     def settings(self) -> dict[str, Any]:
@@ -95,6 +98,8 @@ class SimulationModel(QueryModel):
             "variant": self.variant,
             "rollouts": self.rollouts,
             "seed": self.seed,
+            "device": kind(self.device),
+            "precision": self.precision,
             **search,
         }
 
@@ -106,21 +111,17 @@ class SimulationModel(QueryModel):
             return resource
         if isinstance(resource, dict) and "planner" in resource:
             return PlannerAgent(resource["planner"])
+        from marple_agents.policy import shared_policy
+
         language, audio = LANGUAGE in self.modalities, AUDIO in self.modalities
         if self.search is None:
-            return PolicyAgent(self._policy(resource), use_language=language, use_audio=audio)
+            policy = shared_policy(resource, self.device, self.precision)
+            return PolicyAgent(policy, use_language=language, use_audio=audio)
         if not isinstance(resource, Mapping) or not {"policy", "prior"} <= set(resource):
             raise ValueError("agent=mcts needs a policy checkpoint and a mission prior per agent")
         prior = as_prior(resource["prior"], "agent=mcts").probabilities
-        return MCTSAgent(self._policy(resource["policy"]), prior, self.search, use_language=language, use_audio=audio)
-
-    def _policy(self, resource: Any) -> Any:
-        """A loaded policy, a checkpoint's path or a checkpoint's content (:class:`ModelFile`), as a policy."""
-        from marple_agents import load_policy
-
-        if isinstance(resource, ModelFile):
-            resource = io.BytesIO(resource.content)
-        return resource if hasattr(resource, "action_probs") else load_policy(resource, device=self.device)
+        policy = shared_policy(resource["policy"], self.device, self.precision)
+        return MCTSAgent(policy, prior, self.search, use_language=language, use_audio=audio)
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent): 1 if the evidence shows the agent reaching it, else the fraction of rollouts that do."""

@@ -25,9 +25,10 @@ from typing import Any
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
+from marple_agents.cache import PolicyCache
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
-from marple_agents.simulation.agent_models import PolicyMemory, RolloutAgent, outcome_arrays, sample_rows
+from marple_agents.simulation.agent_models import RolloutAgent, outcome_arrays, sample_rows
 from marple_agents.simulation.rollouts import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions.batch import BatchProgress, MissionTable
@@ -76,8 +77,10 @@ class MCTSAgent(RolloutAgent):
         self.settings = settings or SearchSettings()
         self.use_language = use_language
         self.use_audio = use_audio
-        memory = PolicyMemory(policy)
-        self.search = MissionSearch(self.table, lambda v, s: memory(v, s if use_language else None), self.settings)
+        cache = PolicyCache(policy)
+        self.search = MissionSearch(
+            self.table, lambda v, s: cache.action_probs(v, s if use_language else None), self.settings
+        )
         self.worlds: RolloutWorlds | None = None
         self.progress = BatchProgress(self.table, np.zeros(0, dtype=np.int64))
         self.heard = np.zeros(0, dtype=np.int64)

@@ -17,16 +17,13 @@ log = logging.getLogger(__name__)
 
 
 class TableDataset(Dataset):
-    """A :class:`StateTable` as tensors. ``__getitems__`` returns a whole batch with one index per tensor,
-    so the ``DataLoader`` does no per-sample Python work."""
+    """A :class:`StateTable` as tensors (on ``device``: copied there once, so batches are gathered where the
+    model runs). ``__getitems__`` returns a whole batch with one index per tensor, so the ``DataLoader`` does
+    no per-sample Python work."""
 
-    def __init__(self, table: StateTable) -> None:
-        self.tensors = {
-            "vision": torch.from_numpy(table.vision),
-            "subgoal": torch.from_numpy(table.subgoal),
-            "targets": torch.from_numpy(table.targets),
-            "count": torch.from_numpy(table.count),
-        }
+    def __init__(self, table: StateTable, device: torch.device | str = "cpu") -> None:
+        arrays = {"vision": table.vision, "subgoal": table.subgoal, "targets": table.targets, "count": table.count}
+        self.tensors = {k: torch.from_numpy(v).to(device) for k, v in arrays.items()}
 
     def __len__(self) -> int:
         return len(self.tensors["count"])
@@ -35,7 +32,7 @@ class TableDataset(Dataset):
         return {k: v[index] for k, v in self.tensors.items()}
 
     def __getitems__(self, indices: list[int]) -> dict[str, torch.Tensor]:
-        index = torch.as_tensor(indices)
+        index = torch.as_tensor(indices, device=self.tensors["count"].device)
         return {k: v.index_select(0, index) for k, v in self.tensors.items()}
 
 
@@ -62,7 +59,8 @@ class PolicyDataModule(L.LightningDataModule):
 
     Training draws distinct inputs in proportion to how often they occur, with
     their action distribution as a soft target; validation sees every distinct
-    held-out input once, weighted by its count.
+    held-out input once, weighted by its count. ``on_device``: the tables live on
+    the trainer's device.
     """
 
     def __init__(
@@ -74,6 +72,7 @@ class PolicyDataModule(L.LightningDataModule):
         seed: int = 0,
         holdout: str = "houses",
         num_workers: int = 0,
+        on_device: bool = False,
     ) -> None:
         super().__init__()
         self.samples = samples
@@ -83,6 +82,7 @@ class PolicyDataModule(L.LightningDataModule):
         self.holdout = holdout
         self.seed = seed
         self.num_workers = num_workers
+        self.on_device = on_device
         self.train: StateTable | None = None
         self.val: StateTable | None = None
         self.summary: SplitSummary | None = None
@@ -104,8 +104,9 @@ class PolicyDataModule(L.LightningDataModule):
         log.info("data split: %s", self.summary)
 
     def _loader(self, table: StateTable, batch_size: int, sampler=None) -> DataLoader:
+        device = self.trainer.strategy.root_device if self.on_device and self.trainer else "cpu"
         return DataLoader(
-            TableDataset(table),
+            TableDataset(table, device),
             batch_size=batch_size,
             sampler=sampler,
             shuffle=False,

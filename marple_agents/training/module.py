@@ -60,6 +60,10 @@ class PolicyModule(L.LightningModule):
         self.schedule: WarmupCosine | None = None
         self._val_sums: torch.Tensor | None = None
 
+    def setup(self, stage: str) -> None:
+        if self.train_config.compile and stage == "fit":
+            self.net.compile()  # in place: the weights keep their names in checkpoints
+
     def forward(self, vision: torch.Tensor, subgoal: torch.Tensor | None = None):
         return self.net(vision, subgoal)
 
@@ -103,9 +107,8 @@ class PolicyModule(L.LightningModule):
         # No weight decay on biases, norms and embedding tables (the usual transformer recipe).
         decay = [p for n, p in self.named_parameters() if p.ndim >= 2 and "table" not in n]
         rest = [p for n, p in self.named_parameters() if not (p.ndim >= 2 and "table" not in n)]
-        optimizer = torch.optim.AdamW(
-            [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}], lr=cfg.lr
-        )
+        groups = [{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}]
+        optimizer = torch.optim.AdamW(groups, lr=cfg.lr, fused=cfg.fused_optimizer or None)
         self.schedule = WarmupCosine(int(self.trainer.estimated_stepping_batches), cfg.warmup_fraction)
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, self.schedule)
         return {"optimizer": optimizer, "lr_scheduler": {"scheduler": scheduler, "interval": "step"}}

@@ -64,11 +64,14 @@ def budget_label(train: settings.TrainConfig) -> str:
     return "at most " + ", ".join(parts)
 
 
+def _on_gpu(accelerator: str) -> bool:
+    return accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available()
+
+
 def _precision(precision: str, accelerator: str) -> str:
     if precision != "auto":
         return precision
-    gpu = accelerator in ("auto", "gpu", "cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-    return "bf16-mixed" if gpu else "32-true"
+    return "bf16-mixed" if _on_gpu(accelerator) and torch.cuda.is_bf16_supported() else "32-true"
 
 
 def train_policy(
@@ -116,6 +119,8 @@ def train_policy(
         train_cfg = replace(train_cfg, max_steps=max_steps)
     if max_minutes is not None:
         train_cfg = replace(train_cfg, max_minutes=max_minutes)
+    train_cfg = settings.speed_settings(train_cfg, _on_gpu(accelerator))
+    batch_size, accumulate = settings.micro_batches(train_cfg)
     out_dir = Path(out_dir)
     experiment_logger = make_logger(logger, out_dir)  # before the data, so a missing package fails fast
     L.seed_everything(seed, workers=True, verbose=False)
@@ -124,12 +129,18 @@ def train_policy(
     if samples is None:
         samples = MarpleDataset(data_root).samples(unit, split, role=role)
     data = PolicyDataModule(
-        samples, model, train_cfg.batch_size, train_cfg.val_fraction, seed, holdout=train_cfg.holdout
+        samples,
+        model,
+        batch_size,
+        train_cfg.val_fraction,
+        seed,
+        holdout=train_cfg.holdout,
+        on_device=train_cfg.data_on_device,
     )
     data.setup()
     log.info("data ready in %.1f s", time.perf_counter() - started)
 
-    batches = -(-len(data.train) // train_cfg.batch_size)  # one epoch; validation runs at epoch ends
+    batches = -(-len(data.train) // batch_size)  # one epoch; validation runs at epoch ends
     module = PolicyModule(model_cfg.to_dict(), asdict(train_cfg))
     callbacks: list[L.Callback] = [L.pytorch.callbacks.ModelCheckpoint(dirpath=out_dir / "lightning", save_last=True)]
     if train_cfg.max_minutes is not None:
@@ -142,7 +153,7 @@ def train_policy(
         max_steps=-1 if train_cfg.max_steps is None else train_cfg.max_steps,
         check_val_every_n_epoch=max(1, round(train_cfg.val_every / batches)),
         max_time=None if train_cfg.max_minutes is None else {"seconds": 60 * train_cfg.max_minutes * 1.1 + 30},
-        accumulate_grad_batches=train_cfg.accumulate,
+        accumulate_grad_batches=accumulate,
         gradient_clip_val=1.0,
         callbacks=callbacks,
         logger=experiment_logger,
@@ -165,7 +176,7 @@ def train_policy(
         train_seconds=train_seconds,
         val_loss=float(metrics["val/loss"]),
         steps=steps,
-        samples_per_second=steps * train_cfg.accumulate * train_cfg.batch_size * trainer.world_size / train_seconds,
+        samples_per_second=steps * accumulate * batch_size * trainer.world_size / train_seconds,
         data={"unit": unit, "split": split, "role": role, **asdict(summary), **(record or {})},
         config={
             "model": model_cfg.to_dict(),

@@ -13,6 +13,7 @@ A model is named in one of two ways:
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
@@ -95,3 +96,27 @@ def make_model(name: str, **kwargs: Any) -> InferenceModel:
     if not isinstance(model, InferenceModel):
         raise ModelNotFoundError(f"model {name!r} built a {type(model).__name__}, not an InferenceModel")
     return model
+
+
+def takes_argument(target: Callable[..., Any], name: str) -> bool:
+    """Whether a model class or factory accepts the keyword ``name`` (e.g. ``device``, ``dry_run``)."""
+    try:
+        return name in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def resolve_device(spec: str) -> str:
+    """``auto``, ``cpu``, ``cuda`` or ``cuda:N`` as the device torch names (``"cpu"``, ``"cuda:0"``).
+
+    The installed agent models resolve it (the ``marple.devices`` entry point:
+    this package imports no torch); without them there is only the CPU.
+    """
+    for ep in entry_points(group="marple.devices", name="resolve"):
+        try:
+            return ep.load()(spec)
+        except ModuleNotFoundError:  # the agents extra (torch) is not installed
+            break
+    if spec in ("auto", "cpu"):
+        return "cpu"
+    raise MarpleError(f"device {spec!r} needs torch: pip install 'marple-gym[agents]'")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 from collections.abc import Callable
 
 MAX_SEED = 2**63 - 1
@@ -66,6 +67,20 @@ def devices(text: str) -> int | str:
         return positive_int(text)
     except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected 'auto' or an integer >= 1, got {text!r}") from None
+
+
+DEVICE_SPECS = "auto|cpu|cuda|cuda:N"
+
+
+def device_spec(text: str) -> str:
+    """``--device``: where learned models run: auto (a GPU when there is one), cpu, cuda or cuda:N.
+
+    Only the form is checked here (the command line stays free of torch); whether the device exists is
+    checked where the models load (:func:`marple_agents.device.resolve_device`)."""
+    value = text.strip().lower()
+    if value in ("auto", "cpu", "cuda") or re.fullmatch(r"cuda:\d+", value):
+        return value
+    raise argparse.ArgumentTypeError(f"expected {DEVICE_SPECS}, got {text!r}")
 
 
 positive_int = int_in(1)

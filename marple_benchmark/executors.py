@@ -1,0 +1,157 @@
+"""Where the benchmark's independent jobs run: this machine's devices, one job per device, or a Ray cluster.
+
+A job (an agent model to train, an inference run to score) is a function of
+the job and the device it gets; it reads and writes files under the
+benchmark's folder and nothing else, so which process, device or machine ran
+it changes no figure: on the CPU both executors write byte-identical
+``benchmark.json`` files (tested).
+
+* :class:`LocalExecutor`: with GPUs, one worker process per GPU, each running
+  one job at a time on its own device (``--device cuda:1`` uses that one only);
+  on the CPU, ``parallel`` worker processes sharing the cores, or the jobs one
+  after the other in this process.
+* :class:`RayExecutor` (``--executor ray``, the ``ray`` extra): each job a Ray
+  task with one GPU where the cluster has GPUs, else one CPU; it joins the
+  cluster ``RAY_ADDRESS`` names, or starts one on this machine. Every node
+  needs this package and the benchmark's folder at the same path (a shared
+  file system).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import TypeVar
+
+from marple_agents.device import DeviceError, devices_for, kind
+from marple_gym.errors import MarpleError
+
+J = TypeVar("J")
+JobFunction = Callable[[J, str], object]
+"""``fn(job, device)``: does one job on ``device`` ("cpu", "cuda:N")."""
+
+EXECUTORS = ("local", "ray")
+
+
+class Executor(ABC):
+    """Runs independent jobs on devices; ``kind`` is ``"cpu"`` or ``"cuda"`` (what the jobs get)."""
+
+    kind: str = "cpu"
+
+    @abstractmethod
+    def run(self, fn: JobFunction, jobs: Sequence[J], parallel: int = 1) -> Iterator[J]:
+        """Do every job, yielding each as it finishes; ``parallel``: jobs at a time on a CPU-only machine."""
+
+
+class LocalExecutor(Executor):
+    """This machine: one worker process per device, or ``parallel`` CPU workers (see module docs).
+
+    ``devices`` is a device setting (``auto``, ``cpu``, ``cuda``, ``cuda:N``) or an explicit list of devices,
+    e.g. ``["cpu", "cpu"]`` to run two jobs at a time as if each had a device of its own.
+    """
+
+    def __init__(self, devices: str | Sequence[str] = "auto", verbose: bool = False) -> None:
+        self.devices = devices_for(devices) if isinstance(devices, str) else list(devices)
+        self.kind = kind(self.devices[0])
+        self.verbose = verbose
+
+    def slots(self, jobs: int, parallel: int) -> list[str]:
+        """The device of each worker: every GPU, or ``parallel`` CPU workers (never more than there are jobs)."""
+        slots = self.devices if self.kind == "cuda" or len(self.devices) > 1 else ["cpu"] * parallel
+        return slots[: max(1, jobs)]
+
+    def run(self, fn: JobFunction, jobs: Sequence[J], parallel: int = 1) -> Iterator[J]:
+        slots = self.slots(len(jobs), parallel)
+        if len(slots) == 1:
+            for job in jobs:
+                fn(job, slots[0])
+                yield job
+            return
+        context = mp.get_context("spawn")  # fresh interpreters: no inherited CUDA state, torch threads or locks
+        free = context.Queue()
+        for device in slots:
+            free.put(device)
+        # One thread per CPU worker, whatever the machine is doing: the weights must not depend on the load.
+        threads = max(1, (os.cpu_count() or 1) // len(slots))
+        with ProcessPoolExecutor(len(slots), context, _take_device, (free, threads, self.verbose)) as pool:
+            running = {pool.submit(_run_job, fn, job): job for job in jobs}
+            for done in as_completed(running):
+                done.result()
+                yield running[done]
+
+
+_DEVICE = "cpu"
+"""The device of this worker process (set once, when it starts)."""
+
+
+def _take_device(free, threads: int, verbose: bool) -> None:
+    global _DEVICE
+    _DEVICE = free.get()
+    _quiet_worker(threads, verbose)
+
+
+def _quiet_worker(threads: int, verbose: bool) -> None:
+    import torch
+
+    from marple_agents.training.train import quiet_lightning
+
+    torch.set_num_threads(threads)
+    quiet_lightning(verbose)
+
+
+def _run_job(fn: JobFunction, job) -> object:
+    return fn(job, _DEVICE)
+
+
+class RayExecutor(Executor):
+    """Each job a Ray task on the cluster ``RAY_ADDRESS`` names, or on one started here (see module docs).
+
+    ``device`` ``cpu`` keeps jobs off GPUs; ``auto`` uses them where the cluster has some; ``cuda`` requires them.
+    """
+
+    def __init__(self, device: str = "auto", verbose: bool = False, **init) -> None:
+        ray = _ray()
+        if not ray.is_initialized():
+            ray.init(**{"log_to_driver": verbose, "include_dashboard": False, **init})
+        gpus = int(ray.cluster_resources().get("GPU", 0))
+        if device.startswith("cuda") and not gpus:
+            raise DeviceError(f"--device {device}: the Ray cluster has no GPU")
+        if device not in ("auto", "cpu", "cuda"):
+            raise DeviceError(f"--device {device}: with --executor ray, choose auto, cpu or cuda (Ray assigns GPUs)")
+        self.kind = "cuda" if gpus and device != "cpu" else "cpu"
+        self.verbose = verbose
+
+    def run(self, fn: JobFunction, jobs: Sequence[J], parallel: int = 1) -> Iterator[J]:
+        ray = _ray()
+        gpu = self.kind == "cuda"
+        task = ray.remote(_ray_job).options(num_gpus=1 if gpu else 0, num_cpus=1)
+        pending = {task.remote(fn, job, gpu, self.verbose): k for k, job in enumerate(jobs)}
+        while pending:
+            (ready,), _ = ray.wait(list(pending), num_returns=1)
+            ray.get(ready)  # raises the job's error here
+            yield jobs[pending.pop(ready)]
+
+
+def _ray_job(fn: JobFunction, job, gpu: bool, verbose: bool) -> object:
+    _quiet_worker(1, verbose)
+    return fn(job, "cuda:0" if gpu else "cpu")  # Ray shows a task only the GPU it assigned
+
+
+def _ray():
+    try:
+        import ray
+    except ModuleNotFoundError:
+        raise MarpleError("--executor ray needs Ray: pip install 'marple-gym[ray]'") from None
+    return ray
+
+
+def make_executor(name: str, device: str = "auto", verbose: bool = False) -> Executor:
+    """The executor ``--executor`` names, for jobs on ``device`` (a ``--device`` setting)."""
+    if name == "local":
+        return LocalExecutor(device, verbose)
+    if name == "ray":
+        return RayExecutor(device, verbose)
+    raise ValueError(f"unknown executor {name!r}; choose from {', '.join(EXECUTORS)}")
