@@ -8,7 +8,8 @@ from invariants import assert_grid_consistent, assert_objects_conserved
 
 from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS
-from marple_gym.world.batch import BatchedState, apply_actions
+from marple_gym.world.batch import apply_actions
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.rules import apply_action
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World

@@ -20,7 +20,7 @@ from marple_gym.missions.batch import MissionTable
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.world import Action
-from marple_gym.world.batch import BatchedState
+from marple_gym.world.batched_state import BatchedState
 
 SCENARIO = "laundry"
 IDS = ("agent-a", "agent-b")

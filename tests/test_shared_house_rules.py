@@ -14,7 +14,8 @@ from marple_gym.generation.config import AgentSpec
 from marple_gym.missions import MISSIONS
 from marple_gym.world import Action
 from marple_gym.world.assets import OPEN_BIT
-from marple_gym.world.batch import BatchedState, apply_joint_actions
+from marple_gym.world.batch import apply_joint_actions
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.state import CH_AGENT, CH_OBJ, CH_OBJ_ID
 from marple_gym.world.world import World
 

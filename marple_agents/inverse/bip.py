@@ -46,7 +46,7 @@ from marple_gym.missions.batch import MissionTable
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
-from marple_gym.world.batch import BatchedState
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
