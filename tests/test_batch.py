@@ -60,7 +60,7 @@ def test_views_share_memory_and_rows_reset():
 
 
 def test_joint_actions_of_two_agents_equal_the_episode_transition():
-    from marple_gym.episode import EpisodeState, advance
+    from marple_gym.episode import EpisodeState
     from marple_gym.generation import HouseConfig
     from marple_gym.generation.config import AgentSpec
     from marple_gym.world.batch import apply_joint_actions
@@ -74,7 +74,7 @@ def test_joint_actions_of_two_agents_equal_the_episode_transition():
         actions = rng.integers(0, 10, size=(16, 2))
         outcomes = apply_joint_actions(house, batch, actions)
         for i, episode in enumerate(episodes):
-            steps = advance(house, episode, actions[i].tolist())
+            steps = episode.advance(house, actions[i].tolist())
             assert tuple(o.row(i) for o in outcomes) == tuple(s.outcome for s in steps)
             assert batch.view(i).same_as(episode.world)
     for i in range(16):

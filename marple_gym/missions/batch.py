@@ -81,6 +81,12 @@ class BatchProgress:
     def complete(self) -> np.ndarray:
         return self.index >= self.table.length[self.mission]
 
+    def copy(self) -> BatchProgress:
+        """An independent copy (the table is shared)."""
+        out = BatchProgress(self.table, self.mission)
+        out.index = self.index.copy()
+        return out
+
     def restart(self, rows: np.ndarray, mission: np.ndarray) -> None:
         """Start episodes ``rows`` over on missions ``mission``."""
         self.mission[rows] = mission

@@ -259,7 +259,7 @@ def apply_joint_actions(
 ) -> tuple[BatchOutcome, ...]:
     """One action of every agent in every episode: ``actions`` is (N, n_agents).
 
-    Agents act in index order, as in :func:`marple_gym.episode.transition.advance`: agent 1's action
+    Agents act in index order, as in :meth:`marple_gym.episode.EpisodeState.advance`: agent 1's action
     sees what agent 0's did (two agents cannot enter one cell or take one object).
     """
     actions = np.asarray(actions, dtype=np.int64)
