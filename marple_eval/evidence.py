@@ -13,9 +13,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from marple_eval.shared import SharedReplay, neutral_agents
+from marple_eval.suspect_world import SharedReplay, neutral_agents
 from marple_gym.datasets.dataset import subgoal_codes
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.episode.replay import replay
 from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.audio import SILENCE
@@ -23,6 +22,7 @@ from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Subgoal
 from marple_gym.missions.suspects import suspect_labels
+from marple_gym.recording.records import Trajectory, WhodunitEpisode
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 

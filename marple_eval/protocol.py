@@ -46,9 +46,9 @@ from marple_eval.evidence import Placement, QueryRules, culprit_first, shown_ord
 from marple_eval.models.base import InferenceModel, normalise_answer
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.records import WhodunitEpisode, evidence_steps
 from marple_gym.datasets.selection import select_trials
 from marple_gym.missions.suspects import suspect_labels
+from marple_gym.recording.records import WhodunitEpisode, evidence_steps
 
 log = logging.getLogger(__name__)
 

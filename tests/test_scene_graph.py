@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 import marple_gym  # noqa: F401  (registers the envs)
 from marple_gym.evidence import SceneGraphBuilder
 from marple_gym.generation import generate_world
-from marple_gym.multiagent.shared import generate_shared_episode
 from marple_gym.planner import HierarchicalPlanner
+from marple_gym.recording.shared_house import generate_shared_episode
 from marple_gym.world.assets import ASSETS, DOOR, states_from_bits
 from marple_gym.world.house import DIR_VEC
 from marple_gym.world.rules import apply_action

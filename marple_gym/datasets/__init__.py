@@ -9,9 +9,9 @@ from marple_gym.datasets.generate import (
     Unit,
     generate_dataset,
 )
-from marple_gym.datasets.recorder import record_trajectory
-from marple_gym.datasets.records import SubgoalSpan, Trajectory, WhodunitEpisode
 from marple_gym.datasets.shards import ShardError, read_shard, write_shard
+from marple_gym.recording.recorder import record_trajectory
+from marple_gym.recording.records import SubgoalSpan, Trajectory, WhodunitEpisode
 
 __all__ = [
     "PAPER_SIZES",

@@ -39,10 +39,10 @@ from gymnasium import spaces
 
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import DatasetError
-from marple_gym.datasets.records import Trajectory
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.files import atomic_write
 from marple_gym.missions.mission import SUBGOAL_NVEC, subgoal_codes
+from marple_gym.recording.records import Trajectory
 from marple_gym.world.actions import NUM_ACTIONS, Action
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.state import HANDS, NUM_CHANNELS

@@ -22,7 +22,7 @@ from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Mission, get_mission
-from marple_gym.multiagent.shared import IDLE, shared_house_config
+from marple_gym.recording.shared_house import IDLE, shared_house_config
 from marple_gym.world.state import NUM_CHANNELS
 from marple_gym.world.world import World
 

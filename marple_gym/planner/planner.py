@@ -19,7 +19,7 @@ episode state scores none (a progress of None)::
     while not planner.done:
         outcome = planner.step()          # or: a = planner.next_action(); env.step(a); planner.observe(outcome)
 
-In a house shared with other agents (see :mod:`marple_gym.multiagent.shared`)
+In a house shared with other agents (see :mod:`marple_gym.recording.shared_house`)
 the planner hears of their actions through :meth:`HierarchicalPlanner.notice`
 and plans again when one changed the world its plan relied on (took an object,
 opened or closed something, stepped onto its path). It treats other agents as

@@ -26,14 +26,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from marple_gym.datasets.recorder import MAX_EPISODE_STEPS, AgentRecorder
-from marple_gym.datasets.records import Trajectory, changes_state
 from marple_gym.episode.replay import replay
 from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.language import testimony
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.recording.recorder import MAX_EPISODE_STEPS, AgentRecorder
+from marple_gym.recording.records import Trajectory, changes_state
 from marple_gym.rendering.palette import AGENT_COLORS
 from marple_gym.world.actions import Action
 from marple_gym.world.world import World
