@@ -1,4 +1,5 @@
-"""Episode records, recording, and the benchmark's datasets on disk."""
+"""The benchmark's datasets on disk: generation, shards, manifests, selection and export (the episode records
+they hold, and their recorder, are :mod:`marple_gym.recording`'s, re-exported here)."""
 
 from marple_gym.datasets.dataset import MarpleDataset, Samples
 from marple_gym.datasets.generate import (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -20,13 +20,22 @@ from marple_gym.evidence.language import intent
 from marple_gym.missions.batch import MissionTable
 from marple_gym.missions.mission import Subgoal, subgoal_codes
 from marple_gym.missions.progress import MissionProgress
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.state import CH_AGENT, WorldState
 
-if TYPE_CHECKING:
-    from marple_gym.episode.batch import EpisodeBatch
-    from marple_gym.episode.state import EpisodeState
+
+class Observed(Protocol):
+    """What :func:`observe` reads of one episode (:class:`~marple_gym.episode.state.EpisodeState`) or of a batch
+    (:class:`~marple_gym.episode.batch.EpisodeBatch`, whose fields have a leading episode axis)."""
+
+    world: WorldState | BatchedState
+    agents: tuple[int, ...]
+    progress: tuple[Any, ...]
+    last_outcomes: tuple[Any, ...]
+    step_count: Any
+
 
 OBSERVATION_KEYS: tuple[str, ...] = ("image", "direction", "carrying", "mission", "intent", "audio", "subgoal")
 """The env's modalities, in the order of its observation space."""
@@ -64,7 +73,7 @@ def _self_first(image: np.ndarray, index: int) -> np.ndarray:
 
 def observe(
     house: House | HouseBatch,
-    episode: EpisodeState | EpisodeBatch,
+    episode: Observed,
     agent: int = 0,
     keys: Sequence[str] = OBSERVATION_KEYS,
     progress: MissionProgress | None = None,
@@ -151,7 +160,7 @@ def _texts(table: MissionTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def _observe_batch(
     house: House | HouseBatch,
-    episodes: EpisodeBatch,
+    episodes: Observed,
     agent: int,
     keys: Sequence[str],
     copy: bool = True,
@@ -198,7 +207,7 @@ def _observe_batch(
     return obs
 
 
-def _batch_audio(house: House | HouseBatch, episodes: EpisodeBatch, agent: int) -> np.ndarray:
+def _batch_audio(house: House | HouseBatch, episodes: Observed, agent: int) -> np.ndarray:
     """The sound token of acting agent ``agent``'s last action in each episode (silence before its first)."""
     out = episodes.last_outcomes[agent]
     if out is None:
