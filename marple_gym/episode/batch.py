@@ -79,13 +79,15 @@ class EpisodeBatch:
         mission progress. ``actions`` is (N,) for one acting agent, or (N, acting agents); agents act in order."""
         actions = np.asarray(actions)
         if len(self.agents) == 1 and actions.ndim == 1:
-            actions = actions[:, None]
-        if actions.ndim != 2 or actions.shape[1] != len(self.agents):
+            columns = (actions,)  # one acting agent: the common case, without a strided column view
+        elif actions.ndim == 2 and actions.shape[1] == len(self.agents):
+            columns = tuple(np.ascontiguousarray(actions[:, i]) for i in range(len(self.agents)))
+        else:
             raise ValueError(
                 f"expected actions of shape ({len(self)}, {len(self.agents)}), one per episode and acting agent, "
                 f"got {actions.shape}"
             )
-        outcomes = tuple(apply_actions(house, self.world, agent, actions[:, i]) for i, agent in enumerate(self.agents))
+        outcomes = tuple(apply_actions(house, self.world, agent, a) for agent, a in zip(self.agents, columns))
         steps = tuple(
             BatchStep(out, None if p is None else p.update(house, self.world, agent, out))
             for p, agent, out in zip(self.progress, self.agents, outcomes)

@@ -8,6 +8,7 @@ actions are replayed, and a vector env's sub-env sees what the single env would.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Protocol
@@ -17,7 +18,7 @@ import numpy as np
 from marple_gym.evidence.audio import SILENCE, audio_token, audio_tokens
 from marple_gym.evidence.egocentric import egocentric_view
 from marple_gym.evidence.language import intent
-from marple_gym.missions.batch import MissionTable
+from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import Subgoal, subgoal_codes
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.batched_state import BatchedState
@@ -185,14 +186,13 @@ def _observe_batch(
                 obs[key] = house.obj_codes[held]
             else:
                 obs[key] = house.obj_code(np.arange(n)[:, None], held)
-        elif key in ("mission", "intent", "subgoal"):
-            titles, intents, codes = _texts(tracker.table)
-            if key == "mission":
-                obs[key] = tuple(titles[tracker.mission].tolist())
-            else:
-                # One row gather from the flattened (mission x subgoal) tables: a 2-index fancy gather is slower.
-                rows = tracker.mission * (len(intents) // len(titles)) + tracker.index
-                obs[key] = tuple(intents[rows].tolist()) if key == "intent" else np.take(codes, rows, axis=0)
+        elif key in ("mission", "intent"):
+            text = _text_rows(tracker)
+            obs[key] = tuple(text.titles if key == "mission" else text.intents)
+        elif key == "subgoal":
+            titles, _, codes = _texts(tracker.table)
+            # One row gather from the flattened (mission x subgoal) table: a 2-index fancy gather is slower.
+            obs[key] = np.take(codes, tracker.mission * (len(codes) // len(titles)) + tracker.index, axis=0)
         elif key == "audio":
             obs[key] = _batch_audio(house, episodes, agent)
         elif key == "position":
@@ -205,6 +205,37 @@ def _observe_batch(
         else:
             raise KeyError(f"unknown observation key {key!r}; choose from {ALL_KEYS}")
     return obs
+
+
+class _TextRows:
+    """The mission title and intent sentence of every episode of a batch, as last observed."""
+
+    def __init__(self, n: int) -> None:
+        self.mission = np.full(n, -1, dtype=np.int64)
+        self.index = np.full(n, -1, dtype=np.int64)
+        self.titles = [""] * n
+        self.intents = [""] * n
+
+
+_TEXT_ROWS: weakref.WeakKeyDictionary[BatchProgress, _TextRows] = weakref.WeakKeyDictionary()
+
+
+def _text_rows(tracker: BatchProgress) -> _TextRows:
+    """The texts of ``tracker``'s episodes, rebuilt only for those whose mission or subgoal changed since they
+    were last observed: most steps change few, and building 2 x N strings per step would cost more than the rules."""
+    text = _TEXT_ROWS.get(tracker)
+    if text is None or len(text.mission) != len(tracker.mission):
+        text = _TEXT_ROWS[tracker] = _TextRows(len(tracker.mission))
+    rows = np.flatnonzero((tracker.mission != text.mission) | (tracker.index != text.index))
+    if rows.size:
+        titles, intents, _ = _texts(tracker.table)
+        mission, index = tracker.mission[rows], tracker.index[rows]
+        new_titles = titles[mission].tolist()
+        new_intents = intents[mission * (len(intents) // len(titles)) + index].tolist()
+        for r, title, sentence in zip(rows.tolist(), new_titles, new_intents):
+            text.titles[r], text.intents[r] = title, sentence
+        text.mission[rows], text.index[rows] = mission, index
+    return text
 
 
 def _batch_audio(house: House | HouseBatch, episodes: Observed, agent: int) -> np.ndarray:
