@@ -32,7 +32,8 @@ from bench_vector import timed
 import marple_gym  # noqa: F401
 from marple_gym.generation import generate_world
 from marple_gym.multiagent import parallel_env, shared_house_config
-from marple_gym.world.batch import BatchedState, apply_joint_actions
+from marple_gym.world.batch import apply_joint_actions
+from marple_gym.world.batched_state import BatchedState
 
 MISSIONS = ("do_laundry", "change_outfit", "get_snack", "feed_dog")
 

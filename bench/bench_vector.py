@@ -33,7 +33,8 @@ import numpy as np
 
 import marple_gym  # noqa: F401
 from marple_gym.generation import generate_world
-from marple_gym.world.batch import BatchedState, apply_actions
+from marple_gym.world.batch import apply_actions
+from marple_gym.world.batched_state import BatchedState
 
 ENV_ID = "Marple-DoLaundry-v0"
 TARGET = 1_000_000

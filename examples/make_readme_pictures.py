@@ -24,7 +24,7 @@ from marple_gym.cli.replay import planner_trajectory
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.rendering import render_grid
 from marple_gym.rendering.legend import legend_image
-from marple_gym.rendering.replays import PANEL_COLORS, TrajectoryView, pair_frame
+from marple_gym.viewers.replays import PANEL_COLORS, TrajectoryView, pair_frame
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
 

@@ -13,14 +13,16 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from marple_eval.shared import SharedReplay, neutral_agents
+from marple_eval.suspect_world import SharedReplay, neutral_agents
 from marple_gym.datasets.dataset import subgoal_codes
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.episode.replay import replay
+from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.audio import SILENCE
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Subgoal
 from marple_gym.missions.suspects import suspect_labels
+from marple_gym.recording.records import Trajectory, WhodunitEpisode
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -132,10 +134,11 @@ class AgentEvidence:
         if self._shared is not None:
             return self._shared.replays(self.start, ts)
         world = generate_world(self.start, np.random.default_rng(0)) if start is None else start.clone()
+        episode = EpisodeState.start(world.house, world.state, (None,))
         outcomes: list[Outcome] = []
         out = []
         for t in ts:
-            outcomes += [world.step(0, action) for action in self._actions[len(outcomes) : t].tolist()]
+            outcomes += [step.outcome for (step,) in replay(world.house, episode, self._actions[len(outcomes) : t])]
             out.append((world.clone(), list(outcomes)))
         return out
 

@@ -51,9 +51,9 @@ from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, model_code
 from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean
 from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.records import WhodunitEpisode
 from marple_gym.datasets.selection import select_trials
 from marple_gym.missions.suspects import suspect_labels
+from marple_gym.recording.records import WhodunitEpisode
 
 log = logging.getLogger(__name__)
 

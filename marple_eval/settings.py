@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import QueryRules
-from marple_gym.datasets.records import evidence_steps
+from marple_gym.recording.records import evidence_steps
 
 LAST_POINTS = ("T", "T-1")
 BUNDLE = ("combine", "eta", "margin", "cutoff", "last_point")

@@ -19,7 +19,7 @@ import sys
 import threading
 from pathlib import Path
 
-from marple_gym.datasets.records import evidence_steps
+from marple_gym.recording.records import evidence_steps
 from marple_gym.study.web import WEB_FORMAT, WEB_VERSION
 
 KEY = "test-write-key-0123456789"

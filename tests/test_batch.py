@@ -8,7 +8,8 @@ from invariants import assert_grid_consistent, assert_objects_conserved
 
 from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS
-from marple_gym.world.batch import BatchedState, apply_actions
+from marple_gym.world.batch import apply_actions
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.rules import apply_action
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
@@ -59,7 +60,7 @@ def test_views_share_memory_and_rows_reset():
 
 
 def test_joint_actions_of_two_agents_equal_the_episode_transition():
-    from marple_gym.episode import EpisodeState, advance
+    from marple_gym.episode import EpisodeState
     from marple_gym.generation import HouseConfig
     from marple_gym.generation.config import AgentSpec
     from marple_gym.world.batch import apply_joint_actions
@@ -73,7 +74,7 @@ def test_joint_actions_of_two_agents_equal_the_episode_transition():
         actions = rng.integers(0, 10, size=(16, 2))
         outcomes = apply_joint_actions(house, batch, actions)
         for i, episode in enumerate(episodes):
-            steps = advance(house, episode, actions[i].tolist())
+            steps = episode.advance(house, actions[i].tolist())
             assert tuple(o.row(i) for o in outcomes) == tuple(s.outcome for s in steps)
             assert batch.view(i).same_as(episode.world)
     for i in range(16):

@@ -212,7 +212,7 @@ class Renamed(Failing):
 def test_a_journal_left_by_another_model_is_refused_naming_both(data, tmp_path):
     episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
     out = tmp_path / "r.json"
-    with pytest.raises(RuntimeError):
+    with pytest.raises(ModelError, match="RuntimeError"):  # the model's failure, named as its own
         evaluate(lambda: Failing(11), episodes, ProtocolSettings(), out=out, progress=False)
     journal = Path(f"{out}.journal.jsonl")
     before = journal.read_bytes()

@@ -10,9 +10,11 @@ import pytest
 
 import marple_gym  # noqa: F401
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
-from marple_gym.episode import ALL_KEYS, EpisodeState, SnapshotMismatchError, advance, observe, step
+from marple_gym.episode import ALL_KEYS, EpisodeBatch, EpisodeState, SnapshotMismatchError, observe
 from marple_gym.generation import generate_world
 from marple_gym.missions import get_mission
+from marple_gym.missions.batch import MissionTable
+from marple_gym.world.batched_state import BatchedState
 
 SPLITS = ("test", "train-in", "train-ood")
 
@@ -47,26 +49,51 @@ def test_every_recorded_trajectory_replays_through_env_step_modality_by_modality
         env.close()
 
 
-def test_step_is_pure_and_advance_applies_the_same_rule():
+def test_a_copy_is_independent_and_advances_by_the_same_rule():
     world = generate_world(None, np.random.default_rng(1), ["do_laundry"])
     house = world.house
     start = EpisodeState.start(house, world.state, (get_mission("do_laundry"),))
     rng = np.random.default_rng(2)
-    pure, owned = start, start.copy()
+    first, second = start.copy(), start.copy()
     for action in rng.integers(0, 10, size=300).tolist():
-        before = pure.copy()
-        pure, (result,) = step(house, pure, [action])
-        assert before.world.same_as(before.world)
-        (same,) = advance(house, owned, [action])
+        (result,) = first.advance(house, [action])
+        (same,) = second.advance(house, [action])
         assert result == same
-        assert pure.world.same_as(owned.world) and pure.step_count == owned.step_count
-        assert pure.progress[0].index == owned.progress[0].index
-    assert start.step_count == 0 and start.last_outcomes == (None,)
-    assert observe(house, pure, 0, ALL_KEYS).keys() == set(ALL_KEYS)
+        assert first.world.same_as(second.world) and first.step_count == second.step_count
+        assert first.progress[0].index == second.progress[0].index
+    assert start.step_count == 0 and start.last_outcomes == (None,) and start.progress[0].index == 0
+    assert first.observe(house, 0, ALL_KEYS).keys() == set(ALL_KEYS)
     with pytest.raises(KeyError, match="unknown observation key 'smell'"):
-        observe(house, pure, 0, ("smell",))
+        observe(house, first, 0, ("smell",))
     with pytest.raises(ValueError, match="expected 1 actions"):
-        step(house, pure, [0, 1])
+        first.advance(house, [0, 1])
+
+
+def test_a_batch_of_episodes_advances_and_observes_as_each_episode_alone():
+    """EpisodeBatch (the vectorised rules, then progress over arrays) against EpisodeState one episode at a time."""
+    missions = [get_mission(m) for m in ("do_laundry", "watch_news_on_tv", "clean_living_room_table")]
+    world = generate_world(None, np.random.default_rng(3), [m.name for m in missions])
+    house = world.house
+    table = MissionTable(missions)
+    chosen = np.array([0, 1, 2, 0, 1, 2])
+    batch = EpisodeBatch.start(BatchedState.repeat(world.state, len(chosen)), table, (chosen,))
+    alone = [EpisodeState.start(house, world.state.copy(), (missions[m],)) for m in chosen.tolist()]
+    keys = ("image", "direction", "carrying", "mission", "intent", "audio", "subgoal", "position", "subgoal_index")
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        actions = rng.integers(0, 10, size=len(chosen))
+        (many,) = batch.advance(house, actions)
+        many_obs = batch.observe(house, 0, keys)
+        for i, episode in enumerate(alone):
+            ((outcome, achieved),) = episode.advance(house, [int(actions[i])])
+            assert many.outcome.row(i) == outcome
+            assert (-1 if achieved is None else achieved) == many.achieved[i]
+            obs = episode.observe(house, 0, keys)
+            for key in keys:
+                assert np.array_equal(np.asarray(many_obs[key][i]), np.asarray(obs[key])), key
+    copied = batch.copy()
+    copied.advance(house, np.full(len(chosen), 2))
+    assert not np.array_equal(copied.step_count, batch.step_count)
 
 
 def test_snapshot_is_typed_pickles_and_refuses_another_house():

@@ -10,10 +10,11 @@ from marple_gym.evidence import AUDIO, FOOTSTEP, SILENCE, audio_token, intent, l
 from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS
 from marple_gym.world import Action
+from marple_gym.world.rules import apply_action
 
 
 def token_of(world, action) -> str:
-    outcome = world.step(0, action)
+    outcome = apply_action(world.house, world.state, 0, int(action))
     return AUDIO.tokens[audio_token(outcome, world.house, world.state)]
 
 
@@ -43,7 +44,7 @@ def test_idle_hums_only_at_a_running_appliance():
     tv = {"type": "television", "pos": [3, 3], "state": {"toggleable": False}}
     world = make_world(furniture=[tv])
     assert token_of(world, Action.idle) == "silence"
-    world.step(0, Action.toggle)
+    apply_action(world.house, world.state, 0, int(Action.toggle))
     assert token_of(world, Action.idle) == "idle_television"
 
 
@@ -75,14 +76,17 @@ def test_intent_names_the_subgoal_never_the_mission():
 def test_testimony_reports_state_changes():
     world = generate_world(SNACK_HOUSE, np.random.default_rng(0))
     assert (
-        language.testimony(world.step(0, Action.open), world.house)
+        language.testimony(apply_action(world.house, world.state, 0, int(Action.open)), world.house)
         == "The electric refrigerator in the Kitchen was opened."
     )
     assert (
-        language.testimony(world.step(0, Action.pickup), world.house)
+        language.testimony(apply_action(world.house, world.state, 0, int(Action.pickup)), world.house)
         == "The sandwich in the electric refrigerator in the Kitchen was picked up."
     )
-    assert language.testimony(world.step(0, Action.left), world.house) == "Nothing has changed."
+    assert (
+        language.testimony(apply_action(world.house, world.state, 0, int(Action.left)), world.house)
+        == "Nothing has changed."
+    )
 
 
 def test_scene_graph_relations():
@@ -94,8 +98,8 @@ def test_scene_graph_relations():
     assert relations[("table_1", "Bedroom_1")] == "inRoom"
     assert relations[("A", "Kitchen_1")] == "inRoom"
     assert g.nodes["electric_refrigerator_1"]["states"]["openable"] is False
-    world.step(0, Action.open)
-    world.step(0, Action.pickup)
+    apply_action(world.house, world.state, 0, int(Action.open))
+    apply_action(world.house, world.state, 0, int(Action.pickup))
     g = scene_graph(world.house, world.state)
     assert g.edges["A", "sandwich_1"]["relation"] == "holding"
     assert not g.has_edge("sandwich_1", "electric_refrigerator_1")

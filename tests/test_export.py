@@ -13,7 +13,7 @@ from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.rendering import export
 from marple_gym.rendering.export import ExportError, save_animation
-from marple_gym.rendering.replays import trajectory_frames, whodunit_frames
+from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from marple_gym.datasets.recorder import record_trajectory
 from marple_gym.generation import generate_world
-from marple_gym.multiagent.shared import generate_shared_episode
 from marple_gym.planner import HierarchicalPlanner
+from marple_gym.recording.recorder import record_trajectory
+from marple_gym.recording.shared_house import generate_shared_episode
 
 REFERENCE = Path(__file__).parent / "data" / "reference-configs"
 HOUSES_PER_SEED = 8

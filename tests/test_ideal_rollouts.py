@@ -13,10 +13,10 @@ import pytest
 
 from marple_eval.evidence import VISION, agent_evidence
 from marple_eval.inverse import MissionTracker
-from marple_gym.datasets.recorder import record_trajectory
 from marple_gym.generation import generate_world
 from marple_gym.missions import get_mission
 from marple_gym.planner import HierarchicalPlanner
+from marple_gym.recording.recorder import record_trajectory
 
 
 def step_by_step(planner: HierarchicalPlanner, query, steps: int) -> bool:

@@ -10,6 +10,7 @@ from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS, Mission, MissionProgress, Subgoal, UnknownMissionError, get_mission
 from marple_gym.missions.requirements import mission_requirements
 from marple_gym.world import Action
+from marple_gym.world.rules import apply_action
 
 # SPEC section 4, abbreviated: (action, object or furniture, room, skippable)
 SPEC_TABLE = {
@@ -143,7 +144,7 @@ def test_progress_follows_the_script_to_completion():
     progress = MissionProgress(MISSIONS["get_snack"])
     achieved = []
     for action in SNACK_SCRIPT:
-        j = progress.update(world.step(0, action), world)
+        j = progress.update(apply_action(world.house, world.state, 0, int(action)), world)
         if j is not None:
             achieved.append(j)
     assert achieved == [0, 1, 2, 3]
@@ -155,7 +156,7 @@ def test_a_later_subgoal_skips_the_skippable_ones_before_it():
     progress = MissionProgress(MISSIONS["get_snack"])
     script = [a for a in SNACK_SCRIPT if a != Action.close]  # leave the fridge open
     for action in script:
-        progress.update(world.step(0, action), world)
+        progress.update(apply_action(world.house, world.state, 0, int(action)), world)
     assert progress.achieved == [0, 1, 3] and progress.skipped == [2]
     assert progress.complete
 
@@ -164,7 +165,7 @@ def test_a_required_subgoal_cannot_be_skipped():
     world = snack_world()
     progress = MissionProgress(MISSIONS["get_snack"])
     # picking up without opening fails; walking to the table and idling achieves nothing
-    assert progress.update(world.step(0, Action.pickup), world) is None
+    assert progress.update(apply_action(world.house, world.state, 0, int(Action.pickup)), world) is None
     assert progress.index == 0
 
 
@@ -186,14 +187,14 @@ def test_infeasible_skippable_subgoals_are_passed_over():
         query=0,
     )
     progress = MissionProgress(mission)
-    progress.update(world.step(0, Action.pickup), world)
+    progress.update(apply_action(world.house, world.state, 0, int(Action.pickup)), world)
     assert progress.index == 2 and progress.skipped == [1]  # the fridge is already open
 
 
 def test_matching_checks_the_room():
     world = snack_world()
     sg = Subgoal(Action.open, "electric_refrigerator", "Bedroom", state=("openable", True))
-    assert not sg.matches(world.step(0, Action.open), world.house)
+    assert not sg.matches(apply_action(world.house, world.state, 0, int(Action.open)), world.house)
 
 
 def test_requirements_follow_from_subgoals():

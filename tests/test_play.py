@@ -11,8 +11,8 @@ from PIL import Image
 import marple_gym  # noqa: F401
 from marple_gym.cli import play
 from marple_gym.cli.main import build_parser, main
-from marple_gym.rendering.play import KEYS, ManualControl
 from marple_gym.rendering.window import Window
+from marple_gym.viewers.play import KEYS, ManualControl
 from marple_gym.world import Action
 
 

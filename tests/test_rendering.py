@@ -16,6 +16,7 @@ from marple_gym.rendering.palette import AGENT_COLORS
 from marple_gym.rendering.tiles import agent_color_index, tile_image
 from marple_gym.world import Action
 from marple_gym.world.assets import ASSETS
+from marple_gym.world.rules import apply_action
 
 T = 16  # tile size for pixel tests
 
@@ -54,7 +55,7 @@ def test_a_frame_has_one_tile_per_cell_and_is_deterministic():
 def test_opened_or_toggled_furniture_looks_different_and_nothing_else_does(piece, action):
     world = make_world(furniture=[piece], agent=(2, 3, 0))
     before = render_frame(world, T)
-    assert world.step(0, action).success
+    assert apply_action(world.house, world.state, 0, int(action)).success
     after = render_frame(world, T)
     kind = ASSETS.furniture_type(piece["type"])
     x, y = piece["pos"]
@@ -67,11 +68,17 @@ def test_opened_or_toggled_furniture_looks_different_and_nothing_else_does(piece
 def test_cleaning_dust_off_a_table_shows():
     table = {"type": "table", "pos": [3, 2], "state": {"dustyable": True, "stainable": False}}
     world = make_world(furniture=[table], agent=(2, 3, 0), floor_objects=[{"type": "rag", "pos": [1, 3]}])
-    world.step(0, Action.left), world.step(0, Action.left)
-    assert world.step(0, Action.pickup).success
-    world.step(0, Action.left), world.step(0, Action.left)
+    (
+        apply_action(world.house, world.state, 0, int(Action.left)),
+        apply_action(world.house, world.state, 0, int(Action.left)),
+    )
+    assert apply_action(world.house, world.state, 0, int(Action.pickup)).success
+    (
+        apply_action(world.house, world.state, 0, int(Action.left)),
+        apply_action(world.house, world.state, 0, int(Action.left)),
+    )
     dusty = render_frame(world, T)
-    assert world.step(0, Action.clean).success
+    assert apply_action(world.house, world.state, 0, int(Action.clean)).success
     assert changed(region(dusty, 3, 2, 3, 2), region(render_frame(world, T), 3, 2, 3, 2)) > 0.2
 
 

@@ -19,10 +19,11 @@ from hypothesis import strategies as st
 import marple_gym  # noqa: F401  (registers the envs)
 from marple_gym.evidence import SceneGraphBuilder
 from marple_gym.generation import generate_world
-from marple_gym.multiagent.shared import generate_shared_episode
 from marple_gym.planner import HierarchicalPlanner
+from marple_gym.recording.shared_house import generate_shared_episode
 from marple_gym.world.assets import ASSETS, DOOR, states_from_bits
 from marple_gym.world.house import DIR_VEC
+from marple_gym.world.rules import apply_action
 
 
 def rebuilt_with_networkx(house, state) -> nx.DiGraph:
@@ -117,7 +118,7 @@ def test_scene_graph_covers_every_agent_of_a_shared_house():
     builder = SceneGraphBuilder(world.house)
     for joint in episode.joint_actions().tolist():
         for agent, action in enumerate(joint):
-            world.step(agent, action)
+            apply_action(world.house, world.state, agent, int(action))
         graph = builder.build(world.state)
         assert_same_graph(graph, world.house, world.state)
     assert sum(1 for _, kind in graph.nodes(data="kind") if kind == "agent") == 3
@@ -129,7 +130,7 @@ def test_scene_graph_is_right_after_a_snapshot_is_restored():
     start = env.get_state()
     planner = HierarchicalPlanner(env.world.clone(), mission="watch_movie_cozily", rng=np.random.default_rng(5))
     while (action := planner.next_action()) is not None:
-        planner.observe(planner.world.step(0, action))
+        planner.observe(apply_action(planner.world.house, planner.world.state, 0, int(action)))
         env.step(action)
     env.set_state(start)
     assert_same_graph(env.scene_graph(), env.world.house, env.world.state)

@@ -20,7 +20,8 @@ from marple_gym.missions.batch import MissionTable
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.world import Action
-from marple_gym.world.batch import BatchedState
+from marple_gym.world.batched_state import BatchedState
+from marple_gym.world.rules import apply_action
 
 SCENARIO = "laundry"
 IDS = ("agent-a", "agent-b")
@@ -82,7 +83,7 @@ def test_many_simulations_with_a_uniform_prior_find_the_shortest_way_to_the_ligh
     for _ in range(5):
         probs = search.policy(world.house, BatchedState.repeat(world.state, 1), np.zeros(1, int), np.zeros(1, int))
         taken.append(int(probs[0].argmax()))
-        world.step(0, taken[-1])
+        apply_action(world.house, world.state, 0, int(taken[-1]))
     assert taken == [Action.right, Action.forward, Action.forward, Action.forward, Action.toggle]
     assert world.state.fur_state[0] & 1  # the light is on
 

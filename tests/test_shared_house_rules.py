@@ -8,13 +8,14 @@ import numpy as np
 import pytest
 from invariants import assert_agents_apart, assert_grid_consistent, assert_no_object_in_walls, assert_objects_conserved
 
-from marple_gym.episode import EpisodeState, advance
+from marple_gym.episode import EpisodeState
 from marple_gym.generation import HouseConfig, generate_world
 from marple_gym.generation.config import AgentSpec
 from marple_gym.missions import MISSIONS
 from marple_gym.world import Action
 from marple_gym.world.assets import OPEN_BIT
-from marple_gym.world.batch import BatchedState, apply_joint_actions
+from marple_gym.world.batch import apply_joint_actions
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.state import CH_AGENT, CH_OBJ, CH_OBJ_ID
 from marple_gym.world.world import World
 
@@ -52,7 +53,7 @@ def _joint_both_ways(world: World, actions: list[int]):
     """The joint step through the episode transition and through the batched rules: the two must agree."""
     batch = BatchedState.repeat(world.state, 1)
     episode = EpisodeState.start(world.house, world.state, (None,) * len(actions))
-    steps = advance(world.house, episode, actions)
+    steps = episode.advance(world.house, actions)
     batched = apply_joint_actions(world.house, batch, np.array([actions]))
     assert tuple(o.row(0) for o in batched) == tuple(s.outcome for s in steps)
     assert batch.view(0).same_as(world.state)
@@ -109,7 +110,7 @@ def _fuzz(agents: int, houses: int, steps: int, seed: int) -> None:
         # Half navigation so agents meet in doorways; the rest spread over the interactions, close included.
         joint = rng.choice(10, size=(steps, agents), p=[0.12, 0.12, 0.26] + [0.5 / 7] * 7)
         for t, actions in enumerate(joint.tolist()):
-            advance(world.house, episode, actions)
+            episode.advance(world.house, actions)
             assert_agents_apart(world)
             if t % 5 == 0:
                 assert_objects_conserved(world)
@@ -139,7 +140,7 @@ def test_batched_joint_actions_equal_the_episode_transition(agents):
         actions = rng.choice(10, size=(n, agents), p=[0.12, 0.12, 0.26] + [0.5 / 7] * 7)
         outcomes = apply_joint_actions(house, batch, actions)
         for i, episode in enumerate(episodes):
-            steps = advance(house, episode, actions[i].tolist())
+            steps = episode.advance(house, actions[i].tolist())
             assert tuple(o.row(i) for o in outcomes) == tuple(s.outcome for s in steps), (i, actions[i])
             assert batch.view(i).same_as(episode.world)
     for i in range(n):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from invariants import assert_agents_apart, assert_objects_conserved
 
-from marple_gym.episode import EpisodeState, advance
+from marple_gym.episode import EpisodeState
 from marple_gym.evidence.language import NO_TESTIMONY
 from marple_gym.generation import HouseConfig, generate_world
 from marple_gym.generation.config import AgentSpec
@@ -16,6 +16,7 @@ from marple_gym.multiagent import generate_shared_episode, run_shared_episode, s
 from marple_gym.planner import HierarchicalPlanner
 from marple_gym.world import Action
 from marple_gym.world.actions import Outcome
+from marple_gym.world.rules import apply_action
 from marple_gym.world.world import World
 
 THREE = [{"do_laundry": 1.0}, {"change_outfit": 1.0}, {"get_snack": 1.0}]
@@ -36,7 +37,7 @@ def test_three_planners_share_a_house_and_the_record_replays(seed):
     world = episode.initial_world()
     replay = EpisodeState.start(world.house, world.state, (None,) * 3)
     for t, actions in enumerate(episode.joint_actions().tolist()):
-        steps = advance(world.house, replay, actions)
+        steps = replay.advance(world.house, actions)
         for i, trajectory in enumerate(trajectories):
             assert tuple(trajectory.position[t + 1].tolist()) == tuple(world.state.agent_pos[i].tolist())
             assert int(trajectory.outcomes[t, 0]) == int(steps[i].outcome.success)
@@ -109,7 +110,7 @@ def _blocked_doorway(seed: int) -> World | None:
             agents = [AgentSpec("A", (ax, ay), 0, "red"), AgentSpec("B", (bx, by), b_dir, "blue")]
             config = replace(config, doors=[replace(d, open=True) for d in config.doors], agents=agents)
             shared = generate_world(config, np.random.default_rng(0))
-            assert shared.step(1, Action.forward).success  # B steps into the doorway
+            assert apply_action(shared.house, shared.state, 1, int(Action.forward)).success  # B steps into the doorway
             return shared
     return None
 
@@ -124,9 +125,9 @@ def test_a_planner_blocked_only_by_another_agent_waits_or_steps_aside_instead_of
     assert first in (Action.idle, Action.left, Action.right, Action.forward)
     # Once B walks on through the door and away from it, A's plan goes through it.
     for _ in range(2):
-        planner.notice(world.step(1, Action.forward))
+        planner.notice(apply_action(world.house, world.state, 1, int(Action.forward)))
     while planner.next_action() in (Action.idle,):
-        planner.observe(world.step(0, Action.idle))
+        planner.observe(apply_action(world.house, world.state, 0, int(Action.idle)))
     assert not planner.failed_missions and planner.progress.index == 0
     for _ in range(200):
         if planner.progress.index > 0:

@@ -11,7 +11,7 @@ import pytest
 from marple_gym.cli import study
 from marple_gym.cli.main import build_parser, main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
-from marple_gym.datasets.records import evidence_steps
+from marple_gym.recording.records import evidence_steps
 from marple_gym.study import ResponseLog, StudyError, StudyState, make_trials, trial_order
 from marple_gym.study.app import Layout, StudyApp, full_question
 from marple_gym.study.trials import culprit_sides

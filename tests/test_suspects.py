@@ -15,7 +15,6 @@ from marple_eval.results import RunResults
 from marple_gym.cli.main import main
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import DatasetSpec, Sizes, Unit, generate_dataset
-from marple_gym.datasets.records import first_producer
 from marple_gym.missions.scenarios import ScenarioError, get_scenario
 from marple_gym.missions.suspects import (
     DEFAULT_SUSPECTS,
@@ -25,6 +24,7 @@ from marple_gym.missions.suspects import (
     suspect_scenario,
     suspect_scenarios,
 )
+from marple_gym.recording.records import first_producer
 
 TEST_ONLY = Sizes(test_houses=2, test_per_house=4, train_per_house=1, train_ood=1)
 

@@ -43,11 +43,12 @@ from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
 from marple_eval.protocol import opaque
+from marple_gym.episode import EpisodeState
 from marple_gym.missions.batch import MissionTable
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
-from marple_gym.world.batch import BatchedState
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
@@ -66,6 +67,7 @@ class _Hypothesis:
     progress: MissionProgress
     world: World
     log_probs: list[float]
+    episode: EpisodeState  # the world's state and the mission's progress, advanced together
 
 
 class MissionPolicyAgent(RolloutAgent):
@@ -161,10 +163,10 @@ class BipModel(InversePlanningModel):
 
     @staticmethod
     def _start(mission: Mission, start: World) -> _Hypothesis:
-        progress = MissionProgress(mission)
         world = start.clone()
-        progress.skip_infeasible(world)
-        return _Hypothesis(progress, world, [])
+        episode = EpisodeState.start(world.house, world.state, (mission,))
+        episode.progress[0].skip_infeasible(world)
+        return _Hypothesis(episode.progress[0], world, [], episode)
 
     def _extend(self, agent: AgentEvidence, hypotheses: dict[str, _Hypothesis], actions: list[int]) -> None:
         """Score the new actions under every mission with one batched policy call."""
@@ -177,7 +179,7 @@ class BipModel(InversePlanningModel):
                 if self.search is not None:  # where the search starts: the world and the mission's progress at t
                     states.append(h.world.state.copy())
                     indices.append(h.progress.index)
-                h.progress.update(h.world.step(0, actions[t]), h.world)
+                h.episode.advance(h.world.house, (actions[t],))
         if not rows:
             return
         if self.search is None:

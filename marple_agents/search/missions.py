@@ -29,9 +29,10 @@ from dataclasses import fields
 import numpy as np
 
 from marple_agents.search.puct import SearchSettings, run_search, visit_policy
-from marple_gym.missions.batch import BatchProgress, MissionTable
+from marple_gym.episode.batch import EpisodeBatch
+from marple_gym.missions.batch import MissionTable
 from marple_gym.world.assets import ASSETS, DOOR
-from marple_gym.world.batch import BatchedState, apply_actions
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.navigation import bitboard
@@ -88,15 +89,15 @@ class MissionSearch:
         trees = np.arange(len(states))
 
         def expand(parent: np.ndarray, action: np.ndarray, node: int):
-            child = nodes.take(parent, trees)
-            out = apply_actions(houses, child, 0, action)
-            tracker = BatchProgress(self.table, mission)
+            # Each child resumes its mission at its parent's subgoal, then takes one step through the episode.
+            child = EpisodeBatch.start(nodes.take(parent, trees), self.table, (mission,))
             before = progress[parent, trees]
-            tracker.index = before.copy()
-            tracker.update(houses, child, 0, out)
-            nodes.put(node, child)
-            progress[node] = after = tracker.index
-            return self.prior(child.grid, self.subgoals(mission, after)), value(child, mission, after), after - before
+            child.progress[0].index[:] = before
+            child.advance(houses, action)
+            nodes.put(node, child.world)
+            progress[node] = after = child.progress[0].index
+            grid = child.world.grid
+            return self.prior(grid, self.subgoals(mission, after)), value(child.world, mission, after), after - before
 
         tree = run_search(prior, value(states, mission, index), expand, self.settings)
         return visit_policy(tree)

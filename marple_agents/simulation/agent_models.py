@@ -25,7 +25,7 @@ from marple_gym.missions import MISSIONS
 from marple_gym.missions.batch import outcomes_match
 from marple_gym.planner.planner import HierarchicalPlanner, follow_history
 from marple_gym.world.actions import Action, Outcome
-from marple_gym.world.batch import BatchOutcome
+from marple_gym.world.batched_state import BatchOutcome
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World

@@ -1,9 +1,10 @@
 """Monte Carlo rollouts: how often an agent model reaches the query state (Algorithm E.1).
 
 The ``m`` rollouts of one agent at one evidence point are ``m`` episodes of one
-batched world (:class:`~marple_gym.world.batch.BatchedState`), stepped in
-lockstep: each step asks the agent model for a batch of actions (one policy
-forward pass) and applies them all at once with the vectorised world rules.
+batch (:class:`~marple_gym.episode.EpisodeBatch`), stepped in lockstep: each
+step asks the agent model for a batch of actions (one policy forward pass) and
+advances every episode at once (the vectorised world rules; the agent models
+track the missions themselves, so the batch scores none).
 
 :func:`query_probabilities` puts the rollouts of several evidence points of one
 agent (a group of ``m`` rows per point, each from the agent's world at that
@@ -25,10 +26,11 @@ import numpy as np
 
 from marple_agents.simulation.agent_models import RolloutAgent
 from marple_eval.evidence import AgentEvidence
+from marple_gym.episode.batch import EpisodeBatch
 from marple_gym.missions.batch import subgoal_reached
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Action, Outcome
-from marple_gym.world.batch import BatchedState, BatchOutcome, apply_actions
+from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
@@ -36,7 +38,7 @@ IDLE = int(Action.idle)
 
 
 class RolloutWorlds(Sequence[World]):
-    """The rollouts' worlds, views into one :class:`BatchedState` (``batch``).
+    """The rollouts' worlds, views into one batch of episodes (``episodes``, its world ``batch``).
 
     ``groups[g]`` is the slice of rows that start from ``starts[g]``. A world
     (a view into the batch) is made when first asked for: a learned policy reads
@@ -50,7 +52,8 @@ class RolloutWorlds(Sequence[World]):
             self.house: HouseBatch = HouseBatch.of(first)
         else:
             self.house = HouseBatch.of([w.house for w in starts for _ in range(rollouts)])
-        self.batch = BatchedState.stack([w.state for w in starts], repeats=rollouts)
+        self.episodes = EpisodeBatch.start(BatchedState.stack([w.state for w in starts], repeats=rollouts))
+        self.batch = self.episodes.world
         self.groups = tuple(slice(g * rollouts, (g + 1) * rollouts) for g in range(len(starts)))
         self._worlds: dict[int, World] = {}
 
@@ -159,15 +162,15 @@ def query_probabilities(
 
 def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, query: Subgoal, budget: np.ndarray, draws: RowRandom):
     """(N,) int: 1 for each rollout row that reached ``query`` within its budget of steps."""
-    house, batch = worlds.house, worlds.batch
-    n = len(batch)
+    house, episodes = worlds.house, worlds.episodes
+    n = len(episodes)
     actions = np.full(n, IDLE, dtype=np.int64)  # finished rollouts idle: idling changes nothing
     hits = np.zeros(n, dtype=np.int64)
     active = np.arange(n)
     for t in range(int(budget.max())):
         draws.rows = active
         actions[active] = agent.act(active, draws)
-        out = apply_actions(house, batch, 0, actions)
+        ((out, _),) = episodes.advance(house, actions)
         agent.observe(active, OutcomeRows(out, active))
         reached = subgoal_reached(query, house, out)[active]
         hits[active[reached]] = 1

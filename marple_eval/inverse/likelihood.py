@@ -198,7 +198,7 @@ class MissionTracker(HierarchicalPlanner):
         if p <= 0.0:
             return -math.inf
         self.segment.consume(action)
-        outcome = self.world.step(self.agent, action)
+        outcome = self._act(action)
         if not outcome.success or self.segment.finished:
             self.segment = None
         achieved = self.progress.update(outcome, self.world, skip_infeasible=False)

@@ -38,7 +38,7 @@ from marple_eval.llm.prompts import (
     training_pairs,
 )
 from marple_eval.models.base import InferenceModel
-from marple_gym.datasets.records import WhodunitEpisode
+from marple_gym.recording.records import WhodunitEpisode
 
 log = logging.getLogger(__name__)
 

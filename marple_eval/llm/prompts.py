@@ -19,9 +19,9 @@ import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence, trial_evidence
 from marple_eval.llm.scenes import describe_query, describe_scene
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.evidence.scene_graph import scene_graph
 from marple_gym.missions.mission import get_mission
+from marple_gym.recording.records import Trajectory, WhodunitEpisode
 
 SCENES = ("consecutive", "start")
 """Which two scenes of each agent a prompt shows: the step before now and now (the paper's), or its start and now."""

@@ -8,7 +8,7 @@ from marple_gym.cli.options import seed, tile_size
 
 
 def _keys_epilog() -> str:
-    from marple_gym.rendering.play import KEYS, QUIT_KEYS, RESET_KEYS
+    from marple_gym.viewers.play import KEYS, QUIT_KEYS, RESET_KEYS
 
     lines = [f"  {', '.join(names):<22} {action.name}" for names, action, _ in KEYS]
     lines += [f"  {', '.join(RESET_KEYS):<22} new house (reset)", f"  {', '.join(QUIT_KEYS):<22} quit"]
@@ -53,8 +53,8 @@ def make_env(args: argparse.Namespace):
 
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
     """Play; ``events`` (scripted pygame events, one list per frame) and ``max_frames`` are for tests."""
-    from marple_gym.rendering.play import ManualControl
     from marple_gym.rendering.window import Window
+    from marple_gym.viewers.play import ManualControl
 
     env = make_env(args)
     window = Window(f"MARPLE-Gym: {args.env_id}")

@@ -73,11 +73,11 @@ def planner_trajectory(mission: str, seed: int):
 
     import numpy as np
 
-    from marple_gym.datasets.recorder import record_trajectory
     from marple_gym.generation import generate_world
     from marple_gym.generation.config import AgentSpec
     from marple_gym.missions import get_mission
     from marple_gym.planner import HierarchicalPlanner
+    from marple_gym.recording.recorder import record_trajectory
 
     get_mission(mission)
     rng = np.random.default_rng(seed)
@@ -91,7 +91,7 @@ def select(args: argparse.Namespace):
     """(frames, tracks): a function yielding the animation's frames, and the sound tokens per channel."""
     from functools import partial
 
-    from marple_gym.rendering.replays import trajectory_frames, whodunit_frames
+    from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
 
     captions = not args.no_captions
     if args.data is None:

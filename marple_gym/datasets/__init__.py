@@ -1,4 +1,5 @@
-"""Episode records, recording, and the benchmark's datasets on disk."""
+"""The benchmark's datasets on disk: generation, shards, manifests, selection and export (the episode records
+they hold, and their recorder, are :mod:`marple_gym.recording`'s, re-exported here)."""
 
 from marple_gym.datasets.dataset import MarpleDataset, Samples
 from marple_gym.datasets.generate import (
@@ -9,9 +10,9 @@ from marple_gym.datasets.generate import (
     Unit,
     generate_dataset,
 )
-from marple_gym.datasets.recorder import record_trajectory
-from marple_gym.datasets.records import SubgoalSpan, Trajectory, WhodunitEpisode
 from marple_gym.datasets.shards import ShardError, read_shard, write_shard
+from marple_gym.recording.recorder import record_trajectory
+from marple_gym.recording.records import SubgoalSpan, Trajectory, WhodunitEpisode
 
 __all__ = [
     "PAPER_SIZES",

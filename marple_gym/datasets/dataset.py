@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 
 from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, file_sha256, load_manifest
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode, first_producer
 from marple_gym.datasets.shards import ShardError, read_shard, read_shard_meta
+from marple_gym.recording.records import Trajectory, WhodunitEpisode, first_producer
 
 log = logging.getLogger(__name__)
 

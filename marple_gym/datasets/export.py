@@ -43,12 +43,12 @@ from gymnasium.envs.registration import EnvSpec
 
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import DatasetError
-from marple_gym.datasets.records import Trajectory
 from marple_gym.envs.registration import HOUSEHOLD_ID
 from marple_gym.envs.spaces import observation_space as env_observation_space
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.files import atomic_write
 from marple_gym.missions.mission import subgoal_codes
+from marple_gym.recording.records import Trajectory
 from marple_gym.world.actions import NUM_ACTIONS, Action
 
 log = logging.getLogger(__name__)

@@ -33,8 +33,6 @@ from typing import Any
 import numpy as np
 
 from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS, DatasetError, check_manifest
-from marple_gym.datasets.recorder import record_trajectory
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode, first_producer
 from marple_gym.datasets.shards import write_shard
 from marple_gym.files import remove_stale_temporaries, write_json_atomic
 from marple_gym.generation.config import AgentSpec, HouseConfig
@@ -45,6 +43,8 @@ from marple_gym.missions.scenarios import get_scenario
 from marple_gym.missions.suspects import SuspectScenario
 from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.recording.recorder import record_trajectory
+from marple_gym.recording.records import Trajectory, WhodunitEpisode, first_producer
 from marple_gym.validation import message_error, read_json_file
 from marple_gym.version import __version__
 
@@ -249,7 +249,7 @@ def _shared_training_episode(
     unit: Unit, house: HouseConfig, house_id: str, role: str, rng: np.random.Generator, seed: int, **new_house
 ) -> Trajectory:
     """A training episode of a shared-house unit: every role acts with its preferences; ``role``'s is kept."""
-    from marple_gym.datasets.shared_house import shared_episode
+    from marple_gym.recording.role_episodes import shared_episode
 
     planners = {r: {"preferences": prefs} for r, prefs in unit.roles.items()}
     _, trajectories = shared_episode(house, planners, rng, house_id=house_id, seed=seed, **new_house)
@@ -275,7 +275,7 @@ def _test_group(spec: DatasetSpec, unit: Unit, house: HouseConfig, house_id: str
     for redraw in range(MAX_REDRAWS):
         again = (redraw,) if redraw else ()  # the first draw keeps the seeds of datasets made before redraws
         if unit.shared:
-            from marple_gym.datasets.shared_house import shared_episode
+            from marple_gym.recording.role_episodes import shared_episode
 
             planners = {role: {"mission": mission} for role, mission in unit.test_missions.items()}
             rng = _rng(spec, unit.name, "test", k, i, *again)

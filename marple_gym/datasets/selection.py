@@ -19,8 +19,8 @@ import logging
 from collections.abc import Iterable, Sequence
 
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.records import WhodunitEpisode
 from marple_gym.errors import MarpleError
+from marple_gym.recording.records import WhodunitEpisode
 
 log = logging.getLogger(__name__)
 

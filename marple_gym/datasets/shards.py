@@ -26,10 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from marple_gym.datasets.records import SubgoalSpan, Trajectory
 from marple_gym.errors import MarpleError
 from marple_gym.files import atomic_write
 from marple_gym.generation.config import HouseConfig
+from marple_gym.recording.records import SubgoalSpan, Trajectory
 
 SHARD_FORMAT = "marple-shard"
 SHARD_VERSION = 1

@@ -12,7 +12,6 @@ from marple_gym.envs.minigrid_api import MiniGridAPI
 from marple_gym.envs.spaces import action_space, fill_observation_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
-from marple_gym.episode.transition import advance
 from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.generation.config import ConfigError, HouseConfig
@@ -184,7 +183,7 @@ class MarpleEnv(MiniGridAPI, gym.Env):
     def step(self, action):
         if self.world is None:
             raise RuntimeError("call reset() before step()")
-        ((outcome, achieved),) = advance(self.world.house, self.episode, (int(action),))
+        ((outcome, achieved),) = self.episode.advance(self.world.house, (int(action),))
         terminated = self.progress.complete
         reward = (1.0 if terminated else 0.0) + (self.subgoal_reward if achieved is not None else 0.0)
         truncated = not terminated and self.step_count >= self.max_steps

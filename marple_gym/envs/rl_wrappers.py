@@ -12,8 +12,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from marple_gym.episode.observe import TEXT_KEYS
-from marple_gym.evidence.egocentric import check_view_size, egocentric_view
+from marple_gym.episode.observe import TEXT_KEYS, observe
+from marple_gym.evidence.egocentric import check_view_size
 
 
 class EgocentricView(gym.ObservationWrapper):
@@ -35,8 +35,11 @@ class EgocentricView(gym.ObservationWrapper):
         self.observation_space = spaces.Dict({**env.observation_space.spaces, "image": view})
 
     def observation(self, observation: dict) -> dict:
-        state = self.env.unwrapped.world.state
-        return {**observation, "image": egocentric_view(state, 0, self.view_size, self.see_through_walls)}
+        base = self.env.unwrapped
+        view = observe(
+            base.world.house, base.episode, 0, ("image",), view=self.view_size, see_through_walls=self.see_through_walls
+        )
+        return {**observation, "image": view["image"]}
 
 
 class RGBImageObservation(gym.ObservationWrapper):

@@ -5,8 +5,10 @@
 ``reset(seed=...)`` generates one house, exactly as the single env would with
 that seed, and starts ``num_envs`` episodes in it; every sub-env samples its own
 mission from the preferences. The actions of all sub-envs apply in one call of
-the vectorised rules (:func:`marple_gym.world.batch.apply_actions`), the same
-rules the single env applies one at a time.
+the batch of episodes (:meth:`marple_gym.episode.EpisodeBatch.advance`: the
+vectorised rules, then mission progress over arrays), the same transition the
+single env applies one episode at a time, and its observations are built by
+the same :func:`marple_gym.episode.observe`.
 
 Autoreset follows Gymnasium's default (``AutoresetMode.NEXT_STEP``): the step
 after a sub-env terminates or truncates restarts it from the house's first
@@ -26,14 +28,13 @@ from gymnasium.vector.utils import batch_space
 
 from marple_gym.envs.household import MarpleEnv
 from marple_gym.envs.spaces import action_space, observation_space
+from marple_gym.episode.batch import EpisodeBatch
 from marple_gym.episode.observe import OBSERVATION_KEYS
-from marple_gym.evidence.audio import SILENCE, audio_tokens
-from marple_gym.evidence.language import intent
 from marple_gym.generation.config import HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.batch import BatchProgress, MissionTable
-from marple_gym.missions.mission import MISSIONS, subgoal_codes
-from marple_gym.world.batch import BatchedState, apply_actions
+from marple_gym.missions.mission import MISSIONS
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
 
@@ -102,18 +103,10 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.table = MissionTable(single.missions)
         self._weights = np.array([single.preferences[m.name] for m in single.missions])
-        self._titles = [m.title for m in self.table.missions]
-        self._intents = [[intent(sg) for sg in m.subgoals] + [intent(None)] for m in self.table.missions]
-        self._codes = _subgoal_code_table(self.table.missions)
         self.house: House | None = None
         self.start: WorldState | None = None
-        self.batch: BatchedState | None = None
-        self.progress: BatchProgress | None = None
-        self.step_count = np.zeros(self.num_envs, dtype=np.int64)
-        self._audio = np.full(self.num_envs, SILENCE, dtype=np.int64)
+        self.episodes: EpisodeBatch | None = None
         self._restart = np.zeros(self.num_envs, dtype=bool)
-        self._mission_text: list[str] = []
-        self._intent_text: list[str] = []
 
     # ---- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -122,54 +115,56 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         first = self._sample_missions(1)
         world = generate_world(self._single.config, self.np_random, self._single.missions)
         self.house, self.start = world.house, world.state
-        self.batch = BatchedState.repeat(world.state, self.num_envs)
         missions = np.concatenate([first, self._sample_missions(self.num_envs - 1)])
-        self.progress = BatchProgress(self.table, missions)
-        self.step_count[:] = 0
-        self._audio[:] = SILENCE
+        self.episodes = EpisodeBatch.start(BatchedState.repeat(world.state, self.num_envs), self.table, (missions,))
         self._restart[:] = False
         n = self.num_envs
-        self._mission_text, self._intent_text = [""] * n, [""] * n
-        self._retitle(np.arange(n))
         return self._observation(), self._info(np.full(n, -1), np.ones(n, dtype=bool))
 
     def step(self, actions):
-        if self.batch is None:
+        if self.episodes is None:
             raise RuntimeError("call reset() before step()")
         actions = np.asarray(actions, dtype=np.int64)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {actions.shape}")
         restart = np.flatnonzero(self._restart)
-        before = self.progress.index.copy()
-        out = apply_actions(self.house, self.batch, 0, actions)
-        achieved = self.progress.update(self.house, self.batch, 0, out)
-        self.step_count += 1
-        self._audio = audio_tokens(out, self.house, self.batch)
+        ((out, achieved),) = self.episodes.advance(self.house, actions)
         terminated = self.progress.complete
         truncated = ~terminated & (self.step_count >= self.max_steps)
         reward = terminated.astype(np.float64) + self.subgoal_reward * (achieved >= 0)
         if restart.size:  # last step ended these episodes: start them over, ignoring their actions
-            self.batch.assign(restart, self.start)
-            self.progress.restart(restart, self._sample_missions(restart.size))
-            self.step_count[restart] = 0
-            self._audio[restart] = SILENCE
+            self.episodes.restart(restart, self.start, (self._sample_missions(restart.size),))
             terminated[restart] = truncated[restart] = False
             reward[restart] = 0.0
             achieved[restart] = -1
         self._restart = terminated | truncated
-        self._retitle(np.flatnonzero(self.progress.index != before))
-        self._retitle(restart)
         return self._observation(), reward, terminated, truncated, self._info(achieved, out.success)
+
+    @property
+    def batch(self) -> BatchedState | None:
+        """The sub-envs' world states, stacked."""
+        return None if self.episodes is None else self.episodes.world
+
+    @property
+    def progress(self) -> BatchProgress | None:
+        """The sub-envs' mission progress."""
+        return None if self.episodes is None else self.episodes.progress[0]
+
+    @property
+    def step_count(self) -> np.ndarray:
+        """Each sub-env's steps since it (re)started."""
+        return np.zeros(self.num_envs, dtype=np.int64) if self.episodes is None else self.episodes.step_count
 
     def render(self) -> tuple[np.ndarray, ...] | None:
         """``rgb_array``: one frame per sub-env."""
-        if self.render_mode is None or self.batch is None:
+        if self.render_mode is None or self.episodes is None:
             return None
         from marple_gym.rendering.frames import render_frame
         from marple_gym.world.world import World
 
         tile = self._single.tile_size
-        return tuple(render_frame(World(self.house, self.batch.view(i)), tile_size=tile) for i in range(self.num_envs))
+        batch = self.episodes.world
+        return tuple(render_frame(World(self.house, batch.view(i)), tile_size=tile) for i in range(self.num_envs))
 
     def close_extras(self, **kwargs: Any) -> None:
         self._single.close()
@@ -180,48 +175,11 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
             return np.array([self.np_random.choice(len(self._weights), p=self._weights)])
         return self.np_random.choice(len(self._weights), size=n, p=self._weights)
 
-    def _retitle(self, rows: np.ndarray) -> None:
-        """Refresh the mission title and intent sentence of the sub-envs ``rows`` (those whose subgoal changed)."""
-        missions, index = self.progress.mission, self.progress.index
-        for i in rows.tolist():
-            m = int(missions[i])
-            self._mission_text[i] = self._titles[m]
-            self._intent_text[i] = self._intents[m][int(index[i])]
-
     def _observation(self) -> dict[str, Any]:
-        batch = self.batch
-        obs: dict[str, Any] = {}
-        for key in self.observation_keys:
-            if key == "image":
-                obs[key] = batch.grid.copy() if self.copy else batch.grid
-            elif key == "direction":
-                obs[key] = batch.agent_dir[:, 0].astype(np.int64)
-            elif key == "carrying":
-                held = batch.carrying[:, 0].astype(np.int64)
-                obs[key] = self.house.obj_codes[held]
-            elif key == "mission":
-                obs[key] = tuple(self._mission_text)
-            elif key == "intent":
-                obs[key] = tuple(self._intent_text)
-            elif key == "subgoal":
-                # One row gather from the flattened (mission x subgoal, 4) table: a 2-index fancy gather is slower.
-                rows = self.progress.mission * self._codes.shape[1] + self.progress.index
-                obs[key] = np.take(self._codes.reshape(-1, 4), rows, axis=0)
-            else:
-                obs[key] = self._audio.copy()
-        return obs
+        return self.episodes.observe(self.house, 0, self.observation_keys, copy=self.copy)
 
     def _info(self, achieved: np.ndarray, success: np.ndarray) -> dict[str, Any]:
         return {"subgoal": self.progress.index.copy(), "achieved": achieved, "action_success": success}
-
-
-def _subgoal_code_table(missions) -> np.ndarray:
-    """(mission, subgoal index) -> the subgoal's codes; the row past the last subgoal (done) is all 0."""
-    table = np.zeros((len(missions), max(len(m.subgoals) for m in missions) + 1, 4), dtype=np.int64)
-    for i, m in enumerate(missions):
-        for k, sg in enumerate(m.subgoals):
-            table[i, k] = subgoal_codes(sg)
-    return table
 
 
 def _make_class(mission: str) -> type[MarpleVectorEnv]:

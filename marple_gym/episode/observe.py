@@ -1,26 +1,42 @@
-"""Observations: every modality of an episode, for every consumer, built in one place.
+"""Observations: every modality of an episode, or of a batch of episodes, for every consumer, built in one place.
 
-The Gymnasium env, the dataset recorder and the viewers all read an episode
-through :func:`observe`, so what an agent saw while a dataset was recorded is
-exactly what the env shows when the same actions are replayed.
+The Gymnasium envs (single, multi-agent and vector), the dataset recorder and
+the viewers all read episodes through :func:`observe`, so what an agent saw
+while a dataset was recorded is exactly what the env shows when the same
+actions are replayed, and a vector env's sub-env sees what the single env would.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from marple_gym.episode.state import EpisodeState
-from marple_gym.evidence.audio import audio_token
+from marple_gym.evidence.audio import SILENCE, audio_token, audio_tokens
 from marple_gym.evidence.egocentric import egocentric_view
 from marple_gym.evidence.language import intent
+from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import Subgoal, subgoal_codes
 from marple_gym.missions.progress import MissionProgress
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
-from marple_gym.world.state import CH_AGENT
+from marple_gym.world.house_batch import HouseBatch
+from marple_gym.world.state import CH_AGENT, WorldState
+
+
+class Observed(Protocol):
+    """What :func:`observe` reads of one episode (:class:`~marple_gym.episode.state.EpisodeState`) or of a batch
+    (:class:`~marple_gym.episode.batch.EpisodeBatch`, whose fields have a leading episode axis)."""
+
+    world: WorldState | BatchedState
+    agents: tuple[int, ...]
+    progress: tuple[Any, ...]
+    last_outcomes: tuple[Any, ...]
+    step_count: Any
+
 
 OBSERVATION_KEYS: tuple[str, ...] = ("image", "direction", "carrying", "mission", "intent", "audio", "subgoal")
 """The env's modalities, in the order of its observation space."""
@@ -57,13 +73,14 @@ def _self_first(image: np.ndarray, index: int) -> np.ndarray:
 
 
 def observe(
-    house: House,
-    episode: EpisodeState,
+    house: House | HouseBatch,
+    episode: Observed,
     agent: int = 0,
     keys: Sequence[str] = OBSERVATION_KEYS,
     progress: MissionProgress | None = None,
     view: int | None = None,
     see_through_walls: bool = False,
+    **batch_options: Any,
 ) -> dict[str, Any]:
     """The observation of acting agent ``agent`` (an index into ``episode.agents``).
 
@@ -84,7 +101,15 @@ def observe(
     agent is seen: its ``image`` marks its own cell with agent id 1 and the
     others with ids 2, 3, ... in world order (:func:`self_first_ids`). For world
     agent 0 this is the world's own numbering, so the grid is copied unchanged.
+
+    For an :class:`~marple_gym.episode.batch.EpisodeBatch` every modality gets a
+    leading episode axis (texts are tuples of strings); ``copy=False`` makes
+    ``image`` the batch's grid itself rather than a copy (no ``view``).
     """
+    if not isinstance(episode.world, WorldState):
+        return _observe_batch(house, episode, agent, keys, **batch_options)
+    if batch_options:
+        raise TypeError(f"options {sorted(batch_options)} are for a batch of episodes")
     state = episode.world
     index = episode.agents[agent]
     tracker = episode.progress[agent] if progress is None else progress
@@ -117,3 +142,105 @@ def observe(
         else:
             raise KeyError(f"unknown observation key {key!r}; choose from {ALL_KEYS}")
     return obs
+
+
+@lru_cache(maxsize=32)
+def _texts(table: MissionTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A mission table's titles (mission,), intents (mission, subgoal index + done) and subgoal codes
+    (mission, subgoal index + done, 4; all 0 once done), for observing many episodes with a few gathers."""
+    width = int(table.length.max()) + 1
+    titles = np.array([m.title for m in table.missions], dtype=object)
+    intents = np.full((len(table.missions), width), _intent(None), dtype=object)
+    codes = np.zeros((len(table.missions), width, 4), dtype=np.int64)
+    for i, m in enumerate(table.missions):
+        for k, sg in enumerate(m.subgoals):
+            intents[i, k] = _intent(sg)
+            codes[i, k] = subgoal_codes(sg)
+    return titles, intents.reshape(-1), codes.reshape(-1, 4)
+
+
+def _observe_batch(
+    house: House | HouseBatch,
+    episodes: Observed,
+    agent: int,
+    keys: Sequence[str],
+    copy: bool = True,
+    progress: None = None,
+) -> dict[str, Any]:
+    """:func:`observe` for every episode of a batch."""
+    batch = episodes.world
+    index = episodes.agents[agent]
+    tracker = episodes.progress[agent]
+    n = len(batch)
+    if tracker is None and any(k in ("mission", "intent", "subgoal", "subgoal_index") for k in keys):
+        raise ValueError("observing missions needs the batch's mission progress (start it with a MissionTable)")
+    obs: dict[str, Any] = {}
+    for key in keys:
+        if key == "image":
+            obs[key] = _self_first(batch.grid.copy(), index) if copy or index else batch.grid
+        elif key == "direction":
+            obs[key] = batch.agent_dir[:, index].astype(np.int64)
+        elif key == "carrying":
+            held = batch.carrying[:, index].astype(np.int64)
+            if isinstance(house, House):
+                obs[key] = house.obj_codes[held]
+            else:
+                obs[key] = house.obj_code(np.arange(n)[:, None], held)
+        elif key in ("mission", "intent"):
+            text = _text_rows(tracker)
+            obs[key] = tuple(text.titles if key == "mission" else text.intents)
+        elif key == "subgoal":
+            titles, _, codes = _texts(tracker.table)
+            # One row gather from the flattened (mission x subgoal) table: a 2-index fancy gather is slower.
+            obs[key] = np.take(codes, tracker.mission * (len(codes) // len(titles)) + tracker.index, axis=0)
+        elif key == "audio":
+            obs[key] = _batch_audio(house, episodes, agent)
+        elif key == "position":
+            obs[key] = batch.agent_pos[:, index].astype(np.int64)
+        elif key == "subgoal_index":
+            obs[key] = np.where(tracker.complete, -1, tracker.index)
+        elif key == "heard":
+            order = [agent] + [j for j in range(len(episodes.agents)) if j != agent]
+            obs[key] = np.stack([_batch_audio(house, episodes, j) for j in order], axis=1)
+        else:
+            raise KeyError(f"unknown observation key {key!r}; choose from {ALL_KEYS}")
+    return obs
+
+
+class _TextRows:
+    """The mission title and intent sentence of every episode of a batch, as last observed."""
+
+    def __init__(self, n: int) -> None:
+        self.mission = np.full(n, -1, dtype=np.int64)
+        self.index = np.full(n, -1, dtype=np.int64)
+        self.titles = [""] * n
+        self.intents = [""] * n
+
+
+_TEXT_ROWS: weakref.WeakKeyDictionary[BatchProgress, _TextRows] = weakref.WeakKeyDictionary()
+
+
+def _text_rows(tracker: BatchProgress) -> _TextRows:
+    """The texts of ``tracker``'s episodes, rebuilt only for those whose mission or subgoal changed since they
+    were last observed: most steps change few, and building 2 x N strings per step would cost more than the rules."""
+    text = _TEXT_ROWS.get(tracker)
+    if text is None or len(text.mission) != len(tracker.mission):
+        text = _TEXT_ROWS[tracker] = _TextRows(len(tracker.mission))
+    rows = np.flatnonzero((tracker.mission != text.mission) | (tracker.index != text.index))
+    if rows.size:
+        titles, intents, _ = _texts(tracker.table)
+        mission, index = tracker.mission[rows], tracker.index[rows]
+        new_titles = titles[mission].tolist()
+        new_intents = intents[mission * (len(intents) // len(titles)) + index].tolist()
+        for r, title, sentence in zip(rows.tolist(), new_titles, new_intents):
+            text.titles[r], text.intents[r] = title, sentence
+        text.mission[rows], text.index[rows] = mission, index
+    return text
+
+
+def _batch_audio(house: House | HouseBatch, episodes: Observed, agent: int) -> np.ndarray:
+    """The sound token of acting agent ``agent``'s last action in each episode (silence before its first)."""
+    out = episodes.last_outcomes[agent]
+    if out is None:
+        return np.full(len(episodes), SILENCE, dtype=np.int64)
+    return np.where(episodes.step_count > 0, audio_tokens(out, house, episodes.world), SILENCE)

@@ -1,24 +1,44 @@
-"""The typed state of one episode: the world, each acting agent's mission progress, the step count.
+"""One episode: the world, each acting agent's mission progress, the step count, and its one transition.
 
 An :class:`EpisodeState` is everything that changes while an episode runs, so a
 snapshot of it restores the episode exactly. It carries the fingerprint of the
 house it belongs to, and refuses to be restored into another house.
+
+:meth:`EpisodeState.advance` is the one transition of an episode: every acting
+agent's action through the world's rules, then every agent's mission progress.
+Simultaneous actions are resolved in agent order: acting agent 0's action
+applies first and agent 1's sees its effects (two agents cannot step into one
+cell, or pick up one object: the second finds it taken and fails). A door never
+closes on an agent standing in it (see the rules in docs/world.md). The batched
+shape of the same episode is :class:`~marple_gym.episode.batch.EpisodeBatch`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
+from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.errors import MarpleError
 from marple_gym.missions.mission import Mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
 from marple_gym.world.house import House
+from marple_gym.world.rules import apply_action
 from marple_gym.world.state import WorldState
+from marple_gym.world.world import World
 
 
 class SnapshotMismatchError(MarpleError):
     """An episode snapshot was restored into a house other than the one it was taken in."""
+
+
+class AgentStep(NamedTuple):
+    """What one acting agent's action did: its outcome and the subgoal it achieved (None if none)."""
+
+    outcome: Outcome
+    achieved: int | None
 
 
 @dataclass(eq=False)
@@ -63,6 +83,22 @@ class EpisodeState:
     def copy(self) -> EpisodeState:
         """An independent copy (the world arrays and the progress trackers are copied)."""
         return replace(self, world=self.world.copy(), progress=tuple(p and p.copy() for p in self.progress))
+
+    def advance(self, house: House, actions: Sequence[int]) -> tuple[AgentStep, ...]:
+        """Apply one action of each acting agent in place (the rules), then update each one's mission progress."""
+        if len(actions) != len(self.agents):
+            raise ValueError(f"expected {len(self.agents)} actions (one per acting agent), got {len(actions)}")
+        state = self.world
+        outcomes = tuple([apply_action(house, state, agent, int(a)) for agent, a in zip(self.agents, actions)])
+        view = World(house, state)
+        steps = tuple([AgentStep(o, None if p is None else p.update(o, view)) for p, o in zip(self.progress, outcomes)])
+        self.last_outcomes = outcomes
+        self.step_count += 1
+        return steps
+
+    def observe(self, house: House, agent: int = 0, keys: Sequence[str] = OBSERVATION_KEYS, **options: Any) -> dict:
+        """Acting agent ``agent``'s observation (:func:`marple_gym.episode.observe.observe`, with its options)."""
+        return observe(house, self, agent, keys, **options)
 
     @property
     def complete(self) -> tuple[bool, ...]:

@@ -24,7 +24,7 @@ import numpy as np
 
 from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
 from marple_gym.world.assets import ASSETS, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
-from marple_gym.world.batch import BatchedState, BatchOutcome, state_at
+from marple_gym.world.batched_state import BatchedState, BatchOutcome, state_at
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.state import WorldState

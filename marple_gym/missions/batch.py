@@ -17,10 +17,13 @@ import numpy as np
 
 from marple_gym.missions.feasibility import is_feasible
 from marple_gym.missions.mission import Mission, Subgoal
-from marple_gym.world.batch import FORWARD, BatchedState, BatchOutcome
+from marple_gym.world.actions import Action
+from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
+
+_FORWARD = int(Action.forward)
 
 
 def outcomes_match(codes: np.ndarray, house: House | HouseBatch, out: BatchOutcome, rows: np.ndarray) -> np.ndarray:
@@ -78,6 +81,12 @@ class BatchProgress:
     def complete(self) -> np.ndarray:
         return self.index >= self.table.length[self.mission]
 
+    def copy(self) -> BatchProgress:
+        """An independent copy (the table is shared)."""
+        out = BatchProgress(self.table, self.mission)
+        out.index = self.index.copy()
+        return out
+
     def restart(self, rows: np.ndarray, mission: np.ndarray) -> None:
         """Start episodes ``rows`` over on missions ``mission``."""
         self.mission[rows] = mission
@@ -87,7 +96,7 @@ class BatchProgress:
         """Record one outcome per episode; return the index of the subgoal each achieved (-1: none)."""
         achieved = np.full(len(self.index), -1, dtype=np.int64)
         # Subgoals are never navigation, so only successful interactions can achieve or unblock one.
-        rows = np.flatnonzero(out.success & (out.action > FORWARD) & ~self.complete)
+        rows = np.flatnonzero(out.success & (out.action > _FORWARD) & ~self.complete)
         searching, offset = rows, 0
         while searching.size:
             at = np.minimum(self.index[searching] + offset, self.table.codes.shape[1] - 1)

@@ -14,9 +14,9 @@ import numpy as np
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS, BIT, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT
+from marple_gym.world.containers import object_accessible
 from marple_gym.world.house import House
 from marple_gym.world.navigation import bitboard, reachable_cells
-from marple_gym.world.rules import object_accessible
 from marple_gym.world.state import CH_AGENT, CH_OBJ
 from marple_gym.world.world import World
 

@@ -13,38 +13,10 @@ import difflib
 import json
 from dataclasses import dataclass, replace
 from importlib import resources
-from typing import TYPE_CHECKING
 
-from marple_gym.errors import MarpleError
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
-from marple_gym.missions.words import relation, word
-from marple_gym.world.actions import Action
-
-if TYPE_CHECKING:
-    from marple_gym.missions.suspects import SuspectScenario
-
-
-class ScenarioError(MarpleError, ValueError):
-    """A scenario that cannot be posed (unknown name, query state not unique to one agent)."""
-
-
-def same_state_change(a: Subgoal, b: Subgoal) -> bool:
-    """Do two subgoals produce the same query state (action, target, room, value)?"""
-    return (a.action, a.obj, a.fur, a.room, a.state) == (b.action, b.obj, b.fur, b.room, b.state)
-
-
-def question_for(query: Subgoal) -> str:
-    """A whodunit question for a query state, e.g. "Who turned on the laundry?"."""
-    fur = word(query.fur)
-    if query.action == Action.pickup:
-        return f"Who picked up the {word(query.obj)}?"
-    if query.action == Action.drop:
-        return f"Who put the {word(query.obj)} {relation(query.fur)} the {fur}?"
-    if query.action == Action.toggle:
-        return f"Who turned {'on' if query.state[1] else 'off'} the {fur}?"
-    if query.action == Action.idle:
-        return f"Who waited by the {fur}?"
-    return f"Who {'opened' if query.action == Action.open else query.action.name + 'ed'} the {fur}?"
+from marple_gym.missions.questions import ScenarioError, question_for, same_state_change
+from marple_gym.missions.suspects import SUSPECT_SCENARIOS, SuspectScenario, parse_suspect_scenario
 
 
 @dataclass(frozen=True)
@@ -126,9 +98,6 @@ SCENARIOS_VERSION, SCENARIOS = _load()
 def get_scenario(name: str) -> Scenario | SuspectScenario:
     """A paper scenario by name, ``name@0.8`` for a preference variant, ``missionA-vs-missionB``, or an
     N-suspect scenario such as ``sandwich-3`` or ``sandwich-3-shared`` (:mod:`marple_gym.missions.suspects`)."""
-    # Imported here: the N-suspect module builds on this one's helpers.
-    from marple_gym.missions.suspects import SUSPECT_SCENARIOS, parse_suspect_scenario
-
     base, at, pref = name.partition("@")
     if at and not pref.strip():
         raise ScenarioError(f"scenario {name!r}: no preference after '@'; write e.g. {base}@0.8, or {base} alone")

@@ -24,7 +24,7 @@ from functools import cached_property
 from importlib import resources
 
 from marple_gym.missions.mission import MISSIONS, Subgoal, get_mission
-from marple_gym.missions.scenarios import ScenarioError, question_for, same_state_change
+from marple_gym.missions.questions import ScenarioError, question_for, same_state_change
 
 MAX_SUSPECTS = len(MISSIONS)
 """Every suspect has a mission of its own, so at most one suspect per mission."""

@@ -4,14 +4,15 @@
   (:class:`~marple_gym.multiagent.environment.MarpleParallelEnv`; needs the ``multiagent`` extra).
 * :func:`generate_shared_episode` / :func:`run_shared_episode`: N hierarchical planners
   acting together, every agent's actions and evidence recorded in one
-  :class:`SharedEpisode` (numpy only, no PettingZoo needed).
+  :class:`SharedEpisode` (numpy only, no PettingZoo needed; they live in
+  :mod:`marple_gym.recording.shared_house` and are re-exported here).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from marple_gym.multiagent.shared import (
+from marple_gym.recording.shared_house import (
     SharedEpisode,
     generate_shared_episode,
     run_shared_episode,

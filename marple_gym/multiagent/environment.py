@@ -18,13 +18,12 @@ from marple_gym.envs.registration import MAX_EPISODE_STEPS
 from marple_gym.envs.spaces import action_index, action_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, TEXT_KEYS, observe
 from marple_gym.episode.state import EpisodeState
-from marple_gym.episode.transition import advance
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Mission, get_mission
-from marple_gym.multiagent.shared import IDLE, shared_house_config
+from marple_gym.recording.shared_house import IDLE, shared_house_config
 from marple_gym.world.state import NUM_CHANNELS
 from marple_gym.world.world import World
 
@@ -203,7 +202,7 @@ class MarpleParallelEnv(ParallelEnv):
             )
         live = list(self.agents)
         joint = [action_index(actions[a], f"{a}'s action") if a in actions else IDLE for a in self.possible_agents]
-        steps = advance(self.world.house, self.episode, joint)
+        steps = self.episode.advance(self.world.house, joint)
         index = {a: i for i, a in enumerate(self.possible_agents)}
         rewards, terminations, truncations, infos = {}, {}, {}, {}
         out_of_time = self.episode.step_count >= self.max_steps

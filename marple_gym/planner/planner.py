@@ -10,7 +10,7 @@
   Closed doors on the way are opened.
 
 The planner only decides. Every action it takes goes through the episode
-transition (:func:`marple_gym.episode.transition.advance`, the function
+transition (:meth:`marple_gym.episode.EpisodeState.advance`, the function
 ``env.step`` and the dataset recorder wrap), one action at a time, like
 MiniGrid's BabyAI bot; the planner keeps its own mission progress, so its
 episode state scores none (a progress of None)::
@@ -19,7 +19,7 @@ episode state scores none (a progress of None)::
     while not planner.done:
         outcome = planner.step()          # or: a = planner.next_action(); env.step(a); planner.observe(outcome)
 
-In a house shared with other agents (see :mod:`marple_gym.multiagent.shared`)
+In a house shared with other agents (see :mod:`marple_gym.recording.shared_house`)
 the planner hears of their actions through :meth:`HierarchicalPlanner.notice`
 and plans again when one changed the world its plan relied on (took an object,
 opened or closed something, stepped onto its path). It treats other agents as
@@ -58,8 +58,8 @@ from functools import cached_property, lru_cache
 
 import numpy as np
 
+from marple_gym.episode.replay import replay
 from marple_gym.episode.state import EpisodeState
-from marple_gym.episode.transition import advance
 from marple_gym.missions.feasibility import state_holds, target_cells
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
@@ -109,8 +109,7 @@ def follow_history(start: World, actions, mission: str | Mission, agent: int = 0
     progress.skip_infeasible(world)
     # The episode transition steps the world and updates the mission's progress, as env.step does.
     episode = EpisodeState(world.state, (agent,), (progress,), (None,), world.house.fingerprint)
-    for action in actions:
-        ((outcome, achieved),) = advance(world.house, episode, (int(action),))
+    for ((outcome, achieved),) in replay(world.house, episode, actions):
         if achieved is not None and outcome.fur >= 0:
             sg = progress.mission.subgoals[achieved]
             binding[(sg.fur, sg.room)] = outcome.fur
@@ -334,7 +333,7 @@ class HierarchicalPlanner:
             self._episode = EpisodeState(
                 self.world.state, (self.agent,), (None,), (None,), self.world.house.fingerprint
             )
-        ((outcome, _),) = advance(self.world.house, self._episode, (action,))
+        ((outcome, _),) = self._episode.advance(self.world.house, (action,))
         return outcome
 
     # ---- low level: targets and paths -----------------------------------------------------------------

@@ -16,10 +16,10 @@ import numpy as np
 
 from marple_gym.rendering.captions import describe_sound
 from marple_gym.rendering.compose import BACKGROUND, INK, MUTED, agent_title_color
-from marple_gym.rendering.replays import PANEL_COLORS, TrajectoryView
 from marple_gym.rendering.window import wrap_lines
 from marple_gym.sound.player import StereoPlayer
 from marple_gym.study.state import StudyState
+from marple_gym.viewers.replays import PANEL_COLORS, TrajectoryView
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 

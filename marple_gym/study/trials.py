@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode
 from marple_gym.datasets.selection import SelectionError, select_trials
 from marple_gym.errors import MarpleError
+from marple_gym.recording.records import Trajectory, WhodunitEpisode
 
 _ORDER_STREAM, _SIDE_STREAM, _PRACTICE_STREAM = 0, 1, 2
 

@@ -50,7 +50,6 @@ from PIL import Image
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.selection import trial_set_id
 from marple_gym.rendering.captions import describe_sound
-from marple_gym.rendering.replays import PANEL_COLORS, TrajectoryView
 from marple_gym.study.app import evidence_words, full_question, instructions, practice_note
 from marple_gym.study.responses import MODALITIES
 from marple_gym.study.trials import (
@@ -64,6 +63,7 @@ from marple_gym.study.trials import (
     trial_order,
     who_it_was,
 )
+from marple_gym.viewers.replays import PANEL_COLORS, TrajectoryView
 
 log = logging.getLogger(__name__)
 

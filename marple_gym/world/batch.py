@@ -1,7 +1,7 @@
 """Many episodes as stacked arrays, stepped together by vectorised rules.
 
-:class:`BatchedState` stacks ``N`` :class:`~marple_gym.world.state.WorldState`
-records along a leading axis; :func:`apply_actions` applies one action per
+:class:`~marple_gym.world.batched_state.BatchedState` stacks ``N``
+:class:`~marple_gym.world.state.WorldState` records along a leading axis; :func:`apply_actions` applies one action per
 episode for one agent with numpy operations over the whole batch. The episodes
 share one house, or each has its own house of equal shapes (a
 :class:`~marple_gym.world.house_batch.HouseBatch`). The rules are
@@ -17,13 +17,12 @@ episode of a batch in place.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
-from typing import NamedTuple
 
 import numpy as np
 
-from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
+from marple_gym.world.actions import NUM_ACTIONS, Action
 from marple_gym.world.assets import ASSETS, DOOR, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT, WALL
+from marple_gym.world.batched_state import BatchedState, BatchOutcome, state_at
 from marple_gym.world.house import DIR_VEC, House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.state import (
@@ -34,7 +33,6 @@ from marple_gym.world.state import (
     CH_OBJ,
     CH_OBJ_ID,
     CH_OBJ_STATE,
-    WorldState,
 )
 
 _DX = np.array([v[0] for v in DIR_VEC], dtype=np.int64)
@@ -51,86 +49,6 @@ _TURN = np.array([[(d + 3) % 4 for d in range(4)], [(d + 1) % 4 for d in range(4
 LEFT, RIGHT, FORWARD = int(Action.left), int(Action.right), int(Action.forward)
 PICKUP, DROP, TOGGLE = int(Action.pickup), int(Action.drop), int(Action.toggle)
 OPEN, CLOSE, CLEAN, IDLE = int(Action.open), int(Action.close), int(Action.clean), int(Action.idle)
-
-
-@dataclass(eq=False)
-class BatchedState:
-    """``N`` world states of one house, each field stacked along a leading episode axis."""
-
-    grid: np.ndarray  # (N, H, W, 8) uint8
-    fur_state: np.ndarray  # (N, n_fur) uint8
-    obj_pos: np.ndarray  # (N, n_obj, 2) int16
-    obj_state: np.ndarray  # (N, n_obj) uint8
-    agent_pos: np.ndarray  # (N, n_agents, 2) int16
-    agent_dir: np.ndarray  # (N, n_agents) int8
-    carrying: np.ndarray  # (N, n_agents, HANDS) int16
-
-    @classmethod
-    def repeat(cls, state: WorldState, n: int) -> BatchedState:
-        """``n`` copies of one state."""
-        if n < 1:
-            raise ValueError(f"a batch needs at least one episode, got n={n}")
-        return cls.stack([state], repeats=n)
-
-    @classmethod
-    def stack(cls, states: list[WorldState], repeats: int = 1) -> BatchedState:
-        """Stack states of houses with equal shapes (grid size, furniture, objects and agents), each ``repeats``
-        times in a row."""
-        if repeats < 1:
-            raise ValueError(f"repeats must be at least 1, got {repeats}")
-        try:
-            stacked = [np.stack([getattr(s, f.name) for s in states]) for f in fields(WorldState)]
-        except ValueError as error:
-            raise ValueError(f"cannot stack world states of different shapes: {error}") from None
-        return cls(*(np.repeat(a, repeats, axis=0) if repeats > 1 else a for a in stacked))
-
-    def __len__(self) -> int:
-        return len(self.grid)
-
-    def view(self, i: int) -> WorldState:
-        """Episode ``i`` as a :class:`WorldState` whose arrays are views into this batch."""
-        return WorldState(*(getattr(self, f.name)[i] for f in fields(self)))
-
-    def copy(self) -> BatchedState:
-        return BatchedState(*(getattr(self, f.name).copy() for f in fields(self)))
-
-    def assign(self, rows: np.ndarray, state: WorldState) -> None:
-        """Overwrite episodes ``rows`` with ``state`` (an autoreset)."""
-        for f in fields(self):
-            getattr(self, f.name)[rows] = getattr(state, f.name)
-
-
-def state_at(table: np.ndarray, rows: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``table[rows, index]`` as int64, 0 where ``index`` is -1 (none) or the table has no columns."""
-    columns = table.shape[1]
-    if columns == 0:
-        return np.zeros(len(rows), dtype=np.int64)
-    # One gather from the flat table is cheaper than a two-index one; index -1 reads a neighbour, masked below.
-    return np.where(index >= 0, table.reshape(-1)[rows * columns + index], 0).astype(np.int64)
-
-
-class BatchOutcome(NamedTuple):
-    """What one action per episode did: the fields of :class:`Outcome` as (N,) arrays."""
-
-    action: np.ndarray
-    success: np.ndarray
-    fur: np.ndarray
-    obj: np.ndarray
-    value: np.ndarray
-    x: np.ndarray
-    y: np.ndarray
-
-    def row(self, i: int) -> Outcome:
-        """Episode ``i``'s outcome, as the scalar rules report it."""
-        return Outcome(
-            int(self.action[i]),
-            bool(self.success[i]),
-            int(self.fur[i]),
-            int(self.obj[i]),
-            int(self.value[i]),
-            int(self.x[i]),
-            int(self.y[i]),
-        )
 
 
 class _Step:
@@ -341,7 +259,7 @@ def apply_joint_actions(
 ) -> tuple[BatchOutcome, ...]:
     """One action of every agent in every episode: ``actions`` is (N, n_agents).
 
-    Agents act in index order, as in :func:`marple_gym.episode.transition.advance`: agent 1's action
+    Agents act in index order, as in :meth:`marple_gym.episode.EpisodeState.advance`: agent 1's action
     sees what agent 0's did (two agents cannot enter one cell or take one object).
     """
     actions = np.asarray(actions, dtype=np.int64)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from marple_gym.world.actions import Action, Outcome, failed
 from marple_gym.world.assets import ASSETS, DOOR, DUSTY_BIT, OPEN_BIT, STAIN_BIT, TOGGLE_BIT, WALL
+from marple_gym.world.containers import container_closed
 from marple_gym.world.house import DIR_VEC, House
 from marple_gym.world.state import (
     CH_AGENT,
@@ -42,7 +43,6 @@ from marple_gym.world.state import (
 # Plain lists index faster than numpy arrays for single values.
 _FUR_MASK: list[int] = ASSETS.fur_mask.tolist()
 _FUR_HOLDS: list[int] = ASSETS.fur_holds.tolist()
-_FUR_GATED: list[bool] = ASSETS.fur_gated.tolist()
 _OBJ_MASK: list[int] = ASSETS.obj_mask.tolist()
 _CLEANING_TOOL: list[bool] = ASSETS.obj_cleaning_tool.tolist()
 
@@ -56,14 +56,6 @@ def front_cell(state: WorldState, agent: int) -> tuple[int, int]:
     x, y = state.agent_pos[agent].tolist()
     dx, dy = DIR_VEC[int(state.agent_dir[agent])]
     return x + dx, y + dy
-
-
-def object_accessible(house: House, state: WorldState, obj: int) -> bool:
-    """An object lying in the world (not held) and not shut inside a closed container."""
-    x, y = state.obj_pos[obj].tolist()
-    if x < 0:
-        return False
-    return not _container_closed(house, state, house.fur_at[y][x])
 
 
 def apply_action(house: House, state: WorldState, agent: int, action: int) -> Outcome:
@@ -116,10 +108,6 @@ def _forward(state: WorldState, agent: int, x: int, y: int, fx: int, fy: int, ce
 # ---- objects ----------------------------------------------------------------
 
 
-def _container_closed(house: House, state: WorldState, fur: int) -> bool:
-    return fur >= 0 and _FUR_GATED[house.fur_type_list[fur]] and not state.fur_state[fur] & OPEN_BIT
-
-
 def _show_in_hand(house: House, state: WorldState, agent: int) -> None:
     """Paint the object held longest onto the agent's cell (channels 3-5)."""
     x, y = state.agent_pos[agent].tolist()
@@ -136,7 +124,7 @@ def _pickup(house: House, state: WorldState, agent: int, fx: int, fy: int, cell:
         return failed(PICKUP, fx, fy)
     fur = house.fur_at[fy][fx]
     hands = state.carrying[agent]
-    if _container_closed(house, state, fur) or (hands >= 0).all():
+    if container_closed(house, state, fur) or (hands >= 0).all():
         return failed(PICKUP, fx, fy)
     state.grid[fy, fx, CH_OBJ:CH_AGENT] = 0
     state.obj_pos[obj] = (-1, -1)
@@ -159,7 +147,7 @@ def _drop(house: House, state: WorldState, agent: int, fx: int, fy: int, cell: l
         if fur_code in (WALL, DOOR) or not _FUR_HOLDS[fur_code]:
             return failed(DROP, fx, fy)
         fur = house.fur_at[fy][fx]
-        if _container_closed(house, state, fur):
+        if container_closed(house, state, fur):
             return failed(DROP, fx, fy)
     state.grid[fy, fx, CH_OBJ:CH_AGENT] = (house.obj_type_list[obj], int(state.obj_state[obj]) + 1, obj + 1)
     state.obj_pos[obj] = (fx, fy)
@@ -185,7 +173,7 @@ def _set_obj_bits(house: House, state: WorldState, obj: int, bits: int, fx: int,
 def _object_in_front(house: House, state: WorldState, fx: int, fy: int, cell: list[int]) -> int:
     """The reachable object lying on the front cell, or -1."""
     obj = cell[CH_OBJ_ID] - 1
-    if obj < 0 or cell[CH_AGENT] or _container_closed(house, state, house.fur_at[fy][fx]):
+    if obj < 0 or cell[CH_AGENT] or container_closed(house, state, house.fur_at[fy][fx]):
         return -1
     return obj
 

@@ -1,10 +1,8 @@
-"""A house and its current state, stepped one action at a time."""
+"""A house and its current state: what the queries, planners and viewers read (episodes change it)."""
 
 from __future__ import annotations
 
-from marple_gym.world.actions import Outcome
 from marple_gym.world.house import House
-from marple_gym.world.rules import apply_action
 from marple_gym.world.state import WorldState
 
 
@@ -12,7 +10,8 @@ class World:
     """A :class:`House` (shared, immutable) plus a :class:`WorldState` (owned).
 
     Copies share the house and copy the state, which is what Monte Carlo
-    rollouts need: ``world.clone()`` costs a few small array copies.
+    rollouts need: ``world.clone()`` costs a few small array copies. Actions
+    change the state through an episode (:class:`marple_gym.episode.EpisodeState`).
     """
 
     __slots__ = ("house", "state")
@@ -20,10 +19,6 @@ class World:
     def __init__(self, house: House, state: WorldState) -> None:
         self.house = house
         self.state = state
-
-    def step(self, agent: int, action: int) -> Outcome:
-        """Apply one action of one agent through the world's transition rules."""
-        return apply_action(self.house, self.state, agent, int(action))
 
     def clone(self) -> World:
         return World(self.house, self.state.copy())

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from marple_gym.episode.replay import replay
 from marple_gym.episode.state import EpisodeState
-from marple_gym.episode.transition import advance
 from marple_gym.generation.config import HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.world.actions import Outcome
@@ -51,8 +51,8 @@ class SharedReplay:
         outcomes: list[Outcome] = []
         out = []
         for t in ts:
-            joints = self.actions[len(outcomes) : t].tolist()
-            outcomes += [advance(world.house, episode, joint)[self.agent].outcome for joint in joints]
+            joints = self.actions[len(outcomes) : t]
+            outcomes += [steps[self.agent].outcome for steps in replay(world.house, episode, joints)]
             seen = generate_world(alone, np.random.default_rng(0))
             project(world, self.agent, seen)
             out.append((seen, list(outcomes)))

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from marple_gym.datasets.records import SubgoalSpan, Trajectory
 from marple_gym.episode.observe import RECORD_KEYS, observe
 from marple_gym.episode.state import EpisodeState
-from marple_gym.episode.transition import advance
 from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.mission import MISSIONS
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.recording.records import SubgoalSpan, Trajectory
 from marple_gym.world.actions import Outcome
 from marple_gym.world.house import House
 from marple_gym.world.world import World
@@ -99,7 +98,7 @@ def record_trajectory(
         if action is None:
             break
         mission = len(planner.missions) - 1
-        ((outcome, _),) = advance(layout, episode, (action,))
+        ((outcome, _),) = episode.advance(layout, (action,))
         recorder.acted(outcome, mission, planner.observe(outcome))
         recorder.record()
     return recorder.trajectory(house, house_id, seed)

@@ -24,6 +24,8 @@ from functools import cached_property
 import networkx as nx
 import numpy as np
 
+from marple_gym.episode.replay import replay
+from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.language import intent, testimony
 from marple_gym.evidence.scene_graph import scene_graph
 from marple_gym.generation.config import AgentSpec, HouseConfig
@@ -108,8 +110,9 @@ class Trajectory:
         """Testimony at each observation: the latest state change so far."""
         world = self.initial_world()
         out = [testimony(None, world.house)]
-        for t in range(self.length):
-            outcome = world.step(0, int(self.actions[t]))
+        for ((outcome, _),) in replay(
+            world.house, EpisodeState.start(world.house, world.state, (None,)), self.actions[: self.length]
+        ):
             out.append(testimony(outcome, world.house) if changes_state(outcome) else out[-1])
         return out
 
@@ -126,8 +129,8 @@ class Trajectory:
     def world_at(self, t: int) -> World:
         """The world after ``t`` actions (replayed through the world's rules)."""
         world = self.initial_world()
-        for action in self.actions[:t].tolist():
-            world.step(0, action)
+        for _ in replay(world.house, EpisodeState.start(world.house, world.state, (None,)), self.actions[:t]):
+            pass
         return world
 
     def scene_graph(self, t: int) -> nx.DiGraph:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from marple_gym.datasets.records import Trajectory, WhodunitEpisode
+from marple_gym.recording.records import Trajectory, WhodunitEpisode
 from marple_gym.rendering.captions import describe_sound
 from marple_gym.rendering.compose import Panel, agent_title_color, compose
 from marple_gym.rendering.frames import render_grid

@@ -2,7 +2,7 @@
 
 Each agent is a :class:`~marple_gym.planner.HierarchicalPlanner` with its own
 mission preferences; all of them act in one world, one joint step at a time,
-through the episode transition (:func:`marple_gym.episode.advance`: agents act
+through the episode transition (:meth:`marple_gym.episode.EpisodeState.advance`: agents act
 in index order, the rules of docs/world.md). After each joint step every planner
 hears what the others did (:meth:`HierarchicalPlanner.notice`) and plans again
 when they changed what its plan relied on. An agent whose planner is done idles
@@ -26,14 +26,14 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from marple_gym.datasets.recorder import MAX_EPISODE_STEPS, AgentRecorder
-from marple_gym.datasets.records import Trajectory, changes_state
+from marple_gym.episode.replay import replay
 from marple_gym.episode.state import EpisodeState
-from marple_gym.episode.transition import advance
 from marple_gym.evidence.language import testimony
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.recording.recorder import MAX_EPISODE_STEPS, AgentRecorder
+from marple_gym.recording.records import Trajectory, changes_state
 from marple_gym.rendering.palette import AGENT_COLORS
 from marple_gym.world.actions import Action
 from marple_gym.world.world import World
@@ -87,8 +87,8 @@ class SharedEpisode:
         """The shared world after ``t`` joint steps (replayed through the episode transition)."""
         world = self.initial_world()
         episode = EpisodeState.start(world.house, world.state, (None,) * len(self.trajectories))
-        for actions in self.joint_actions()[:t].tolist():
-            advance(world.house, episode, actions)
+        for _ in replay(world.house, episode, self.joint_actions()[:t]):
+            pass
         return world
 
     def testimonies(self, agent: int) -> list[str]:
@@ -97,8 +97,8 @@ class SharedEpisode:
         world = self.initial_world()
         episode = EpisodeState.start(world.house, world.state, (None,) * len(self.trajectories))
         out = [testimony(None, world.house)]
-        for actions in self.joint_actions().tolist():
-            outcome = advance(world.house, episode, actions)[agent].outcome
+        for steps in replay(world.house, episode, self.joint_actions()):
+            outcome = steps[agent].outcome
             out.append(testimony(outcome, world.house) if changes_state(outcome) else out[-1])
         return out
 
@@ -144,7 +144,7 @@ def run_shared_episode(
         actions = [_idle_action(p, planners, queue) if p.done else p.next_action() for p, queue in zip(planners, aside)]
         actions = [IDLE if a is None else a for a in actions]  # a planner that just gave up idles too
         missions = [len(p.missions) - 1 for p in planners]
-        steps = advance(layout, episode, actions)
+        steps = episode.advance(layout, actions)
         for i, planner in enumerate(planners):
             # Hear the others first, so that a planner planning after its own success sees the world as it is.
             for k, other in enumerate(steps):

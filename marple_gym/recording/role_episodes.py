@@ -1,6 +1,6 @@
 """Episodes of a dataset in one shared house: every suspect acts at once, each recorded as a trajectory.
 
-The planner in a shared house is :mod:`marple_gym.multiagent.shared`'s; this
+The planner in a shared house is :mod:`marple_gym.recording.shared_house`'s; this
 module places a unit's roles in a house for it. Agents are named by their
 roles (A, B, C, ...) and act in that order within a joint step.
 """
@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from marple_gym.datasets.records import Trajectory
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
-from marple_gym.multiagent.shared import run_shared_episode
 from marple_gym.planner.planner import HierarchicalPlanner
+from marple_gym.recording.records import Trajectory
+from marple_gym.recording.shared_house import run_shared_episode
 from marple_gym.rendering.palette import AGENT_COLORS
 
 
