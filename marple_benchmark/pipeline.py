@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import multiprocessing as mp
 import os
@@ -179,6 +178,8 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
     """Train every agent model the variants need (those not trained yet); return their held-out accuracies."""
     from tqdm import tqdm
 
+    from marple_agents.training.train import read_val_accuracy
+
     jobs = model_jobs(cfg)
     todo = [job for job in jobs if not cfg.checkpoint(*job).is_file()]
     parallel = _parallel_training(cfg, len(todo))
@@ -199,7 +200,7 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
     accuracies: dict[str, float | None] = {}
     for job in jobs:
         metrics = cfg.checkpoint(*job).with_name("metrics.json")
-        accuracies[job.key] = json.loads(metrics.read_text())["val_accuracy"] if metrics.is_file() else None
+        accuracies[job.key] = read_val_accuracy(metrics) if metrics.is_file() else None
     return accuracies
 
 
