@@ -218,7 +218,6 @@ class InferenceRun(NamedTuple):
     method: str | None = None  # how tables name it (default: the model's name)
     split: str | None = None  # the agent models' training split
     model_seed: int | None = None
-    priors: bool = False  # the model receives each agent's mission prior from its training split (``split``, else in)
 
 
 def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
@@ -247,7 +246,6 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
             {"rollouts": cfg.preset.ideal_rollouts, "seed": cfg.seed},
             None,
             "ideal observer",
-            priors=True,
         ),
     ]
     for model_seed in cfg.model_seeds:
@@ -282,7 +280,6 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                     dict.fromkeys(cfg.roles, template),
                     split=split,
                     model_seed=model_seed,
-                    priors=True,
                 )
             )
     return runs
@@ -307,7 +304,6 @@ def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int
         method=f"simulation + MCTS, K = {simulations} (our extension)",
         split=split,
         model_seed=model_seed,
-        priors=True,
     )
 
 
@@ -344,20 +340,15 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun) -> bool:
 
 def score_run(cfg: BenchmarkConfig, run: InferenceRun, episodes: list) -> Path:
     """Score one run of the inference stage on ``episodes`` into its results file."""
-    from marple_agents.inverse import BipResources
-    from marple_eval.inverse import TrainingPriors
-    from marple_eval.protocol import AgentResources, evaluate, model_factory
+    from marple_eval.protocol import evaluate, model_factory
+    from marple_eval.resources import model_resources
 
     out = cfg.results(run.name)
     extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
     if run.split is not None:
         extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
-    resources = AgentResources(run.agents) if run.agents else None
-    if run.priors:
-        priors = TrainingPriors(str(cfg.data), run.split or "in")
-        extra["mission_priors"] = priors.describe(list(cfg.scenarios))
-        learned = run.model == "bip" or run.kwargs.get("agent") == "mcts"  # a policy and a prior per agent
-        resources = BipResources(run.agents, str(cfg.data), priors.split) if learned else priors
+    resources, recorded = model_resources(run.model, run.kwargs, run.agents, cfg.data, run.split, list(cfg.scenarios))
+    extra.update(recorded)
     evaluate(
         model_factory(run.model, **run.kwargs),
         episodes,
