@@ -31,7 +31,7 @@ from marple_gym.errors import MarpleError
 
 log = logging.getLogger(__name__)
 
-_REQUIRED: Any = object()
+REQUIRED: Any = object()
 """Default for a value that must be present."""
 
 ErrorFactory = Callable[[str | None, str, str], MarpleError]
@@ -236,7 +236,7 @@ class Fields:
         that default, since the writer meant something else (or wrote ``width: null`` by mistake)."""
         value = self.data.get(self._key(key))
         if value is None:
-            if default is _REQUIRED:
+            if default is REQUIRED:
                 raise self.fail(key, "missing" if self._key(key) not in self.data else "null is not a value here")
             if default is not None and self._key(key) in self.data:
                 raise self.fail(key, f"null is not a value here; leave the key out for the default {describe(default)}")
@@ -244,7 +244,7 @@ class Fields:
         return True, value
 
     # ---- typed values ---------------------------------------------------------------------------
-    def int(self, key: str, default: Any = _REQUIRED, low: int | None = None, high: int | None = None) -> Any:
+    def int(self, key: str, default: Any = REQUIRED, low: int | None = None, high: int | None = None) -> Any:
         """An integer in [low, high] (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -258,7 +258,7 @@ class Fields:
         if (low is not None and value < low) or (high is not None and value > high):
             raise self.fail(key, f"expected an integer {_range(low, high)}, got {value}")
 
-    def number(self, key: str, default: Any = _REQUIRED, low: float | None = None, high: float | None = None) -> Any:
+    def number(self, key: str, default: Any = REQUIRED, low: float | None = None, high: float | None = None) -> Any:
         """A finite number in [low, high] (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -272,14 +272,14 @@ class Fields:
         if (low is not None and value < low) or (high is not None and value > high):
             raise self.fail(key, f"expected a number {_range(low, high)}, got {value}")
 
-    def bool(self, key: str, default: Any = _REQUIRED) -> Any:
+    def bool(self, key: str, default: Any = REQUIRED) -> Any:
         """true or false (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if present and not isinstance(value, bool):
             raise self.fail(key, f"expected true or false, got {describe(value)}")
         return value
 
-    def str(self, key: str, default: Any = _REQUIRED, choices: Iterable[str] | None = None) -> Any:
+    def str(self, key: str, default: Any = REQUIRED, choices: Iterable[str] | None = None) -> Any:
         """A string, one of ``choices`` if given (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -291,7 +291,7 @@ class Fields:
             raise self.fail(key, f"expected one of {', '.join(map(repr, choices))}, got {value!r}")
         return value
 
-    def list(self, key: str, default: Any = _REQUIRED, max_len: int | None = None) -> Any:
+    def list(self, key: str, default: Any = REQUIRED, max_len: int | None = None) -> Any:
         """A JSON list (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -302,7 +302,7 @@ class Fields:
             raise self.fail(key, f"at most {max_len} entries are allowed, got {len(value)}")
         return value
 
-    def mapping(self, key: str, default: Any = _REQUIRED) -> Any:
+    def mapping(self, key: str, default: Any = REQUIRED) -> Any:
         """A JSON object as a plain dict (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -311,7 +311,7 @@ class Fields:
             raise self.fail(key, f"expected a JSON object, got {type(value).__name__}")
         return dict(value)
 
-    def fields(self, key: str, default: Any = _REQUIRED) -> Fields | None:
+    def fields(self, key: str, default: Any = REQUIRED) -> Fields | None:
         """The nested object at ``key`` as :class:`Fields` (None when absent and not required)."""
         present, value = self._lookup(key, default)
         if not present:
