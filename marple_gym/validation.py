@@ -1,5 +1,9 @@
 """Strict reading of JSON documents: every file format we accept goes through here.
 
+:func:`read_json_file` reads a JSON file, :func:`read_json_lines` a JSON-lines file (results journals,
+responses, usage ledgers: a bad line is named by its number), :func:`parse_json` JSON text from elsewhere
+(a shard's metadata, a request body).
+
 A :class:`Fields` wraps one JSON object with its path in the document and the
 file it came from. Readers declare the keys an object may have and read each
 value with its type and range, so that:
