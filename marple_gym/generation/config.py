@@ -9,7 +9,7 @@ wants; generation samples everything left unspecified. It reads two formats:
   "doors": {...}}}``;
 * our own plain form, the fields of these dataclasses (``HouseConfig.to_dict``).
 
-Both are read by one reader generated from the dataclasses: each field is defined once (:func:`key`: its
+Both are read by one reader generated from the dataclasses: each field is defined once (:func:`config_field`: its
 type, default, bounds and where the paper's format keeps it), and the reader reads every field by its type and
 refuses unknown keys at every level. Every problem found raises :class:`ConfigError`, which names the offending field
 by its path in the input (``Grid.rooms.initial[1].furnitures.initial[0].type``).
@@ -66,7 +66,7 @@ class ConfigError(MarpleError, ValueError):
         return self if file is None or self.file else ConfigError(self.field, self.reason, file)
 
 
-def key(
+def config_field(
     default: Any = MISSING,
     *,
     factory: Any = MISSING,
@@ -98,10 +98,10 @@ def _where() -> Any:
 class ObjectSpec:
     """An object, optionally with its cell and states."""
 
-    type: str = key()
-    pos: tuple[int, int] | None = key(None)
-    state: dict[str, bool] = key(factory=dict)
-    name: str | None = key(None)
+    type: str = config_field()
+    pos: tuple[int, int] | None = config_field(None)
+    state: dict[str, bool] = config_field(factory=dict)
+    name: str | None = config_field(None)
     where: str = _where()
 
 
@@ -109,12 +109,12 @@ class ObjectSpec:
 class FurnitureSpec:
     """A piece of furniture and the objects on or in it (``num_objects`` = total wanted)."""
 
-    type: str = key()
-    pos: tuple[int, int] | None = key(None)
-    state: dict[str, bool] = key(factory=dict)
-    objects: list[ObjectSpec] = key(factory=list, paper="objs.initial")
-    num_objects: int | None = key(None, paper="objs.num", low=0, high=MAX_OBJECTS)
-    name: str | None = key(None)
+    type: str = config_field()
+    pos: tuple[int, int] | None = config_field(None)
+    state: dict[str, bool] = config_field(factory=dict)
+    objects: list[ObjectSpec] = config_field(factory=list, paper="objs.initial")
+    num_objects: int | None = config_field(None, paper="objs.num", low=0, high=MAX_OBJECTS)
+    name: str | None = config_field(None)
     where: str = _where()
 
 
@@ -122,14 +122,14 @@ class FurnitureSpec:
 class RoomSpec:
     """A room; ``top`` (x, y) and ``size`` (w, h) of its floor, or both None to be laid out."""
 
-    type: str = key()
-    top: tuple[int, int] | None = key(None)
-    size: tuple[int, int] | None = key(None)
-    furniture: list[FurnitureSpec] = key(factory=list, paper="furnitures.initial")
-    num_furniture: int | None = key(None, paper="furnitures.num", low=0, high=MAX_OBJECTS)
-    floor_objects: list[ObjectSpec] = key(factory=list, paper="floor_objs.initial")
-    num_floor_objects: int | None = key(None, paper="floor_objs.num", low=0, high=MAX_OBJECTS)
-    name: str | None = key(None)
+    type: str = config_field()
+    top: tuple[int, int] | None = config_field(None)
+    size: tuple[int, int] | None = config_field(None)
+    furniture: list[FurnitureSpec] = config_field(factory=list, paper="furnitures.initial")
+    num_furniture: int | None = config_field(None, paper="furnitures.num", low=0, high=MAX_OBJECTS)
+    floor_objects: list[ObjectSpec] = config_field(factory=list, paper="floor_objs.initial")
+    num_floor_objects: int | None = config_field(None, paper="floor_objs.num", low=0, high=MAX_OBJECTS)
+    name: str | None = config_field(None)
     where: str = _where()
 
     @property
@@ -141,8 +141,8 @@ class RoomSpec:
 class DoorSpec:
     """A door in a wall between two rooms."""
 
-    pos: tuple[int, int] = key(missing="a door needs a position")
-    open: bool = key(True, paper="state")  # the paper writes "open" or "closed"
+    pos: tuple[int, int] = config_field(missing="a door needs a position")
+    open: bool = config_field(True, paper="state")  # the paper writes "open" or "closed"
     where: str = _where()
 
 
@@ -150,11 +150,11 @@ class DoorSpec:
 class AgentSpec:
     """An agent: where it starts and which missions it prefers."""
 
-    name: str = key("A")
-    pos: tuple[int, int] | None = key(None)
-    dir: int | None = key(None)
-    color: str = key("red")
-    mission_preferences: dict[str, float] = key(
+    name: str = config_field("A")
+    pos: tuple[int, int] | None = config_field(None)
+    dir: int | None = config_field(None)
+    color: str = config_field("red")
+    mission_preferences: dict[str, float] = config_field(
         factory=dict, paper=("mission_preference_initial", "mission_preferences")
     )
     where: str = _where()
@@ -168,17 +168,17 @@ class HouseConfig:
     sampled when a room or a piece of furniture gives no count.
     """
 
-    width: int = key(20, low=3, high=MAX_GRID_SIDE)
-    height: int = key(20, low=3, high=MAX_GRID_SIDE)
-    num_rooms: int | None = key(None, paper="rooms.num")  # its bound depends on the grid: see validate
-    max_num_rooms: int = key(4, paper="auto.max_num_room", low=1)
-    min_room_dim: int = key(5, paper="auto.min_room_dim", low=1, high=MAX_GRID_SIDE)
-    room_split_dirs: tuple[str, ...] = key(SPLIT_DIRS, paper="auto.room_split_dirs")
-    rooms: list[RoomSpec] = key(factory=list, paper="rooms.initial")
-    doors: list[DoorSpec] | None = key(None, paper="doors.initial", max_len=None)
-    agents: list[AgentSpec] = key(factory=lambda: [AgentSpec()], paper="agents.initial", max_len=MAX_AGENTS)
-    furniture_per_room: tuple[int, int] = key((1, 3), paper=None)
-    objects_per_furniture: tuple[int, int] = key((0, 3), paper=None)
+    width: int = config_field(20, low=3, high=MAX_GRID_SIDE)
+    height: int = config_field(20, low=3, high=MAX_GRID_SIDE)
+    num_rooms: int | None = config_field(None, paper="rooms.num")  # its bound depends on the grid: see validate
+    max_num_rooms: int = config_field(4, paper="auto.max_num_room", low=1)
+    min_room_dim: int = config_field(5, paper="auto.min_room_dim", low=1, high=MAX_GRID_SIDE)
+    room_split_dirs: tuple[str, ...] = config_field(SPLIT_DIRS, paper="auto.room_split_dirs")
+    rooms: list[RoomSpec] = config_field(factory=list, paper="rooms.initial")
+    doors: list[DoorSpec] | None = config_field(None, paper="doors.initial", max_len=None)
+    agents: list[AgentSpec] = config_field(factory=lambda: [AgentSpec()], paper="agents.initial", max_len=MAX_AGENTS)
+    furniture_per_room: tuple[int, int] = config_field((1, 3), paper=None)
+    objects_per_furniture: tuple[int, int] = config_field((0, 3), paper=None)
 
     # ---- construction -----------------------------------------------------
     @classmethod
