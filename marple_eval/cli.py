@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -193,31 +192,9 @@ def add_report_parser(subparsers) -> None:
     parser.set_defaults(run=run_report)
 
 
-def parse_model_args(items: list[str]) -> dict:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--model-arg expects KEY=VALUE, got {item!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
-
-
-def parse_agents(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        role, sep, value = item.partition("=")
-        if not sep or len(role) != 1 or not "A" <= role <= "Z" or not value:
-            raise ValueError(f"--agent expects ROLE=MODEL with a role A, B, C, ..., got {item!r}")
-        out[role] = value
-    return out
-
-
 def run_evaluate(args: argparse.Namespace) -> int:
     from marple_eval.human import read_responses, write_csv
+    from marple_eval.model_options import parse_agents, parse_model_args
     from marple_eval.models.registry import available_models
     from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_eval.report import comparison_table

@@ -41,7 +41,7 @@ def model_resources(
     model: str,
     model_args: Mapping[str, Any],
     agents: Mapping[str, str] | None,
-    data: str | Path,
+    data: str | Path | None,
     train_split: str | None,
     scenarios: list[str],
 ) -> tuple[Resources | None, dict[str, Any]]:
@@ -53,6 +53,8 @@ def model_resources(
     resources: Resources | None = AgentResources(dict(agents)) if agents else None
     if not uses_priors(model, model_args):
         return resources, {}
+    if data is None:
+        raise ValueError(f"{model} is given each agent's mission prior from a training split: it needs the dataset")
     priors = TrainingPriors(str(data), train_split or "in")
     recorded = {"mission_priors": priors.describe(list(scenarios))}
     if not uses_learned_policies(model, model_args):

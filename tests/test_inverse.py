@@ -259,3 +259,5 @@ def test_each_method_is_wired_with_its_resources_in_one_place(data):
         resources, recorded = wired(model, model_args, {"A": "a.pt", "B": "b.pt"}, split="in")
         assert isinstance(resources, BipResources) and resources.policies == {"A": "a.pt", "B": "b.pt"}
         assert resources.split == "in" and "mission_priors" in recorded
+    with pytest.raises(ValueError, match="ideal is given each agent's mission prior .* it needs the dataset"):
+        model_resources("ideal", {}, None, None, None, ["pillow"])

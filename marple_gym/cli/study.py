@@ -149,6 +149,7 @@ def simulate(args: argparse.Namespace) -> int:
         seed=session["seed"],
         model_args=args.simulate_arg,
         agents=args.simulate_agent,
+        data=session.get("dataset"),
     )
     run_participant(state, answer)
     print(
