@@ -169,11 +169,10 @@ def run_command(args: argparse.Namespace) -> int:
     if (args.suspects is not None or args.shared) and args.houses != "random":
         raise ValueError(f"--houses {args.houses}: the original benchmark published houses for its five scenarios only")
     if args.suspects is not None or args.shared:
-        from marple_gym.cli.generate import suspect_units
+        from marple_gym.datasets.units import suspect_units
         from marple_gym.missions.suspects import DEFAULT_SUSPECTS
 
-        args.mission = []  # suspect_units reads the generate command's arguments; the benchmark has no --mission
-        scenarios = tuple(unit.name for unit in suspect_units(args))
+        scenarios = tuple(unit.name for unit in suspect_units(args.scenario, args.suspects, args.shared))
         shared = "-shared" if args.shared else ""
         default_out = f"runs/benchmark-{preset.name}-{args.suspects or DEFAULT_SUSPECTS}-suspects{shared}"
     else:

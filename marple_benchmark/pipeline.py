@@ -25,7 +25,6 @@ and each run's trials spread over the cores.
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import multiprocessing as mp
 import os
@@ -196,6 +195,8 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
     """Train every agent model the variants need (those not trained yet); return their held-out accuracies."""
     from tqdm import tqdm
 
+    from marple_agents.training.train import read_val_accuracy
+
     jobs = model_jobs(cfg)
     todo = [job for job in jobs if not cfg.checkpoint(*job).is_file()]
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), desc="training agent models", disable=not cfg.progress)
@@ -213,7 +214,7 @@ def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
     accuracies: dict[str, float | None] = {}
     for job in jobs:
         metrics = cfg.checkpoint(*job).with_name("metrics.json")
-        accuracies[job.key] = json.loads(metrics.read_text())["val_accuracy"] if metrics.is_file() else None
+        accuracies[job.key] = read_val_accuracy(metrics) if metrics.is_file() else None
     return accuracies
 
 
@@ -265,7 +266,6 @@ class InferenceRun(NamedTuple):
     method: str | None = None  # how tables name it (default: the model's name)
     split: str | None = None  # the agent models' training split
     model_seed: int | None = None
-    priors: bool = False  # the model receives each agent's mission prior from its training split (``split``, else in)
 
 
 def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
@@ -294,7 +294,6 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
             {"rollouts": cfg.preset.ideal_rollouts, "seed": cfg.seed},
             None,
             "ideal observer",
-            priors=True,
         ),
     ]
     for model_seed in cfg.model_seeds:
@@ -329,7 +328,6 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                     dict.fromkeys(cfg.roles, template),
                     split=split,
                     model_seed=model_seed,
-                    priors=True,
                 )
             )
     return runs
@@ -354,7 +352,6 @@ def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int
         method=f"simulation + MCTS, K = {simulations} (our extension)",
         split=split,
         model_seed=model_seed,
-        priors=True,
     )
 
 
@@ -405,22 +402,17 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
     """Score one run of the inference stage on ``episodes`` into its results file, its learned models (if any)
     on ``device``: on a GPU, :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process;
     on the CPU, its trials spread over ``cfg.workers`` processes."""
-    from marple_agents.inverse import BipResources
-    from marple_eval.inverse import TrainingPriors
     from marple_eval.lockstep import TRIALS_IN_FLIGHT
     from marple_eval.models.registry import model_class, takes_argument
-    from marple_eval.protocol import AgentResources, evaluate, model_factory
+    from marple_eval.protocol import evaluate, model_factory
+    from marple_eval.resources import model_resources
 
     out = cfg.results(run.name)
     extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
     if run.split is not None:
         extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
-    resources = AgentResources(run.agents) if run.agents else None
-    if run.priors:
-        priors = TrainingPriors(str(cfg.data), run.split or "in")
-        extra["mission_priors"] = priors.describe(list(cfg.scenarios))
-        learned = run.model == "bip" or run.kwargs.get("agent") == "mcts"  # a policy and a prior per agent
-        resources = BipResources(run.agents, str(cfg.data), priors.split) if learned else priors
+    resources, recorded = model_resources(run.model, run.kwargs, run.agents, cfg.data, run.split, list(cfg.scenarios))
+    extra.update(recorded)
     if run.agents and all(agent == "planner" for agent in run.agents.values()):
         device = "cpu"  # the planner as agent model: nothing to put on a GPU, and its rollouts want every core
     target = model_class(run.model)

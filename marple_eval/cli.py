@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -260,61 +258,13 @@ def add_report_parser(subparsers) -> None:
     parser.set_defaults(run=run_report)
 
 
-def parse_model_args(items: list[str]) -> dict:
-    out = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--model-arg expects KEY=VALUE, got {item!r}")
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
-    return out
-
-
-def parse_agents(items: list[str]) -> dict[str, str]:
-    out = {}
-    for item in items:
-        role, sep, value = item.partition("=")
-        if not sep or len(role) != 1 or not "A" <= role <= "Z" or not value:
-            raise ValueError(f"--agent expects ROLE=MODEL with a role A, B, C, ..., got {item!r}")
-        out[role] = value
-    return out
-
-
-def check_agent_files(resources, scenarios: list[str]) -> None:
-    """Every agent checkpoint the run will load exists and reads, before anything is written.
-
-    The methods get each file by content, not by name (the name would tell them the role), so their errors
-    cannot say which file is bad: each is read here first by the checkpoint readers installed (entry points
-    ``marple.checkpoints``; ``marple_agents`` registers its own), whose errors name it.
-    """
-    from marple_gym.errors import MarpleError
-    from marple_gym.missions.scenarios import get_scenario
-
-    readers = [ep.load() for ep in entry_points(group="marple.checkpoints")]
-    checked = set()
-    for scenario in scenarios:
-        for role in get_scenario(scenario).roles:  # every suspect needs one: a missing role fails here
-            value = resources(scenario, role)
-            if not isinstance(value, str) or value in checked:
-                continue
-            if not Path(value).is_file():
-                raise MarpleError(f"--agent {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
-            for read in readers:
-                try:
-                    read(value)
-                except MarpleError as exc:
-                    raise MarpleError(f"--agent {role}: {exc}") from None
-            checked.add(value)
-
-
 def run_evaluate(args: argparse.Namespace) -> int:
     from marple_eval.human import read_responses, write_csv
+    from marple_eval.model_options import parse_agents, parse_model_args
     from marple_eval.models.registry import available_models
     from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_eval.report import comparison_table
+    from marple_eval.resources import check_agent_files, model_resources
     from marple_gym.datasets.dataset import MarpleDataset
 
     if args.list_models:
@@ -343,27 +293,18 @@ def run_evaluate(args: argparse.Namespace) -> int:
             return _dry_run(args, target, model_args, out, data, scenarios)
         ledger = _usage_ledger(args.model, target, model_args)
         factory = model_factory(args.model, **model_args)
-        resources = AgentResources(parse_agents(args.agent)) if args.agent else None
-        if resources is not None:
-            check_agent_files(resources, scenarios)
+        agents = parse_agents(args.agent) if args.agent else None
+        if agents:
+            check_agent_files(AgentResources(agents), scenarios)
         episodes = dataset_episodes(data, scenarios, args.limit)
         settings = model_protocol(args, target)
         extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
-        if args.agent:
-            extra["agents"] = parse_agents(args.agent)
+        if agents:
+            extra["agents"] = agents
         if not data.complete:
             extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
-        # Inverse planning, and the MCTS agent model, know each agent's missions from its training split.
-        searched = model_args.get("agent") == "mcts"
-        if args.model in ("ideal", "bip") or searched:
-            from marple_eval.inverse import TrainingPriors
-
-            priors = TrainingPriors(str(args.data), args.train_split or "in")
-            extra["mission_priors"] = priors.describe(scenarios)
-            resources = priors
-            if args.model == "bip" or searched:  # a policy and a prior per agent, from a package above this one
-                (builder,) = (ep.load() for ep in entry_points(group="marple.resources", name="bip"))
-                resources = builder(parse_agents(args.agent), str(args.data), priors.split)
+        resources, recorded = model_resources(args.model, model_args, agents, args.data, args.train_split, scenarios)
+        extra.update(recorded)
         run = evaluate(
             factory,
             episodes,

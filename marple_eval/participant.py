@@ -8,14 +8,17 @@ slider points, seeded) for a noisier pilot. No cutoff applies: people get none.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from marple_eval.evidence import trial_evidence
+from marple_eval.model_options import parse_agents, parse_model_args
 from marple_eval.models.base import normalise
 from marple_eval.models.registry import make_model
-from marple_eval.protocol import AgentResources, Identities, ProtocolSettings, opaque
+from marple_eval.protocol import Identities, ProtocolSettings, opaque
+from marple_eval.resources import model_resources
 from marple_gym.study.simulate import Participant
 from marple_gym.study.trials import Trial
 
@@ -26,12 +29,14 @@ def model_participant(
     seed: int = 0,
     model_args: dict[str, Any] | None = None,
     agents: dict[str, str] | None = None,
+    data: str | Path | None = None,
 ) -> Participant:
-    """A participant answering like ``model``; ``agents`` as ``marple evaluate --agent`` (ROLE -> model)."""
+    """A participant answering like ``model``; ``agents`` as ``marple evaluate --agent`` (ROLE -> model), and
+    ``data`` the dataset whose training split gives each agent's mission prior (ideal, bip)."""
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"the noise must be a finite number of slider points at least 0, got {noise}")
     inference = make_model(model, **(model_args or {}))
-    resources = AgentResources(dict(agents)) if agents else None
+    resources, _ = model_resources(model, model_args or {}, agents, data, None, [])
     identities = Identities()
     rules = ProtocolSettings().rules
     rng = np.random.default_rng(seed)
@@ -53,10 +58,14 @@ def model_participant(
 
 
 def cli_participant(
-    model: str, noise: float = 0.0, seed: int = 0, model_args: list[str] = (), agents: list[str] = ()
+    model: str,
+    noise: float = 0.0,
+    seed: int = 0,
+    model_args: list[str] = (),
+    agents: list[str] = (),
+    data: str | Path | None = None,
 ) -> Participant:
     """:func:`model_participant` from command-line words (``KEY=VALUE``, ``ROLE=MODEL``): the
     ``marple.participants`` entry point behind ``marple study --simulate``."""
-    from marple_eval.cli import parse_agents, parse_model_args
-
-    return model_participant(model, noise, seed, parse_model_args(list(model_args)), parse_agents(list(agents)) or None)
+    words = parse_model_args(list(model_args))
+    return model_participant(model, noise, seed, words, parse_agents(list(agents)) or None, data)

@@ -48,12 +48,13 @@ from marple_eval.evidence import Placement, culprit_first, shown_order, trial_ev
 from marple_eval.lockstep import run_in_lockstep
 from marple_eval.models.base import InferenceModel, check_query_probabilities, combined_answer
 from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, model_code
-from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean
+from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean, read_trial
 from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.selection import select_trials
 from marple_gym.missions.suspects import suspect_labels
 from marple_gym.recording.records import WhodunitEpisode
+from marple_gym.validation import Fields, message_error, read_json_lines
 
 log = logging.getLogger(__name__)
 
@@ -257,20 +258,23 @@ def _score_one(scorer: _Scorer, settings: ProtocolSettings, episode: WhodunitEpi
 
 
 def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, TrialResult]:
-    """Trials already finished by an interrupted run of the same model with the same settings."""
+    """Trials already finished by an interrupted run of the same model with the same settings.
+
+    A last line cut short by a crash is dropped with a warning; any other line that is not a whole trial is a
+    :class:`ResultsError` naming the journal and the line.
+    """
     if not path.is_file():
         return {}
-    lines = [line for line in path.read_text().splitlines() if line.strip()]
+    error = message_error(ResultsError)
+    lines = read_json_lines(path, error, "journal", drop_torn_tail=True).entries
+    if not lines:
+        return {}
+    if lines[0][1] != json.loads(json.dumps(header)):
+        raise _journal_mismatch(path, lines[0][1], header)
     done: dict[str, TrialResult] = {}
-    try:
-        first = json.loads(lines[0]) if lines else None
-        if first != json.loads(json.dumps(header)):
-            raise _journal_mismatch(path, first, header)
-        for line in lines[1:]:
-            trial = TrialResult(**json.loads(line))
-            done[trial.episode_id] = trial
-    except (json.JSONDecodeError, TypeError):
-        pass  # a line cut short by a crash: keep what was read before it
+    for n, line in lines[1:]:
+        trial = read_trial(Fields(line, f"line {n}", error, str(path)))
+        done[trial.episode_id] = trial
     return done
 
 

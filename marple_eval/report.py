@@ -15,12 +15,12 @@ the 95 % percentile bootstrap interval.
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 
 from marple_eval.metrics import THRESHOLDS, threshold_key
-from marple_eval.results import NotRescorable, RunResults
+from marple_eval.results import NotRescorable, ResultsError, RunResults
 from marple_eval.settings import ProtocolSettings
+from marple_gym.validation import Fields, message_error, parse_json
 
 POOLED = "all"
 """The scenario name under which :func:`detail_table` lists the trials of every scenario pooled."""
@@ -29,7 +29,8 @@ POOLED = "all"
 def paper_table2() -> dict[str, dict[str, float]]:
     """The paper's Table 2: method -> {"in": fraction, "ood": fraction}."""
     text = resources.files("marple_eval").joinpath("data/paper.json").read_text()
-    return json.loads(text)["table2"]
+    name, error = "marple_eval/data/paper.json", message_error(ResultsError)
+    return Fields(parse_json(text, name, error), "", error, name).mapping("table2")
 
 
 def _fmt(value: float | None) -> str:

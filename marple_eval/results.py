@@ -257,7 +257,7 @@ class RunResults:
         top.allow(("format", "version", "summary", "trial_set", "tables", *(f.name for f in fields(cls))))
         check_tables(top.get("tables"), str(path))
         top.require("method", "settings", "trials")
-        trials = [_read_trial(t) for t in top.entries("trials")]
+        trials = [read_trial(t) for t in top.entries("trials")]
         return cls(top.str("method"), top.mapping("settings"), trials, top.str("created", ""), top.str("generator", ""))
 
 
@@ -335,9 +335,9 @@ def _is_answer_key(key: str) -> bool:
     return len(key) == 3 and key.startswith("p_") and key[2].isalpha() and key[2].islower()
 
 
-def _read_trial(t: Fields) -> TrialResult:
-    """One trial entry: every field typed, probabilities finite and in [0, 1], one per evidence point (and one per
-    query point, or null where the cutoff spared the rollouts)."""
+def read_trial(t: Fields) -> TrialResult:
+    """One trial entry (of a results file or a run's journal): every field typed, probabilities finite and in
+    [0, 1], one per evidence point (and one per query point, or null where the cutoff spared the rollouts)."""
     t.allow(f.name for f in fields(TrialResult)).require("episode_id", "scenario", "horizon", "taus", "p_culprit")
     taus = _steps(t, "taus")
     p_culprit = _probabilities(t, "p_culprit", len(taus))

@@ -1,5 +1,9 @@
 """Strict reading of JSON documents: every file format we accept goes through here.
 
+:func:`read_json_file` reads a JSON file, :func:`read_json_lines` a JSON-lines file (results journals,
+responses, usage ledgers: a bad line is named by its number), :func:`parse_json` JSON text from elsewhere
+(a shard's metadata, a request body).
+
 A :class:`Fields` wraps one JSON object with its path in the document and the
 file it came from. Readers declare the keys an object may have and read each
 value with its type and range, so that:
@@ -18,16 +22,20 @@ from __future__ import annotations
 
 import difflib
 import json
+import logging
 import math
 import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from marple_gym.errors import MarpleError
 
-_REQUIRED: Any = object()
+log = logging.getLogger(__name__)
+
+REQUIRED: Any = object()
 """Default for a value that must be present."""
 
 ErrorFactory = Callable[[str | None, str, str], MarpleError]
@@ -51,16 +59,7 @@ def read_json_file(path: str | os.PathLike, error: ErrorFactory, what: str = "fi
     (for parts of a file that are recomputed on reading).
     """
     name = str(path)
-    if not name.strip():  # Path("") is the current folder: "Is a directory" would not say what is wrong
-        raise error(None, "", f"the path of the {what} is empty")
-    if Path(path).is_dir():
-        raise error(name, "", f"a folder, not a {what}")
-    try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise error(name, "", f"no such {what}") from None
-    except OSError as exc:
-        raise error(name, "", f"cannot read the {what}: {exc.strerror or exc}") from None
+    raw = _read_bytes(path, error, what)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -68,14 +67,81 @@ def read_json_file(path: str | os.PathLike, error: ErrorFactory, what: str = "fi
     return parse_json(text, name, error, allow_nan)
 
 
-def parse_json(text: str, file: str | None, error: ErrorFactory, allow_nan: bool = False) -> Any:
-    """``json.loads`` with a named error; NaN and Infinity literals are refused unless ``allow_nan``."""
+@dataclass(frozen=True)
+class JsonLines:
+    """The lines of a JSON-lines file: ``entries`` are (line number, value) for each non-blank line read, and
+    ``torn_tail`` the length in bytes of a last line cut short by a crash and left out (0 when there is none)."""
+
+    entries: list[tuple[int, Any]]
+    torn_tail: int = 0
+
+
+def read_json_lines(
+    path: str | os.PathLike, error: ErrorFactory, what: str = "file", drop_torn_tail: bool = False, offset: int = 0
+) -> JsonLines:
+    """Every non-blank line of a JSON-lines file, each one JSON value; any line that is not raises ``error`` naming
+    the file and the line number.
+
+    With ``drop_torn_tail``, a malformed last line without its newline (an append cut short by a crash) is left
+    out with a warning instead (its length is in :attr:`JsonLines.torn_tail`). ``offset`` starts reading at that
+    byte (a whole line's start), line numbers still counting from the file's first.
+    """
+    name = str(path)
+    raw = _read_bytes(path, error, what)
+    first = raw[:offset].count(b"\n") + 1
+    lines = raw[offset:].split(b"\n")
+    torn = 0
+    if drop_torn_tail and lines[-1].strip() and not _parses(lines[-1]):
+        torn = len(lines[-1])
+        log.warning("%s: dropping a partial last line (%d bytes) left by a crash", name, torn)
+        lines = lines[:-1]
+    entries = []
+    for n, line in enumerate(lines, first):
+        if not line.strip():
+            continue
+        try:
+            text = line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise error(name, f"line {n}", f"not UTF-8 text (invalid byte at column {exc.start + 1})") from None
+        entries.append((n, parse_json(text, name, error, where=f"line {n}")))
+    return JsonLines(entries, torn)
+
+
+def _parses(line: bytes) -> bool:
+    try:
+        json.loads(line.decode("utf-8"), parse_constant=_refuse_constant)
+    except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return False
+    return True
+
+
+def _read_bytes(path: str | os.PathLike, error: ErrorFactory, what: str) -> bytes:
+    """The bytes of a file; an empty path, a folder, a missing or unreadable file raises ``error``."""
+    name = str(path)
+    if not name.strip():  # Path("") is the current folder: "Is a directory" would not say what is wrong
+        raise error(None, "", f"the path of the {what} is empty")
+    if Path(path).is_dir():
+        raise error(name, "", f"a folder, not a {what}")
+    try:
+        return Path(path).read_bytes()
+    except FileNotFoundError:
+        raise error(name, "", f"no such {what}") from None
+    except OSError as exc:
+        raise error(name, "", f"cannot read the {what}: {exc.strerror or exc}") from None
+
+
+def parse_json(
+    text: str | bytes, file: str | None, error: ErrorFactory, allow_nan: bool = False, where: str = ""
+) -> Any:
+    """``json.loads`` with a named error (``where`` is the part of ``file`` the text came from, such as
+    ``line 3``); NaN and Infinity literals are refused unless ``allow_nan``."""
     try:
         return json.loads(text, parse_constant=None if allow_nan else _refuse_constant)
     except json.JSONDecodeError as exc:
-        raise error(file, "", f"malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        position = f"line {exc.lineno}, column {exc.colno}" if not where else f"column {exc.colno}"
+        raise error(file, where, f"malformed JSON: {exc.msg} at {position}") from None
     except (ValueError, RecursionError) as exc:
-        raise error(file, "", f"malformed JSON: {exc}") from None
+        raise error(file, where, f"malformed JSON: {exc}") from None
 
 
 def _refuse_constant(name: str) -> Any:
@@ -174,7 +240,7 @@ class Fields:
         that default, since the writer meant something else (or wrote ``width: null`` by mistake)."""
         value = self.data.get(self._key(key))
         if value is None:
-            if default is _REQUIRED:
+            if default is REQUIRED:
                 raise self.fail(key, "missing" if self._key(key) not in self.data else "null is not a value here")
             if default is not None and self._key(key) in self.data:
                 raise self.fail(key, f"null is not a value here; leave the key out for the default {describe(default)}")
@@ -182,7 +248,7 @@ class Fields:
         return True, value
 
     # ---- typed values ---------------------------------------------------------------------------
-    def int(self, key: str, default: Any = _REQUIRED, low: int | None = None, high: int | None = None) -> Any:
+    def int(self, key: str, default: Any = REQUIRED, low: int | None = None, high: int | None = None) -> Any:
         """An integer in [low, high] (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -196,7 +262,7 @@ class Fields:
         if (low is not None and value < low) or (high is not None and value > high):
             raise self.fail(key, f"expected an integer {_range(low, high)}, got {value}")
 
-    def number(self, key: str, default: Any = _REQUIRED, low: float | None = None, high: float | None = None) -> Any:
+    def number(self, key: str, default: Any = REQUIRED, low: float | None = None, high: float | None = None) -> Any:
         """A finite number in [low, high] (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -210,14 +276,14 @@ class Fields:
         if (low is not None and value < low) or (high is not None and value > high):
             raise self.fail(key, f"expected a number {_range(low, high)}, got {value}")
 
-    def bool(self, key: str, default: Any = _REQUIRED) -> Any:
+    def bool(self, key: str, default: Any = REQUIRED) -> Any:
         """true or false (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if present and not isinstance(value, bool):
             raise self.fail(key, f"expected true or false, got {describe(value)}")
         return value
 
-    def str(self, key: str, default: Any = _REQUIRED, choices: Iterable[str] | None = None) -> Any:
+    def str(self, key: str, default: Any = REQUIRED, choices: Iterable[str] | None = None) -> Any:
         """A string, one of ``choices`` if given (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -229,7 +295,7 @@ class Fields:
             raise self.fail(key, f"expected one of {', '.join(map(repr, choices))}, got {value!r}")
         return value
 
-    def list(self, key: str, default: Any = _REQUIRED, max_len: int | None = None) -> Any:
+    def list(self, key: str, default: Any = REQUIRED, max_len: int | None = None) -> Any:
         """A JSON list (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -240,7 +306,7 @@ class Fields:
             raise self.fail(key, f"at most {max_len} entries are allowed, got {len(value)}")
         return value
 
-    def mapping(self, key: str, default: Any = _REQUIRED) -> Any:
+    def mapping(self, key: str, default: Any = REQUIRED) -> Any:
         """A JSON object as a plain dict (the default when absent or null)."""
         present, value = self._lookup(key, default)
         if not present:
@@ -249,7 +315,7 @@ class Fields:
             raise self.fail(key, f"expected a JSON object, got {type(value).__name__}")
         return dict(value)
 
-    def fields(self, key: str, default: Any = _REQUIRED) -> Fields | None:
+    def fields(self, key: str, default: Any = REQUIRED) -> Fields | None:
         """The nested object at ``key`` as :class:`Fields` (None when absent and not required)."""
         present, value = self._lookup(key, default)
         if not present:

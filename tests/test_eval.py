@@ -206,6 +206,29 @@ def test_an_interrupted_evaluation_resumes(data, tmp_path):
     assert RunResults.load(out).matrix() == pytest.approx(run.matrix())
 
 
+def test_a_journal_line_cut_short_by_a_crash_is_dropped_but_a_malformed_line_names_the_file_and_line(data, tmp_path):
+    out = tmp_path / "run.json"
+    episodes = dataset_episodes(data, ["pillow"])
+    FailingModel.calls, FailingModel.fail_after = 0, 11 * 2  # dies during the third trial
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(FailingModel, episodes, ProtocolSettings(cutoff=None), out=out, progress=False)
+    journal = tmp_path / "run.json.journal.jsonl"
+    whole = journal.read_text()
+    journal.write_text(whole + '{"episode_id": "pillow/h')  # the crash came mid-write
+    FailingModel.calls, FailingModel.fail_after = 0, None
+    run = evaluate(FailingModel, episodes, ProtocolSettings(cutoff=None), out=out, progress=False)
+    assert FailingModel.calls == 11 * (len(episodes) - 2) and len(run.trials) == len(episodes)
+    header, first, second = whole.splitlines()
+    for bad, line, reason in (
+        ("{not json", 2, "malformed JSON"),
+        (json.dumps({**json.loads(first), "horizon": "long"}), 2, "horizon: expected an integer"),
+        (json.dumps({**json.loads(first), "extra": 1}), 2, "extra: unknown key"),
+    ):
+        journal.write_text(f"{header}\n{bad}\n{second}\n")
+        with pytest.raises(ResultsError, match=rf"run.json.journal.jsonl: line {line}[.:] ?{reason}"):
+            evaluate(FailingModel, episodes, ProtocolSettings(cutoff=None), out=out, progress=False)
+
+
 def test_invalid_model_outputs_are_reported(data):
     class Broken(SpyModel):
         def predict(self, trial):

@@ -239,3 +239,25 @@ def test_cli_scores_ideal_with_training_priors_in_the_results(data, tmp_path):
     assert main([*argv, "--scenario", "pillow", "--out", str(out), "--no-progress"]) == 0
     settings = json.loads(out.read_text())["settings"]
     assert settings["mission_priors"]["pillow"]["A"]["probabilities"] == {"watch_movie_cozily": 1.0}
+
+
+def test_each_method_is_wired_with_its_resources_in_one_place(data):
+    from marple_agents.inverse import BipResources
+    from marple_eval.protocol import AgentResources
+    from marple_eval.resources import model_resources
+
+    def wired(model, model_args=None, agents=None, split=None):
+        return model_resources(model, model_args or {}, agents, data.root, split, ["pillow"])
+
+    assert wired("distance") == (None, {})
+    resources, recorded = wired("simulation", {"variant": "vision"}, {"A": "planner", "B": "planner"})
+    assert isinstance(resources, AgentResources) and recorded == {}
+    resources, recorded = wired("ideal")
+    assert isinstance(resources, TrainingPriors) and resources.split == "in"
+    assert recorded["mission_priors"]["pillow"]["A"]["probabilities"] == {"watch_movie_cozily": 1.0}
+    for model, model_args in (("bip", {}), ("simulation", {"agent": "mcts"})):
+        resources, recorded = wired(model, model_args, {"A": "a.pt", "B": "b.pt"}, split="in")
+        assert isinstance(resources, BipResources) and resources.policies == {"A": "a.pt", "B": "b.pt"}
+        assert resources.split == "in" and "mission_priors" in recorded
+    with pytest.raises(ValueError, match="ideal is given each agent's mission prior .* it needs the dataset"):
+        model_resources("ideal", {}, None, None, None, ["pillow"])

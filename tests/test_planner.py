@@ -214,9 +214,18 @@ def test_an_infeasible_mission_is_dropped_and_resampled():
 def test_planner_rejects_bad_preferences():
     world = generate_world(None, np.random.default_rng(0), ["do_laundry"])
     with pytest.raises(ValueError, match="mission or mission preferences"):
-        HierarchicalPlanner(world)
+        HierarchicalPlanner(world, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match=">= 0"):
-        HierarchicalPlanner(world, preferences={"do_laundry": -1.0})
+        HierarchicalPlanner(world, preferences={"do_laundry": -1.0}, rng=np.random.default_rng(0))
+
+
+def test_a_planner_without_a_generator_is_refused_rather_than_drawing_unseeded():
+    world = generate_world(None, np.random.default_rng(0), ["do_laundry"])
+    with pytest.raises(TypeError, match="rng"):
+        HierarchicalPlanner(world, mission="do_laundry")
+    for wrong in (None, 0, np.random.RandomState(0)):
+        with pytest.raises(TypeError, match=r"needs rng, a numpy.random.Generator .* got " + type(wrong).__name__):
+            HierarchicalPlanner(world, mission="do_laundry", rng=wrong)
 
 
 CHI2_CRITICAL_0_001 = {14: 36.123}  # tabulated upper 0.1% points of the chi-square distribution, by dof

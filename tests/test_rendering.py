@@ -8,7 +8,7 @@ import pytest
 from conftest import make_world
 
 import marple_gym  # noqa: F401
-from marple_gym.cli.replay import planner_trajectory
+from marple_gym.datasets.replay_sources import planner_trajectory
 from marple_gym.rendering import render_frame, render_grid
 from marple_gym.rendering.layout import Layout, TileKey
 from marple_gym.rendering.legend import furniture_picture, legend_image, object_picture

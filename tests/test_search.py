@@ -256,10 +256,12 @@ def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
     from marple_benchmark import BenchmarkConfig
     from marple_benchmark.pipeline import inference_runs
     from marple_benchmark.presets import PRESETS
+    from marple_eval.resources import uses_learned_policies, uses_priors
 
     cfg = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("vision", "language"))
     (row,) = [run for run in inference_runs(cfg) if run.key == "mcts"]
-    assert row.name == "simulation-mcts16-in-seed0" and "our extension" in row.method and row.priors
+    assert row.name == "simulation-mcts16-in-seed0" and "our extension" in row.method
+    assert uses_priors(row.model, row.kwargs) and uses_learned_policies(row.model, row.kwargs)
     assert row.kwargs["agent"] == "mcts" and row.kwargs["simulations"] == 16 and row.kwargs["variant"] == "vision"
     assert all(path.endswith("in/{role}-vision/policy.pt") for path in row.agents.values())
     without = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("language",))  # no vision-only models: no row

@@ -111,7 +111,7 @@ def test_resuming_keeps_the_session_drops_a_half_written_line_and_refuses_anothe
     with pytest.raises(StudyError, match="seed"):
         new_log(path, ids, seed=8)
     (tmp_path / "other.txt").write_text("hello\n")
-    with pytest.raises(StudyError, match="not valid JSON"):
+    with pytest.raises(StudyError, match="other.txt: line 1: malformed JSON"):
         ResponseLog.open(tmp_path / "other.txt", {"participant": "p01"})
 
 

@@ -14,13 +14,14 @@ import lightning as L
 import torch
 
 from marple_agents import config as settings
-from marple_agents.checkpoints import save_checkpoint
+from marple_agents.checkpoints import CheckpointError, save_checkpoint
 from marple_agents.config import CONDITIONINGS, ConfigError
 from marple_agents.loggers import make_logger
 from marple_agents.training.budget import TimeBudget
 from marple_agents.training.datamodule import PolicyDataModule
 from marple_agents.training.module import PolicyModule
 from marple_gym.datasets import MarpleDataset, Samples
+from marple_gym.validation import Fields, message_error, read_json_file
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,14 @@ class TrainResult:
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "checkpoint": str(self.checkpoint)}
+
+
+def read_val_accuracy(path: str | Path) -> float:
+    """The held-out accuracy recorded in a training run's ``metrics.json``; :class:`CheckpointError` names the file
+    and field of one that is malformed (``val_loss`` may be NaN: an epoch without a validation pass)."""
+    error = message_error(CheckpointError)
+    metrics = Fields(read_json_file(path, error, "metrics file", allow_nan=True), "", error, str(path))
+    return metrics.number("val_accuracy", low=0.0, high=1.0)
 
 
 def quiet_lightning(verbose: bool) -> None:

@@ -32,6 +32,7 @@ from typing import Any
 
 from marple_gym.errors import MarpleError
 from marple_gym.files import write_json_atomic
+from marple_gym.validation import Fields, message_error, read_json_file, read_json_lines
 
 log = logging.getLogger(__name__)
 
@@ -145,10 +146,11 @@ class ChatClient:
         path = self._cache_file(key)
         if not path.is_file():
             return None
+        error = message_error(LLMError)
         try:
-            return json.loads(path.read_text())["response"]
-        except (json.JSONDecodeError, KeyError, OSError) as exc:
-            log.warning("ignoring unreadable cache entry %s (%s); asking again", path, exc)
+            return Fields(read_json_file(path, error, "cache entry"), "", error, str(path)).mapping("response")
+        except LLMError as exc:  # a cache is only a shortcut: the server can answer again
+            log.warning("ignoring an unreadable cache entry (%s); asking again", exc)
             return None
 
     def _write_cache(self, key: str, body: dict[str, Any], response: dict[str, Any]) -> None:
@@ -214,33 +216,35 @@ def _reply(response: dict[str, Any], cached: bool) -> Reply:
 # ---- totals for the command line ------------------------------------------------------------------------
 
 
-def _records(path: Path, offset: int = 0) -> list[dict[str, Any]]:
+def _records(path: Path, offset: int = 0) -> list[Fields]:
+    """The records of a usage ledger (or a dry run's requests) from byte ``offset`` on, each read strictly."""
     if not path.is_file():
         return []
-    with open(path, "rb") as f:
-        f.seek(offset)
-        return [json.loads(line) for line in f.read().decode().splitlines() if line.strip()]
+    error = message_error(LLMError)
+    lines = read_json_lines(path, error, "usage ledger", offset=offset).entries
+    return [Fields(record, f"line {n}", error, str(path)) for n, record in lines]
 
 
 def ledger_totals(path: Path, offset: int = 0) -> dict[str, Any]:
     """Requests, tokens and cost in a usage ledger from byte ``offset`` on (where a run started)."""
     records = _records(path, offset)
-    sent = [r for r in records if not r["cached"]]
+    sent = [r for r in records if not r.bool("cached")]
     return {
         "requests": len(sent),
         "from_cache": len(records) - len(sent),
-        "prompt_tokens": sum(r["prompt_tokens"] for r in sent),
-        "completion_tokens": sum(r["completion_tokens"] for r in sent),
-        "cost_usd": round(sum(r["cost_usd"] for r in sent), 6),
+        "prompt_tokens": sum(r.int("prompt_tokens", low=0) for r in sent),
+        "completion_tokens": sum(r.int("completion_tokens", low=0) for r in sent),
+        "cost_usd": round(sum(r.number("cost_usd", low=0) for r in sent), 6),
     }
 
 
 def dry_run_totals(path: Path, settings: ClientSettings) -> dict[str, Any]:
     """What a dry run's requests would take: prompt tokens estimated, completion tokens at most ``n * max_tokens``."""
     records = _records(path)
-    todo = [r for r in records if not r["cached"]]
-    prompt = sum(r["estimated_prompt_tokens"] for r in todo)
-    completion = sum(r["request"]["n"] * r["request"]["max_tokens"] for r in todo)
+    todo = [r for r in records if not r.bool("cached")]
+    prompt = sum(r.int("estimated_prompt_tokens", low=0) for r in todo)
+    requests = [r.fields("request") for r in todo]
+    completion = sum(q.int("n", low=1) * q.int("max_tokens", low=1) for q in requests)
     return {
         "requests": len(todo),
         "from_cache": len(records) - len(todo),

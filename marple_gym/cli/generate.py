@@ -86,26 +86,17 @@ def add_parser(subparsers) -> None:
 def build_spec(args: argparse.Namespace):
     from dataclasses import replace
 
-    from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec, Unit
+    from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec
     from marple_gym.datasets.manifest import DatasetError, check_spec
+    from marple_gym.datasets.units import requested_units
     from marple_gym.generation.config import HouseConfig
-    from marple_gym.missions.scenarios import SCENARIOS
     from marple_gym.validation import Fields, message_error
 
     splits = tuple(s.strip() for s in args.splits.split(",") if s.strip())
     bad = [s for s in splits if s not in SPLIT_CHOICES]
     if bad or not splits:
         raise ValueError(f"--splits: unknown split(s) {bad}; choose from {', '.join(SPLIT_CHOICES)}")
-    houses = getattr(args, "houses", "random")
-    if houses != "random" and (args.mission or args.suspects is not None or args.shared):
-        raise ValueError(f"--houses {houses}: the original benchmark published houses for its five scenarios only")
-    if args.suspects is not None or args.shared:
-        units = suspect_units(args)
-    else:
-        units = [Unit.scenario(s, houses) for s in args.scenario] + [Unit.mission(m) for m in args.mission]
-    if not units:
-        units = [Unit.scenario(s, houses) for s in SCENARIOS]
-    units = unique_units(units)
+    units = requested_units(args.scenario, args.mission, args.suspects, args.shared, getattr(args, "houses", "random"))
     sizes = PAPER_SIZES.scaled(args.scale)
     overrides = {k: getattr(args, k) for k in ("test_houses", "test_per_house", "train_per_house", "train_ood")}
     sizes = replace(sizes, **{k: v for k, v in overrides.items() if v is not None})
@@ -113,34 +104,6 @@ def build_spec(args: argparse.Namespace):
     spec = DatasetSpec(units, sizes, args.seed, config, splits, args.shard_size)
     check_spec(Fields(spec.to_json(), "", message_error(DatasetError), "the settings"))  # the limits a manifest has
     return spec
-
-
-def unique_units(units: list) -> list:
-    """Each unit once: a repeated --scenario or --mission (``laundry`` twice, ``laundry@.8`` and ``laundry@0.8``)
-    would make the same shards again and count every trial once per repeat; it is merged, with a warning."""
-    kept: dict[str, object] = {}
-    for unit in units:
-        if unit.name in kept:
-            log.warning("%s is asked for more than once: generating it once", unit.name)
-        kept.setdefault(unit.name, unit)
-    return list(kept.values())
-
-
-def suspect_units(args: argparse.Namespace) -> list:
-    """The units of ``--suspects N [--shared]``: each ``--scenario`` (default: every N-suspect scenario) at
-    that size, ``KEY@0.8`` for a preference variant."""
-    from marple_gym.datasets.generate import Unit
-    from marple_gym.missions.suspects import DEFAULT_SUSPECTS, SUSPECT_SCENARIOS, suspect_scenario
-
-    if args.mission:
-        raise ValueError("--mission makes single-agent units; it cannot be combined with --suspects or --shared")
-    n = args.suspects or DEFAULT_SUSPECTS
-    units = []
-    for name in args.scenario or list(SUSPECT_SCENARIOS):
-        key, _, pref = name.partition("@")
-        scenario = suspect_scenario(key, n, args.shared)
-        units.append(Unit.scenario(scenario.name + (f"@{pref}" if pref else "")))
-    return units
 
 
 def run_generate(args: argparse.Namespace) -> int:

@@ -50,54 +50,18 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def _pair(args: argparse.Namespace):
-    from marple_gym.datasets.dataset import MarpleDataset
-    from marple_gym.errors import MarpleError
-
-    data = MarpleDataset(args.data)
-    if args.episode:
-        return data.whodunit_episode(args.episode)
-    units = [u.name for u in data.spec.units if len(u.roles) == 2]
-    unit = args.scenario or (units[0] if units else None)
-    if unit is None:
-        raise MarpleError(f"{args.data} has no whodunit pairs; give --mission to replay a planner episode")
-    for k, episode in enumerate(data.whodunit(unit)):
-        if k == args.index:
-            return episode
-    raise MarpleError(f"{unit} has no test pair {args.index} in {args.data}")
-
-
-def planner_trajectory(mission: str, seed: int):
-    """A fresh episode of ``mission`` by the hierarchical planner in a new house."""
-    from dataclasses import replace
-
-    import numpy as np
-
-    from marple_gym.generation import generate_world
-    from marple_gym.generation.config import AgentSpec
-    from marple_gym.missions import get_mission
-    from marple_gym.planner import HierarchicalPlanner
-    from marple_gym.recording.recorder import record_trajectory
-
-    get_mission(mission)
-    rng = np.random.default_rng(seed)
-    world = generate_world(None, rng, [mission])
-    house = replace(world.house.source["config"], agents=[AgentSpec()])
-    planner = HierarchicalPlanner(world, mission=mission, rng=rng)
-    return record_trajectory(world, planner, house=house, house_id=f"{mission}-{seed}", seed=seed)
-
-
 def select(args: argparse.Namespace):
     """(frames, tracks): a function yielding the animation's frames, and the sound tokens per channel."""
     from functools import partial
 
+    from marple_gym.datasets.replay_sources import planner_trajectory, whodunit_pair
     from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
 
     captions = not args.no_captions
     if args.data is None:
         trajectory = planner_trajectory(args.mission, args.seed)
     else:
-        episode = _pair(args)
+        episode = whodunit_pair(args.data, args.episode, args.scenario, args.index)
         if args.agent == "both":
             left, right = episode.trajectories[::-1] if args.swap else episode.trajectories
             steps = episode.horizon + 1

@@ -96,73 +96,11 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def open_session(args: argparse.Namespace):
-    """The session's state: trials in order with sides, and the responses file (new or resumed)."""
-    import numpy as np
+    """The session the options ask for (:func:`marple_gym.study.session.open_session`)."""
+    from marple_gym.study.session import SessionPlan, open_session
 
-    from marple_gym.datasets.dataset import MarpleDataset
-    from marple_gym.study import ResponseLog, StudyError, StudyState, load_episodes, make_trials, trial_order
-    from marple_gym.study.trials import practice_episodes, practice_trials
-
-    if args.web:
-        _take_web_session(args)
-    if not args.data:
-        raise StudyError("--data is required (the dataset directory written by `marple generate`)")
-    data = MarpleDataset(args.data)
-    episodes = load_episodes(data, args.scenario, args.limit)
-    ids = [e.episode_id for e in episodes]
-    out = Path(args.out)
-    resuming = out.exists() and out.stat().st_size > 0
-    seed = args.seed
-    if seed is None and not resuming:  # a fresh seed, recorded in the session line
-        seed = int(np.random.SeedSequence().entropy % 2**31)
-    scenarios = [e.scenario for e in episodes]
-    practice = practice_episodes(data, scenarios, args.practice) if not resuming else []
-    wanted = {
-        "participant": args.participant,
-        "seed": seed,
-        "dataset": str(Path(args.data).resolve()),
-        "scenario": args.scenario[0] if len(args.scenario) == 1 else None,
-        "modality": args.modality,
-        "trials": None if seed is None else getattr(args, "web_trials", None) or trial_order(ids, seed),
-        "practice": [e.episode_id for e in practice],
-    }
-    log = ResponseLog.open(out, wanted)  # resuming, the file's seed, trial order and practice trials win
-    session = log.session
-    if session["trials"] is None:
-        raise StudyError(f"{args.out}: the session line lists no trials")
-    recorded = session.get("practice") or []
-    if resuming:  # the practice trials the file lists, drawn again
-        practice = practice_episodes(data, scenarios, len(recorded))
-    if [e.episode_id for e in practice] != recorded:
-        raise StudyError(f"{args.out}: its practice trials {recorded} are not this dataset's; is it the same dataset?")
-    return StudyState(
-        make_trials(episodes, session["trials"], session["seed"]),
-        log,
-        practice=practice_trials(practice, session["seed"]),
-    )
-
-
-def _take_web_session(args: argparse.Namespace) -> None:
-    """Fill in the dataset, scenarios, seed and modality of a built web study (the same trial sequence)."""
-    from marple_gym.study import StudyError
-    from marple_gym.study.web import read_web_study, sequence_for, sequence_trials
-
-    study = read_web_study(args.web)
-    seeds = [sequence["seed"] for sequence in study["sequences"]]
-    if args.seed is not None:
-        if args.seed not in seeds:
-            raise StudyError(f"{args.web} has trial sequences of seeds {seeds}, not {args.seed}")
-        k = seeds.index(args.seed)
-    else:  # the sequence the page gives this participant
-        k = sequence_for(args.participant or "", study)
-    trials = sequence_trials(study, k)
-    if not args.data:  # the folder is public, so it names its dataset but does not say where it is
-        raise StudyError(f"--data is required with --web: the dataset {study['dataset']!r} the study was built from")
-    args.scenario = list(dict.fromkeys(t["scenario"] for t in trials))
-    args.seed, args.modality = seeds[k], study["modality"]
-    args.limit = None  # the sequence lists its trials itself
-    args.web_trials = [t["episode_id"] for t in trials]
-    args.practice = len(study["practice"])
+    plan = SessionPlan(tuple(args.scenario), args.limit, args.seed, args.modality, args.practice)
+    return open_session(args.data, args.out, args.participant, plan, web=args.web)
 
 
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
@@ -211,6 +149,7 @@ def simulate(args: argparse.Namespace) -> int:
         seed=session["seed"],
         model_args=args.simulate_arg,
         agents=args.simulate_agent,
+        data=session.get("dataset"),
     )
     run_participant(state, answer)
     print(

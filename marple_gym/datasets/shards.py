@@ -30,6 +30,7 @@ from marple_gym.errors import MarpleError
 from marple_gym.files import atomic_write
 from marple_gym.generation.config import HouseConfig
 from marple_gym.recording.records import SubgoalSpan, Trajectory
+from marple_gym.validation import Fields, message_error, parse_json
 
 SHARD_FORMAT = "marple-shard"
 SHARD_VERSION = 1
@@ -158,11 +159,11 @@ def _load(path: Path, names: tuple[str, ...] | None) -> tuple[dict[str, np.ndarr
     try:
         with np.load(path, allow_pickle=False) as data:
             arrays = {k: data[k] for k in (data.files if names is None else names)}
-        meta = json.loads(arrays.pop("meta").tobytes().decode())
-    except (zipfile.BadZipFile, zlib.error, ValueError, OSError, KeyError, EOFError, UnicodeDecodeError) as exc:
+        meta_bytes = arrays.pop("meta").tobytes()
+    except (zipfile.BadZipFile, zlib.error, ValueError, OSError, KeyError, EOFError) as exc:
         raise ShardError(f"{path}: not a readable MARPLE shard ({type(exc).__name__}: {exc})") from None
-    if not isinstance(meta, dict):
-        raise ShardError(f"{path}: not a MARPLE shard (its metadata is not a JSON object)")
+    error = message_error(ShardError)
+    meta = Fields(parse_json(meta_bytes, str(path), error, where="meta"), "meta", error, str(path)).raw
     if meta.get("format") != SHARD_FORMAT:
         raise ShardError(f"{path}: not a MARPLE shard (format {meta.get('format')!r})")
     if meta.get("version") != SHARD_VERSION:

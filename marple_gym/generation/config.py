@@ -9,7 +9,9 @@ wants; generation samples everything left unspecified. It reads two formats:
   "doors": {...}}}``;
 * our own plain form, the fields of these dataclasses (``HouseConfig.to_dict``).
 
-Every problem found raises :class:`ConfigError`, which names the offending field
+Both are read by one reader generated from the dataclasses: each field is defined once (:func:`config_field`: its
+type, default, bounds and where the paper's format keeps it), and the reader reads every field by its type and
+refuses unknown keys at every level. Every problem found raises :class:`ConfigError`, which names the offending field
 by its path in the input (``Grid.rooms.initial[1].furnitures.initial[0].type``).
 Counts (``num``) are totals: a room with ``"furnitures": {"num": 3, "initial":
 [one]}`` gets its one piece, whatever missions need, and random pieces up to 3.
@@ -17,13 +19,24 @@ Counts (``num``) are totals: a room with ``"furnitures": {"num": 3, "initial":
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
+from types import NoneType
+from typing import Any, get_args, get_origin, get_type_hints
 
 from marple_gym.errors import MarpleError
-from marple_gym.validation import Fields, describe, did_you_mean, is_int, is_number, parse_json, read_json_file
+from marple_gym.validation import (
+    REQUIRED,
+    Fields,
+    describe,
+    did_you_mean,
+    is_int,
+    is_number,
+    parse_json,
+    read_json_file,
+)
 from marple_gym.world.assets import ASSETS
 
 SPLIT_DIRS = ("vert", "horz")
@@ -53,43 +66,71 @@ class ConfigError(MarpleError, ValueError):
         return self if file is None or self.file else ConfigError(self.field, self.reason, file)
 
 
+def config_field(
+    default: Any = MISSING,
+    *,
+    factory: Any = MISSING,
+    paper: str | tuple[str, ...] | None = "",
+    low: int | None = None,
+    high: int | None = None,
+    max_len: int | None = MAX_OBJECTS,
+    missing: str = "missing",
+) -> Any:
+    """A config field, defined once for both formats.
+
+    ``paper`` is where the paper's format keeps it: the same name (``""``), another key, a key inside a nested
+    object (``"auto.min_room_dim"``; a ``{"num": n, "initial": [...]}`` block reads as ``"furnitures.initial"``
+    and ``"furnitures.num"``, and a bare list stands for its ``initial``), several keys of which the first
+    present is read, or None where the paper's format has no such field. ``low`` and ``high`` bound an integer
+    (checked on reading and by :meth:`HouseConfig.validate`), ``max_len`` a list, ``missing`` is the reason
+    given when a required field is absent.
+    """
+    meta = {"paper": paper, "low": low, "high": high, "max_len": max_len, "missing": missing}
+    return field(default=default, default_factory=factory, metadata=meta)
+
+
+def _where() -> Any:
+    """The entry's path in the input, for messages (not compared, not written)."""
+    return field(default="", repr=False, compare=False)
+
+
 @dataclass
 class ObjectSpec:
     """An object, optionally with its cell and states."""
 
-    type: str
-    pos: tuple[int, int] | None = None
-    state: dict[str, bool] = field(default_factory=dict)
-    name: str | None = None
-    where: str = field(default="", repr=False, compare=False)
+    type: str = config_field()
+    pos: tuple[int, int] | None = config_field(None)
+    state: dict[str, bool] = config_field(factory=dict)
+    name: str | None = config_field(None)
+    where: str = _where()
 
 
 @dataclass
 class FurnitureSpec:
     """A piece of furniture and the objects on or in it (``num_objects`` = total wanted)."""
 
-    type: str
-    pos: tuple[int, int] | None = None
-    state: dict[str, bool] = field(default_factory=dict)
-    objects: list[ObjectSpec] = field(default_factory=list)
-    num_objects: int | None = None
-    name: str | None = None
-    where: str = field(default="", repr=False, compare=False)
+    type: str = config_field()
+    pos: tuple[int, int] | None = config_field(None)
+    state: dict[str, bool] = config_field(factory=dict)
+    objects: list[ObjectSpec] = config_field(factory=list, paper="objs.initial")
+    num_objects: int | None = config_field(None, paper="objs.num", low=0, high=MAX_OBJECTS)
+    name: str | None = config_field(None)
+    where: str = _where()
 
 
 @dataclass
 class RoomSpec:
     """A room; ``top`` (x, y) and ``size`` (w, h) of its floor, or both None to be laid out."""
 
-    type: str
-    top: tuple[int, int] | None = None
-    size: tuple[int, int] | None = None
-    furniture: list[FurnitureSpec] = field(default_factory=list)
-    num_furniture: int | None = None
-    floor_objects: list[ObjectSpec] = field(default_factory=list)
-    num_floor_objects: int | None = None
-    name: str | None = None
-    where: str = field(default="", repr=False, compare=False)
+    type: str = config_field()
+    top: tuple[int, int] | None = config_field(None)
+    size: tuple[int, int] | None = config_field(None)
+    furniture: list[FurnitureSpec] = config_field(factory=list, paper="furnitures.initial")
+    num_furniture: int | None = config_field(None, paper="furnitures.num", low=0, high=MAX_OBJECTS)
+    floor_objects: list[ObjectSpec] = config_field(factory=list, paper="floor_objs.initial")
+    num_floor_objects: int | None = config_field(None, paper="floor_objs.num", low=0, high=MAX_OBJECTS)
+    name: str | None = config_field(None)
+    where: str = _where()
 
     @property
     def explicit(self) -> bool:
@@ -100,21 +141,23 @@ class RoomSpec:
 class DoorSpec:
     """A door in a wall between two rooms."""
 
-    pos: tuple[int, int]
-    open: bool = True
-    where: str = field(default="", repr=False, compare=False)
+    pos: tuple[int, int] = config_field(missing="a door needs a position")
+    open: bool = config_field(True, paper="state")  # the paper writes "open" or "closed"
+    where: str = _where()
 
 
 @dataclass
 class AgentSpec:
     """An agent: where it starts and which missions it prefers."""
 
-    name: str = "A"
-    pos: tuple[int, int] | None = None
-    dir: int | None = None
-    color: str = "red"
-    mission_preferences: dict[str, float] = field(default_factory=dict)
-    where: str = field(default="", repr=False, compare=False)
+    name: str = config_field("A")
+    pos: tuple[int, int] | None = config_field(None)
+    dir: int | None = config_field(None)
+    color: str = config_field("red")
+    mission_preferences: dict[str, float] = config_field(
+        factory=dict, paper=("mission_preference_initial", "mission_preferences")
+    )
+    where: str = _where()
 
 
 @dataclass
@@ -125,17 +168,17 @@ class HouseConfig:
     sampled when a room or a piece of furniture gives no count.
     """
 
-    width: int = 20
-    height: int = 20
-    num_rooms: int | None = None
-    max_num_rooms: int = 4
-    min_room_dim: int = 5
-    room_split_dirs: tuple[str, ...] = SPLIT_DIRS
-    rooms: list[RoomSpec] = field(default_factory=list)
-    doors: list[DoorSpec] | None = None
-    agents: list[AgentSpec] = field(default_factory=lambda: [AgentSpec()])
-    furniture_per_room: tuple[int, int] = (1, 3)
-    objects_per_furniture: tuple[int, int] = (0, 3)
+    width: int = config_field(20, low=3, high=MAX_GRID_SIDE)
+    height: int = config_field(20, low=3, high=MAX_GRID_SIDE)
+    num_rooms: int | None = config_field(None, paper="rooms.num")  # its bound depends on the grid: see validate
+    max_num_rooms: int = config_field(4, paper="auto.max_num_room", low=1)
+    min_room_dim: int = config_field(5, paper="auto.min_room_dim", low=1, high=MAX_GRID_SIDE)
+    room_split_dirs: tuple[str, ...] = config_field(SPLIT_DIRS, paper="auto.room_split_dirs")
+    rooms: list[RoomSpec] = config_field(factory=list, paper="rooms.initial")
+    doors: list[DoorSpec] | None = config_field(None, paper="doors.initial", max_len=None)
+    agents: list[AgentSpec] = config_field(factory=lambda: [AgentSpec()], paper="agents.initial", max_len=MAX_AGENTS)
+    furniture_per_room: tuple[int, int] = config_field((1, 3), paper=None)
+    objects_per_furniture: tuple[int, int] = config_field((0, 3), paper=None)
 
     # ---- construction -----------------------------------------------------
     @classmethod
@@ -164,10 +207,10 @@ class HouseConfig:
         try:
             top = Fields(data, "", _config_error, file)
             if "Grid" in top.data:
-                top.allow(PAPER_KEYS["top"])
-                config = _parse_paper(top.fields("Grid").folded())
+                top.allow(("Grid",))
+                config = _read(cls, top.fields("Grid").folded(), paper=True)
             else:
-                config = _parse_plain(top)
+                config = _read(cls, top, paper=False)
             config.validate()
         except ConfigError as exc:
             raise exc.in_file(file) from None
@@ -180,10 +223,9 @@ class HouseConfig:
     # ---- checks that need no generation -------------------------------------
     def validate(self) -> None:
         """Check names, numbers and positions that can be checked before building."""
-        _check_int("width", self.width, 3, MAX_GRID_SIDE)
-        _check_int("height", self.height, 3, MAX_GRID_SIDE)
-        _check_int("min_room_dim", self.min_room_dim, 1, MAX_GRID_SIDE)
-        _check_int("max_num_rooms", self.max_num_rooms, 1)
+        for f in fields(self):  # the bounds the reader checks, for a config built in Python
+            if f.metadata["low"] is not None and getattr(self, f.name) is not None:
+                _check_int(f.name, getattr(self, f.name), f.metadata["low"], f.metadata["high"])
         for d in self.room_split_dirs:
             if d not in SPLIT_DIRS:
                 raise ConfigError("room_split_dirs", f"unknown split direction {describe(d)}; use 'vert' or 'horz'")
@@ -341,33 +383,159 @@ def _check_agent(config: HouseConfig, agent: AgentSpec) -> None:
         raise ConfigError(agent.where + ".mission_preferences", "preferences must not all be zero")
 
 
-# ---- reading both formats -------------------------------------------------------------------
+# ---- reading both formats: one reader, generated from the fields above ------------------------------------
 
-# The paper's format: allowed keys at each level (keys the generator does not use, such as
-# ids, are allowed and ignored; anything else is refused as a likely misspelling).
-PAPER_KEYS = {
-    "top": ("Grid",),
-    "grid": ("width", "height", "auto", "agents", "rooms", "doors"),
-    "auto": ("max_num_agent", "max_num_room", "min_room_dim", "room_split_dirs"),
-    "block": ("num", "initial"),
-    "agent": (
-        *("name", "id", "gender", "pos", "dir", "color", "step_size", "forgetness", "carrying"),
-        *("mission_preference_initial", "mission_preferences", "cur_mission", "cur_subgoal"),
-    ),
-    "room": ("type", "name", "id", "top", "size", "furnitures", "floor_objs"),
-    "furniture": ("type", "name", "id", "pos", "state", "objs"),
-    "object": ("type", "name", "id", "pos", "state"),
-    "door": ("type", "name", "id", "pos", "state", "dir"),
+PAPER_IGNORED: dict[type, dict[str, tuple[str, ...]]] = {
+    # Keys of the paper's format that the generator does not use (ids, the agents' count and their other
+    # attributes): allowed and ignored, where anything else is refused as a likely misspelling.
+    ObjectSpec: {"": ("id",)},
+    FurnitureSpec: {"": ("id",)},
+    RoomSpec: {"": ("id",)},
+    DoorSpec: {"": ("type", "name", "id", "dir")},
+    AgentSpec: {"": ("id", "gender", "step_size", "forgetness", "carrying", "cur_mission", "cur_subgoal")},
+    HouseConfig: {"auto": ("max_num_agent",), "agents": ("num",)},
 }
-
-
-def _keys(spec: type) -> tuple[str, ...]:
-    """The keys of our plain format for a spec dataclass: its compared fields."""
-    return tuple(name for name, f in spec.__dataclass_fields__.items() if f.compare)
+BLOCK_KEYS = ("num", "initial")
+"""The keys of a paper ``{"num": n, "initial": [...]}`` block."""
 
 
 def _config_error(file: str | None, field: str, reason: str) -> ConfigError:
     return ConfigError(field, reason, file)
+
+
+@functools.cache
+def _sources(spec: type, paper: bool) -> list[tuple[Field, tuple[str, ...]]]:
+    """Each field read from a format with the keys that may hold it, a nested key as ``outer.inner``."""
+    out = []
+    for f in fields(spec):
+        if not f.compare:  # where: set by the reader, never read
+            continue
+        names = f.metadata["paper"] if paper else f.name
+        if names is None:
+            continue
+        names = (names or f.name,) if isinstance(names, str) else names
+        out.append((f, names))
+    return out
+
+
+@functools.cache
+def _allowed(spec: type, paper: bool) -> dict[str, list[str]]:
+    """The keys allowed in a spec's object (``""``) and in each object nested in it."""
+    allowed: dict[str, list[str]] = {"": []}
+    for _, names in _sources(spec, paper):
+        for name in names:
+            outer, _, inner = name.rpartition(".")
+            allowed[""].append(outer or inner)
+            if outer:
+                allowed.setdefault(outer, []).append(inner)
+    for outer, extra in (PAPER_IGNORED.get(spec, {}) if paper else {}).items():
+        allowed.setdefault(outer, []).extend(extra)
+    return {outer: list(dict.fromkeys(keys)) for outer, keys in allowed.items()}
+
+
+def _read(spec: type, f: Fields, paper: bool) -> Any:
+    """A spec dataclass from its JSON object, every field read by its type from the format's key."""
+    allowed = _allowed(spec, paper)
+    f.allow(allowed[""])
+    for outer, keys in allowed.items():
+        if outer and isinstance(f.get(outer), Mapping):
+            _nested(f.fields(outer), keys)
+    if paper and spec is AgentSpec:
+        _check_paper_agent(f)
+    kinds = _kinds(spec)
+    values = {"where": f.where} if "where" in kinds else {}
+    for fld, names in _sources(spec, paper):
+        holder, inner_key = _locate(f, names)
+        outer = names[0].split(".")[0]  # absent, an optional list is None; empty, a default list is named by it
+        given = f.get(outer) is not None
+        values[fld.name] = _value(holder, inner_key, fld, kinds[fld.name], paper, given, f.path(outer))
+    return spec(**values)
+
+
+@functools.cache
+def _kinds(spec: type) -> dict[str, tuple[str, type | None]]:
+    """Each field's reader, chosen once from its type (``X | None`` as ``X``), and a list's item type."""
+    out = {}
+    for name, hint in get_type_hints(spec).items():
+        args = get_args(hint)
+        if NoneType in args:  # null or absent is None
+            (hint,) = (a for a in args if a is not NoneType)
+            args = get_args(hint)
+        origin = get_origin(hint)
+        if hint in (int, str, bool):
+            kind = hint.__name__
+        elif origin is tuple:
+            kind = "cell" if args == (int, int) else "names"
+        elif origin is dict:
+            kind = "states" if args[1] is bool else "weights"
+        elif origin is list:
+            kind = "list"
+        else:
+            raise TypeError(f"{spec.__name__}.{name}: no reader for {hint}")  # a field added without one
+        out[name] = (kind, args[0] if origin is list else None)
+    return out
+
+
+def _nested(f: Fields, keys: list[str]) -> None:
+    """Check a nested object's keys; a block's count is checked even where it is not used (the agents')."""
+    if set(keys) <= set(BLOCK_KEYS):
+        f.allow(BLOCK_KEYS).int("num", None, 0, MAX_OBJECTS)
+    else:
+        f.allow(keys)
+
+
+def _locate(f: Fields, names: tuple[str, ...]) -> tuple[Fields | None, str]:
+    """The object holding the first of ``names`` present (else the last) and the key in it. A bare list where a
+    block is expected holds its entries (``initial``) and no count (a holder of None)."""
+    for name in names[:-1]:
+        holder, inner_key = _holder(f, name)
+        if holder is not None and holder.has(inner_key):
+            return holder, inner_key
+    return _holder(f, names[-1])
+
+
+def _holder(f: Fields, name: str) -> tuple[Fields | None, str]:
+    outer, _, inner = name.rpartition(".")
+    if not outer:
+        return f, inner
+    value = f.get(outer)
+    if isinstance(value, list):  # a bare list: the block's entries, no count
+        return (f, outer) if inner == "initial" else (None, inner)
+    return f.fields(outer, None) or f.child({}, f.path(outer)), inner
+
+
+def _value(
+    f: Fields | None, key: str, fld: Field, kind: tuple[str, type | None], paper: bool, given: bool, where: str
+) -> Any:
+    """One field's value, read by its type; absent (or its holder absent), the field's default."""
+    meta = fld.metadata
+    default = fld.default if fld.default is not MISSING else REQUIRED
+    if fld.default_factory is not MISSING:
+        default = fld.default_factory()
+    if f is None:
+        return default
+    if default is REQUIRED and meta["missing"] != "missing" and not f.has(key):
+        raise f.fail(key, meta["missing"])
+    kind, item = kind
+    if kind == "int":
+        return f.int(key, default, meta["low"], meta["high"])
+    if kind == "str":
+        value = f.str(key, default)
+        return value.replace("-", "_") if key == "type" else value  # "coffee-table" in the paper's files
+    if kind == "bool":
+        return _door_state(f, key) if paper and key == "state" else f.bool(key, default)
+    if kind == "cell":
+        return _cell(f, key) if default is None or default is REQUIRED else _pair(f, key, default)
+    if kind == "names":
+        return _split_dirs(f, key, default)
+    if kind == "states":
+        return _states(f, key)
+    if kind == "weights":
+        return _preferences(f, key)
+    if default is None and not given:  # a list
+        return None
+    items = [_read(item, entry, paper) for entry in f.entries(key, meta["max_len"])]
+    return items if items or not default else [replace(x, where=where) for x in default]
 
 
 def _cell(f: Fields, key: str) -> tuple[int, int] | None:
@@ -379,16 +547,6 @@ def _cell(f: Fields, key: str) -> tuple[int, int] | None:
     return int(value[0]), int(value[1])
 
 
-def _states(f: Fields, key: str = "state") -> dict[str, bool]:
-    """An object of state name: true/false (0 and 1 are read as false and true)."""
-    out = {}
-    for name, value in f.mapping(key, {}).items():
-        if not isinstance(value, bool) and value not in (0, 1):
-            raise f.fail(f"{key}.{name}", f"expected true or false, got {describe(value)}")
-        out[name] = bool(value)
-    return out
-
-
 def _pair(f: Fields, key: str, default: tuple[int, int]) -> tuple[int, int]:
     value = f.get(key, default)  # absent: the default; null: refused
     if value is default:
@@ -398,8 +556,14 @@ def _pair(f: Fields, key: str, default: tuple[int, int]) -> tuple[int, int]:
     return int(value[0]), int(value[1])
 
 
-def _type_name(f: Fields) -> str:
-    return f.str("type").replace("-", "_")
+def _states(f: Fields, key: str) -> dict[str, bool]:
+    """An object of state name: true/false (0 and 1 are read as false and true)."""
+    out = {}
+    for name, value in f.mapping(key, {}).items():
+        if not isinstance(value, bool) and value not in (0, 1):
+            raise f.fail(f"{key}.{name}", f"expected true or false, got {describe(value)}")
+        out[name] = bool(value)
+    return out
 
 
 def _preferences(f: Fields, key: str) -> dict[str, float]:
@@ -409,172 +573,35 @@ def _preferences(f: Fields, key: str) -> dict[str, float]:
     return prefs
 
 
-def _listing(f: Fields, key: str) -> tuple[int | None, list[Fields]]:
-    """A paper ``{"num": n, "initial": [...]}`` block (or a bare list): its count and its entries."""
-    if isinstance(f.get(key), list):
-        return None, f.entries(key, MAX_OBJECTS)
-    block = f.fields(key, None)
-    if block is None:
-        return None, []
-    block.allow(PAPER_KEYS["block"])
-    return block.int("num", None, 0, MAX_OBJECTS), block.entries("initial", MAX_OBJECTS)
-
-
-def _paper_object(f: Fields) -> ObjectSpec:
-    f.allow(PAPER_KEYS["object"])
-    return ObjectSpec(_type_name(f), _cell(f, "pos"), _states(f), f.str("name", None), f.where)
-
-
-def _paper_furniture(f: Fields) -> FurnitureSpec:
-    f.allow(PAPER_KEYS["furniture"])
-    num, objs = _listing(f, "objs")
-    return FurnitureSpec(
-        _type_name(f), _cell(f, "pos"), _states(f), [_paper_object(o) for o in objs], num, f.str("name", None), f.where
-    )
-
-
-def _paper_room(f: Fields) -> RoomSpec:
-    f.allow(PAPER_KEYS["room"])
-    num_fur, furs = _listing(f, "furnitures")
-    num_floor, floor = _listing(f, "floor_objs")
-    return RoomSpec(
-        type=_type_name(f),
-        top=_cell(f, "top"),
-        size=_cell(f, "size"),
-        furniture=[_paper_furniture(x) for x in furs],
-        num_furniture=num_fur,
-        floor_objects=[_paper_object(o) for o in floor],
-        num_floor_objects=num_floor,
-        name=f.str("name", None),
-        where=f.where,
-    )
-
-
-def _paper_agent(f: Fields) -> AgentSpec:
-    f.allow(PAPER_KEYS["agent"])
-    if f.int("step_size", 1) != 1:
-        raise f.fail("step_size", f"only step_size 1 is supported, got {f.get('step_size')!r}")
-    _, carried = _listing(f, "carrying")
-    if carried:
-        raise f.fail("carrying", "agents start empty-handed; initial carried objects are not supported")
-    key = "mission_preference_initial" if f.has("mission_preference_initial") else "mission_preferences"
-    return AgentSpec(
-        name=f.str("name", "A"),
-        pos=_cell(f, "pos"),
-        dir=f.int("dir", None),
-        color=f.str("color", "red"),
-        mission_preferences=_preferences(f, key),
-        where=f.where,
-    )
-
-
-def _paper_door(f: Fields) -> DoorSpec:
-    f.allow(PAPER_KEYS["door"])
-    pos = _cell(f, "pos")
-    if pos is None:
-        raise f.fail("pos", "a door needs a position")
-    state = f.get("state", "open")
-    if state not in ("open", "closed") and not isinstance(state, bool):
-        raise f.fail("state", f"expected 'open' or 'closed', got {describe(state)}")
-    return DoorSpec(pos, state in ("open", True), f.where)
-
-
-def _parse_paper(g: Fields) -> HouseConfig:
-    g.allow(PAPER_KEYS["grid"])
-    auto = g.fields("auto", None) or g.child({}, g.path("auto"))
-    auto.allow(PAPER_KEYS["auto"])
-    num_rooms, rooms = _listing(g, "rooms")
-    _, agents = _listing(g, "agents")
-    return HouseConfig(
-        width=g.int("width", 20),
-        height=g.int("height", 20),
-        num_rooms=num_rooms,
-        max_num_rooms=auto.int("max_num_room", 4),
-        min_room_dim=auto.int("min_room_dim", 5),
-        room_split_dirs=_split_dirs(auto),
-        rooms=[_paper_room(r) for r in rooms],
-        doors=None if g.get("doors") is None else [_paper_door(d) for d in _listing(g, "doors")[1]],
-        agents=[_paper_agent(a) for a in agents] or [AgentSpec(where=g.path("agents"))],
-    )
-
-
-def _split_dirs(f: Fields) -> tuple[str, ...]:
-    dirs = f.list("room_split_dirs", []) or list(SPLIT_DIRS)
+def _split_dirs(f: Fields, key: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    dirs = f.list(key, []) or list(default)
     for i, d in enumerate(dirs):
         if d not in SPLIT_DIRS:
-            raise f.fail(f"room_split_dirs[{i}]", f"unknown split direction {describe(d)}; use 'vert' or 'horz'")
+            raise f.fail(f"{key}[{i}]", f"unknown split direction {describe(d)}; use 'vert' or 'horz'")
     return tuple(dirs)
 
 
-def _plain_object(f: Fields) -> ObjectSpec:
-    f.allow(_keys(ObjectSpec))
-    return ObjectSpec(_type_name(f), _cell(f, "pos"), _states(f), f.str("name", None), f.where)
+def _door_state(f: Fields, key: str) -> bool:
+    """The paper's door ``state``: "open" or "closed" (or true/false)."""
+    state = f.get(key, "open")
+    if state not in ("open", "closed") and not isinstance(state, bool):
+        raise f.fail(key, f"expected 'open' or 'closed', got {describe(state)}")
+    return state in ("open", True)
 
 
-def _plain_furniture(f: Fields) -> FurnitureSpec:
-    f.allow(_keys(FurnitureSpec))
-    return FurnitureSpec(
-        _type_name(f),
-        _cell(f, "pos"),
-        _states(f),
-        [_plain_object(o) for o in f.entries("objects", MAX_OBJECTS)],
-        f.int("num_objects", None, 0, MAX_OBJECTS),
-        f.str("name", None),
-        f.where,
-    )
-
-
-def _plain_room(f: Fields) -> RoomSpec:
-    f.allow(_keys(RoomSpec))
-    return RoomSpec(
-        _type_name(f),
-        _cell(f, "top"),
-        _cell(f, "size"),
-        [_plain_furniture(x) for x in f.entries("furniture", MAX_OBJECTS)],
-        f.int("num_furniture", None, 0, MAX_OBJECTS),
-        [_plain_object(o) for o in f.entries("floor_objects", MAX_OBJECTS)],
-        f.int("num_floor_objects", None, 0, MAX_OBJECTS),
-        f.str("name", None),
-        f.where,
-    )
-
-
-def _plain_door(f: Fields) -> DoorSpec:
-    f.allow(_keys(DoorSpec))
-    pos = _cell(f, "pos")
-    if pos is None:
-        raise f.fail("pos", "a door needs a position")
-    return DoorSpec(pos, f.bool("open", True), f.where)
-
-
-def _plain_agent(f: Fields) -> AgentSpec:
-    f.allow(_keys(AgentSpec))
-    return AgentSpec(
-        f.str("name", "A"),
-        _cell(f, "pos"),
-        f.int("dir", None),
-        f.str("color", "red"),
-        _preferences(f, "mission_preferences"),
-        f.where,
-    )
-
-
-def _parse_plain(r: Fields) -> HouseConfig:
-    r.allow(_keys(HouseConfig))
-    defaults = HouseConfig()
-    return HouseConfig(
-        width=r.int("width", defaults.width),
-        height=r.int("height", defaults.height),
-        num_rooms=r.int("num_rooms", None),
-        max_num_rooms=r.int("max_num_rooms", defaults.max_num_rooms),
-        min_room_dim=r.int("min_room_dim", defaults.min_room_dim),
-        room_split_dirs=_split_dirs(r),
-        rooms=[_plain_room(x) for x in r.entries("rooms", MAX_OBJECTS)],
-        doors=None if r.get("doors") is None else [_plain_door(d) for d in r.entries("doors")],
-        agents=[_plain_agent(a) for a in r.entries("agents", MAX_AGENTS)] or [AgentSpec(where=r.path("agents"))],
-        furniture_per_room=_pair(r, "furniture_per_room", defaults.furniture_per_room),
-        objects_per_furniture=_pair(r, "objects_per_furniture", defaults.objects_per_furniture),
-    )
+def _check_paper_agent(f: Fields) -> None:
+    """The paper's agent attributes this generator cannot honour are refused rather than ignored."""
+    if f.int("step_size", 1) != 1:
+        raise f.fail("step_size", f"only step_size 1 is supported, got {f.get('step_size')!r}")
+    carrying = f.get("carrying")
+    if isinstance(carrying, list) or carrying is None:
+        carried = carrying or []
+    else:
+        block = f.fields("carrying")
+        _nested(block, list(BLOCK_KEYS))
+        carried = block.list("initial", [])
+    if carried:
+        raise f.fail("carrying", "agents start empty-handed; initial carried objects are not supported")
 
 
 def _plain(value: Any) -> Any:

@@ -117,7 +117,11 @@ def follow_history(start: World, actions, mission: str | Mission, agent: int = 0
 
 
 class HierarchicalPlanner:
-    """An agent that carries out missions in a :class:`World` (see module docs)."""
+    """An agent that carries out missions in a :class:`World` (see module docs).
+
+    Every draw (the mission, the path among shortest paths, the turn, stepping aside) comes from ``rng``, which
+    is required: one generator seeded by the caller makes an episode reproducible.
+    """
 
     def __init__(
         self,
@@ -126,16 +130,21 @@ class HierarchicalPlanner:
         *,
         mission: str | Mission | None = None,
         preferences: dict[str, float] | None = None,
-        rng: np.random.Generator | None = None,
+        rng: np.random.Generator,
         history: MissionHistory | None = None,
     ) -> None:
+        if not isinstance(rng, np.random.Generator):  # an unseeded fallback would make behaviour irreproducible
+            raise TypeError(
+                f"HierarchicalPlanner needs rng, a numpy.random.Generator (np.random.default_rng(seed)), "
+                f"got {type(rng).__name__}"
+            )
         if history is not None:
             mission = history.progress.mission
         if mission is None and not preferences:
             raise ValueError("give a mission or mission preferences")
         self.world = world
         self.agent = agent
-        self.rng = rng if rng is not None else np.random.default_rng()
+        self.rng = rng
         if mission is not None:
             chosen = mission if isinstance(mission, Mission) else get_mission(mission)
             self._known = {chosen.name: chosen}

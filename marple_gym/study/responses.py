@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from marple_gym.study.trials import StudyError, Trial
-from marple_gym.validation import Fields, message_error
+from marple_gym.validation import Fields, message_error, read_json_lines
 
 log = logging.getLogger(__name__)
 
@@ -148,41 +148,13 @@ def read_entries(path: str | Path, repair: bool = False) -> list[dict[str, Any]]
     it is also cut from the file, so that appending goes on from a whole line.
     """
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise StudyError(f"{path}: cannot read the responses file: {exc.strerror or exc}") from None
-    lines = raw.split(b"\n")
-    if lines[-1].strip() and not _parses(lines[-1]):  # the app died while writing this line
-        log.warning("%s: dropping a partial last line (%d bytes) left by a crash", path, len(lines[-1]))
-        if repair:
-            _truncate(path, len(raw) - len(lines[-1]))
-        lines = lines[:-1]
-    elif lines[-1].strip() and repair:  # a whole last line without its newline: add it before appending
-        with path.open("ab") as f:
+    read = read_json_lines(path, message_error(StudyError), "responses file", drop_torn_tail=True)
+    if repair and read.torn_tail:
+        _truncate(path, path.stat().st_size - read.torn_tail)
+    elif repair and not path.read_bytes().endswith(b"\n") and read.entries:
+        with path.open("ab") as f:  # a whole last line without its newline: add it before appending
             f.write(b"\n")
-    entries = []
-    for n, line in enumerate(lines, 1):
-        if line.strip():
-            entries.append(check_entry(_parse_line(path, n, line), path, n))
-    return entries
-
-
-def _parses(line: bytes) -> bool:
-    try:
-        json.loads(line)
-    except ValueError:
-        return False
-    return True
-
-
-def _parse_line(path: Path, n: int, line: bytes) -> Any:
-    try:
-        return json.loads(line.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise StudyError(f"{path}: line {n} is not UTF-8 text; not a responses file?") from None
-    except ValueError:
-        raise StudyError(f"{path}: line {n} is not valid JSON; not a responses file?") from None
+    return [check_entry(entry, path, n) for n, entry in read.entries]
 
 
 def _truncate(path: Path, keep: int) -> None:

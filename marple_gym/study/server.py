@@ -235,7 +235,7 @@ def parse_lines(body: bytes, limits: Limits = Limits()) -> list[dict[str, Any]]:
         if len(line) > limits.max_line:
             raise RequestRefused(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, f"line {n}: longer than {limits.max_line} bytes")
         try:
-            entry = check_entry(parse_json(line, f"line {n}", error), None, n)
+            entry = check_entry(parse_json(line, None, error, where=f"line {n}"), None, n)
         except StudyError as exc:
             raise RequestRefused(HTTPStatus.BAD_REQUEST, str(exc)) from None
         if entry.get("source") != "web" or entry.get("client") is None or entry.get("seq") is None:

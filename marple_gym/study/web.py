@@ -63,6 +63,7 @@ from marple_gym.study.trials import (
     trial_order,
     who_it_was,
 )
+from marple_gym.validation import Fields, message_error, parse_json
 from marple_gym.viewers.replays import PANEL_COLORS, TrajectoryView
 
 log = logging.getLogger(__name__)
@@ -260,10 +261,9 @@ def read_web_study(folder: str | Path) -> dict[str, Any]:
         ) from None
     if not text.startswith(_DATA_PREFIX):
         raise StudyError(f"{path} was not written by `marple study-web`")
-    try:
-        study = json.loads(text[len(_DATA_PREFIX) :].rstrip().rstrip(";"))
-    except json.JSONDecodeError as exc:
-        raise StudyError(f"{path}: damaged ({exc.msg})") from None
+    error = message_error(StudyError)
+    study = parse_json(text[len(_DATA_PREFIX) :].rstrip().rstrip(";"), str(path), error)
+    study = Fields(study, "", error, str(path)).raw  # an object, whatever else a damaged file holds
     if study.get("format") != WEB_FORMAT or study.get("version") != WEB_VERSION:
         raise StudyError(
             f"{path}: a web study of format version {study.get('version')!r}, not {WEB_VERSION}; "
