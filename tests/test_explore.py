@@ -3,7 +3,7 @@
 The default suite and CI draw the same examples every run (the ``ci`` Hypothesis profile, tests/conftest.py);
 this runs every module that uses Hypothesis under the ``explore`` profile instead, which draws new ones on every
 run and keeps any failure in ``.hypothesis/`` so that the next run replays it. ``HYPOTHESIS_PROFILE=explore
-python -m pytest tests/test_fuzz.py`` does the same for one module.
+python -m pytest tests/marple_gym/world/test_fuzz.py`` does the same for one module.
 """
 
 from __future__ import annotations
@@ -16,11 +16,13 @@ from pathlib import Path
 import pytest
 
 TESTS = Path(__file__).resolve().parent
-PROPERTY_MODULES = sorted(p.name for p in TESTS.glob("test_*.py") if "from hypothesis import" in p.read_text())
+PROPERTY_MODULES = sorted(
+    p.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*.py") if "from hypothesis import" in p.read_text()
+)
 
 
 def test_the_property_modules_are_found():
-    assert {"test_fuzz.py", "test_fuzz_inputs.py", "test_generation.py"} <= set(PROPERTY_MODULES)
+    assert {Path(m).name for m in PROPERTY_MODULES} >= {"test_fuzz.py", "test_fuzz_inputs.py", "test_generation.py"}
 
 
 @pytest.mark.slow

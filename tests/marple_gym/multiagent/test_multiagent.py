@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
+from paths import ROOT
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test  # noqa: E402
 
 from marple_gym.envs import MarpleEnv  # noqa: E402
@@ -268,10 +269,9 @@ def test_the_shared_house_ppo_example_trains_and_reports_before_and_after(tmp_pa
     import json
     import subprocess
     import sys
-    from pathlib import Path
 
     pytest.importorskip("supersuit")
-    example = Path(__file__).parents[1] / "examples" / "shared_house_ppo.py"
+    example = ROOT / "examples" / "shared_house_ppo.py"
     args = ["--steps", "1", "--copies", "1", "--episodes", "1", "--out", "out"]
     run = subprocess.run([sys.executable, str(example), *args], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import DATA
 
 from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit
@@ -18,7 +18,7 @@ from marple_gym.generation.original import original_config_file
 from marple_gym.missions.scenarios import SCENARIOS
 from marple_gym.world.assets import ASSETS, BIT
 
-REFERENCE = Path(__file__).parent / "data" / "reference-configs"
+REFERENCE = DATA / "reference-configs"
 
 
 def published(scenario: str) -> dict:

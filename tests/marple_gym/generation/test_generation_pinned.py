@@ -15,17 +15,17 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import fields
-from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import DATA
 
 from marple_gym.generation import generate_world
 from marple_gym.planner import HierarchicalPlanner
 from marple_gym.recording.recorder import record_trajectory
 from marple_gym.recording.shared_house import generate_shared_episode
 
-REFERENCE = Path(__file__).parent / "data" / "reference-configs"
+REFERENCE = DATA / "reference-configs"
 HOUSES_PER_SEED = 8
 
 CASES: dict[str, tuple[object, list[str]]] = {

@@ -2,23 +2,22 @@
 
 The table in docs/rl.md ("MiniGrid's wrappers") is generated here: the outcome column is what happens when
 the wrapper, made as the "made with" column says, resets and steps each id. If the docs differ, the test fails
-and prints the table to paste (or run ``python tests/test_minigrid_wrappers.py``).
+and prints the table to paste (or run ``python tests/marple_gym/envs/test_minigrid_wrappers.py``).
 """
 
 from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import gymnasium as gym
 import minigrid.wrappers
 import pytest
+from paths import ROOT
 
 import marple_gym
 from marple_gym.envs.minigrid_api import NoMiniGridEquivalent
 
-ROOT = Path(__file__).resolve().parents[1]
 IDS = marple_gym.env_ids() + marple_gym.level_ids(include_missions=False)
 TEXT_FREE = ("image", "direction", "mission")
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from invariants import assert_world_valid
+from paths import DATA
 
 from marple_gym.generation import ConfigError, HouseConfig, generate_world
 from marple_gym.generation.furnish import Draft
@@ -18,7 +18,7 @@ from marple_gym.generation.layout import _door_candidates, lay_out_rooms
 from marple_gym.missions import MISSIONS
 from marple_gym.world.assets import ASSETS, BIT
 
-REFERENCE_CONFIGS = sorted((Path(__file__).parent / "data" / "reference-configs").glob("*.json"))
+REFERENCE_CONFIGS = sorted((DATA / "reference-configs").glob("*.json"))
 
 
 def test_asset_library_has_the_papers_counts():

@@ -6,13 +6,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-from pathlib import Path
 
 import pytest
+from paths import DATA
 
 from marple_gym.generation.config import AgentSpec, ConfigError, DoorSpec, HouseConfig, ObjectSpec, RoomSpec
 
-DATA = Path(__file__).parent / "data"
 GOLDEN = json.loads((DATA / "house-configs-parsed.json").read_text())
 """Digests of the configs the hand-written readers (before the generated one) gave for the reference configs,
 in the paper's format and in ours, and for the small configs of the tests (written by the old code)."""

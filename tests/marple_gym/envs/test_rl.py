@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from conftest import make_world
 from gymnasium.utils.env_checker import check_env
+from paths import ROOT
 
 import marple_gym
 from marple_gym import EgocentricView, NumericObservation
@@ -407,7 +408,7 @@ def test_make_ppo_gives_a_house_wide_view_two_streams():
     model.learn(32)
 
 
-BENCH_RL = Path(__file__).parents[1] / "bench" / "bench_rl.py"
+BENCH_RL = ROOT / "bench" / "bench_rl.py"
 
 
 def test_bench_rl_refuses_to_resume_from_a_corrupt_results_file_and_keeps_it(tmp_path):
@@ -496,7 +497,7 @@ def test_success_tracker_counts_only_the_envs_it_is_given():
 
 
 def run_sb3_example(tmp_path: Path, *args: str) -> dict:
-    example = Path(__file__).parents[1] / "examples" / "sb3_ppo.py"
+    example = ROOT / "examples" / "sb3_ppo.py"
     run = subprocess.run([sys.executable, str(example), *args], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout[run.stdout.index("{\n") :])

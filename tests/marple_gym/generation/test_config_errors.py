@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from paths import DATA
 
 from marple_gym.generation import ConfigError, HouseConfig, generate_world
 
-REFERENCE = Path(__file__).parent / "data" / "reference-configs" / "init_config_change_outfit_do_laundry.json"
+REFERENCE = DATA / "reference-configs" / "init_config_change_outfit_do_laundry.json"
 
 
 def paper_config() -> dict:

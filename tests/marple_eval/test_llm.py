@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from paths import ROOT, TESTS
 
 from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
 from marple_eval.llm import LLMError, LLMModel, parse_answer, probabilities
@@ -21,7 +22,7 @@ from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions.mission import get_mission
 
-SERVER = Path(__file__).with_name("llm_server.py")
+SERVER = TESTS / "llm_server.py"
 ENV = ("OPENAI_API_KEY", "MARPLE_LLM_API_KEY", "MARPLE_LLM_MODEL", "MARPLE_LLM_BASE_URL", "MARPLE_LLM_CACHE")
 
 
@@ -356,7 +357,7 @@ def test_every_query_state_is_described():
 
 def docs_model() -> str:
     """The 15-line custom model of docs/evaluation.md."""
-    docs = (Path(__file__).parents[1] / "docs" / "evaluation.md").read_text()
+    docs = (ROOT / "docs" / "evaluation.md").read_text()
     blocks = [b.split("```", 1)[0] for b in docs.split("```python\n")[1:]]
     (code,) = [b for b in blocks if "class Witness" in b]
     return code

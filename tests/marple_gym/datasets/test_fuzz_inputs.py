@@ -1,6 +1,6 @@
 """Random mutations of the reference configs and of a generated manifest: a clean, named error or a valid result.
 
-``FUZZ_EXAMPLES=2000 pytest tests/test_fuzz_inputs.py`` hunts longer than the default suite does.
+``FUZZ_EXAMPLES=2000 pytest tests/marple_gym/datasets/test_fuzz_inputs.py`` hunts longer than the default suite does.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import DATA
 
 from marple_gym.datasets import MarpleDataset
 from marple_gym.datasets.generate import MANIFEST, DatasetSpec, Sizes, Unit, generate_dataset
 from marple_gym.errors import MarpleError
 from marple_gym.generation import ConfigError, HouseConfig, generate_world
 
-CONFIGS = sorted((Path(__file__).parent / "data" / "reference-configs").glob("*.json"))
+CONFIGS = sorted((DATA / "reference-configs").glob("*.json"))
 
 VALUES = st.one_of(
     st.none(),
