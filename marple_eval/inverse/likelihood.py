@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from marple_gym.episode import AgentStep
 from marple_gym.missions.mission import Mission, Subgoal
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, PlanRequest
@@ -198,10 +199,9 @@ class MissionTracker(HierarchicalPlanner):
         if p <= 0.0:
             return -math.inf
         self.segment.consume(action)
-        outcome = self._act(action)
+        outcome, achieved = self._act(action)  # the episode moves the progress on
         if not outcome.success or self.segment.finished:
             self.segment = None
-        achieved = self.progress.update(outcome, self.world, skip_infeasible=False)
         if achieved is not None:
             sg = self.mission.subgoals[achieved]
             if outcome.fur >= 0:
@@ -271,21 +271,25 @@ class CachingPlanner(HierarchicalPlanner):
         """The world state, the mission, its progress and bindings."""
         return (self.mission.name, self.progress.index, tuple(sorted(self._binding.items())), self._world())
 
-    def _act(self, action: int) -> Outcome:
-        """The episode transition's outcome of ``action`` and the world it leaves, from the cache where a planner
-        of the cache took the same action in the same world."""
+    def _act(self, action: int) -> AgentStep:
+        """The episode transition of ``action``: its outcome and the world it leaves from the cache where a
+        planner of the cache took the same action in the same world (the progress, this planner's own, follows
+        the outcome in the episode either way)."""
         key = (self.agent, self._world(), action)
-        step = self.cache.get(key)
-        if step is None:
+        cached = self.cache.get(key)
+        if cached is None:
             if self._borrowed:
-                self.world.state = self.world.state.copy()
+                self._use_state(self.world.state.copy())
                 self._borrowed = False
-            outcome = super()._act(action)
+            step = super()._act(action)
             self._world_key = None
-            step = self.cache[key] = (outcome, self.world.state.copy(), self._world())
-        else:
-            self.world.state, self._world_key, self._borrowed = step[1], step[2], True
-        return step[0]
+            self.cache[key] = (step.outcome, self.world.state.copy(), self._world())
+            return step
+        outcome, state, self._world_key = cached
+        self._use_state(state)
+        self._borrowed = True
+        (step,) = self.episode.follow(self.world.house, (outcome,))
+        return step
 
     def plan_request(self) -> PlanRequest | None:
         key = self._state_key()
@@ -327,9 +331,9 @@ class CachingPlanner(HierarchicalPlanner):
         if run is None:
             outcomes = []
             while True:
-                outcome = self._act(self._plan[0])
-                achieved = self._follow(outcome)
-                outcomes.append(outcome)
+                step = self._act(self._plan[0])
+                achieved = self._follow(step)
+                outcomes.append(step.outcome)
                 if achieved is not None or not self._plan:
                     break
             run = _CarriedOut(
@@ -338,7 +342,8 @@ class CachingPlanner(HierarchicalPlanner):
             self._borrowed = True  # the run keeps this state: a later action copies it first
             self.cache[key] = run
         else:
-            self.world.state, self._world_key, self._borrowed = run.state, run.world_key, True
+            self._use_state(run.state)
+            self._world_key, self._borrowed = run.world_key, True
             self.progress = run.progress.copy()
             self._binding = dict(run.binding)
             self._plan.clear()

@@ -19,6 +19,7 @@ from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
+from marple_gym.world.house import House
 from marple_gym.world.sampling import weighted_index
 from marple_gym.world.world import World
 
@@ -145,8 +146,10 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         self.observation_space = observation_space(
             self.observation_keys, self.config.height, self.config.width, self.agent_view_size
         )
-        self.world: World | None = None
+        self.house: House | None = None
+        """The current episode's house (immutable; a reset makes a new one)."""
         self.episode: EpisodeState | None = None
+        """Everything that changes in the current episode: the env's one state (:meth:`get_state` copies it)."""
         self._pending_mission: Mission | None = None
         self._scene_graphs: SceneGraphBuilder | None = None  # the current house's, made on the first request
 
@@ -174,16 +177,16 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         world = generate_world(self.config, self.np_random, self._house_missions())
         if world.house.width != self.config.width or world.house.height != self.config.height:
             raise ConfigError("config", "generated house does not match the observation space")
-        self.world = world
+        self.house = world.house
         self.episode = EpisodeState.start(world.house, world.state, (mission,))
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info(None)
 
     def step(self, action):
-        if self.world is None:
+        if self.episode is None:
             raise RuntimeError("call reset() before step()")
-        ((outcome, achieved),) = self.episode.advance(self.world.house, (int(action),))
+        ((outcome, achieved),) = self.episode.advance(self.house, (int(action),))
         terminated = self.progress.complete
         reward = (1.0 if terminated else 0.0) + (self.subgoal_reward if achieved is not None else 0.0)
         truncated = not terminated and self.step_count >= self.max_steps
@@ -195,13 +198,13 @@ class MarpleEnv(MiniGridAPI, gym.Env):
     def render(self):
         """``rgb_array``: the house as an (H * tile_size, W * tile_size, 3) image. ``human``: show it in
         a window with the mission, intent, last sound and step underneath (called by ``step`` and ``reset``)."""
-        if self.render_mode is None or self.world is None:
+        if self.render_mode is None or self.episode is None:
             return None
         from marple_gym.rendering.captions import episode_caption
         from marple_gym.rendering.window import render_env
 
         title = f"MARPLE-Gym: {self.mission.title}"
-        return render_env(self, title, lambda: episode_caption(self.world.house, self.episode))
+        return render_env(self, title, lambda: episode_caption(self.house, self.episode))
 
     def get_keys_to_action(self) -> dict[tuple[int], int]:
         """The keymap of ``marple play`` for ``gymnasium.utils.play.play``: arrows turn and move, p picks up,
@@ -217,6 +220,14 @@ class MarpleEnv(MiniGridAPI, gym.Env):
             self.window = None
 
     # ---- the episode ---------------------------------------------------------------------------
+    @property
+    def world(self) -> World | None:
+        """The current episode's world (its house and state), a view of :attr:`episode` (None before a reset).
+
+        A view of the state the episode advances in place; a reset or :meth:`set_state` makes a new one.
+        """
+        return None if self.episode is None else World(self.house, self.episode.world)
+
     @property
     def progress(self) -> MissionProgress | None:
         """The agent's mission progress in the current episode."""
@@ -238,11 +249,11 @@ class MarpleEnv(MiniGridAPI, gym.Env):
 
     def current_intent(self) -> str:
         """The intent sentence for the subgoal the agent is on."""
-        return observe(self.world.house, self.episode, 0, ("intent",))["intent"]
+        return observe(self.house, self.episode, 0, ("intent",))["intent"]
 
     def _observation(self) -> dict[str, Any]:
         return observe(
-            self.world.house,
+            self.house,
             self.episode,
             0,
             self.observation_keys,
@@ -272,9 +283,9 @@ class MarpleEnv(MiniGridAPI, gym.Env):
 
     def scene_graph(self):
         """The scene graph of the current state (a new ``networkx.DiGraph``)."""
-        if self._scene_graphs is None or self._scene_graphs.house is not self.world.house:
-            self._scene_graphs = SceneGraphBuilder(self.world.house)
-        return self._scene_graphs.build(self.world.state)
+        if self._scene_graphs is None or self._scene_graphs.house is not self.house:
+            self._scene_graphs = SceneGraphBuilder(self.house)
+        return self._scene_graphs.build(self.episode.world)
 
     # ---- state for simulation --------------------------------------------------------------------
     def get_state(self) -> EpisodeState:
@@ -284,19 +295,17 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         return self.episode.copy()
 
     def set_state(self, snapshot: EpisodeState) -> None:
-        """Restore a snapshot from :meth:`get_state` of this episode's house (the snapshot stays valid).
+        """Restore a snapshot from :meth:`get_state` of this episode's house: a copy of it becomes the episode
+        (the snapshot stays valid; a :attr:`world` view taken before shows the state left behind).
 
         Raises :class:`~marple_gym.episode.SnapshotMismatchError` for a snapshot of another house.
         """
-        if self.world is None:
+        if self.episode is None:
             raise RuntimeError("call reset() before set_state()")
         if not isinstance(snapshot, EpisodeState):
             raise TypeError(f"set_state expects an EpisodeState from get_state(), got {type(snapshot).__name__}")
-        snapshot.check_house(self.world.house)
-        restored = snapshot.copy()
-        self.world.state.copy_from(restored.world)
-        restored.world = self.world.state
-        self.episode = restored
+        snapshot.check_house(self.house)
+        self.episode = snapshot.copy()
 
 
 MarpleEnv.__doc__ = fill_observation_space(MarpleEnv.__doc__, HouseConfig().height, HouseConfig().width)

@@ -37,7 +37,7 @@ class EgocentricView(gym.ObservationWrapper):
     def observation(self, observation: dict) -> dict:
         base = self.env.unwrapped
         view = observe(
-            base.world.house, base.episode, 0, ("image",), view=self.view_size, see_through_walls=self.see_through_walls
+            base.house, base.episode, 0, ("image",), view=self.view_size, see_through_walls=self.see_through_walls
         )
         return {**observation, "image": view["image"]}
 

@@ -20,7 +20,6 @@ from marple_gym.evidence.egocentric import egocentric_view
 from marple_gym.evidence.language import intent
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import Subgoal, subgoal_codes
-from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
@@ -77,7 +76,6 @@ def observe(
     episode: Observed,
     agent: int = 0,
     keys: Sequence[str] = OBSERVATION_KEYS,
-    progress: MissionProgress | None = None,
     view: int | None = None,
     see_through_walls: bool = False,
     **batch_options: Any,
@@ -92,9 +90,9 @@ def observe(
     complete), ``position`` ((x, y)), ``subgoal_index`` (the current
     subgoal's index, -1 once complete or without a mission) and ``heard``
     (the sound tokens of every acting agent's last action, this agent's
-    first, then the others' in order: what it hears in a shared house). ``progress``
-    overrides the episode's tracker of this agent (a recorded planner tracks
-    its mission itself). With ``view`` (odd), ``image`` is the agent's
+    first, then the others' in order: what it hears in a shared house); the
+    mission's modalities come from the episode's progress of the agent (a
+    recorded planner's own, :meth:`HierarchicalPlanner.act_in`). With ``view`` (odd), ``image`` is the agent's
     egocentric (view, view, 8) window (:mod:`marple_gym.evidence.egocentric`).
 
     In a house with several agents every agent sees itself as the single env's
@@ -112,7 +110,7 @@ def observe(
         raise TypeError(f"options {sorted(batch_options)} are for a batch of episodes")
     state = episode.world
     index = episode.agents[agent]
-    tracker = episode.progress[agent] if progress is None else progress
+    tracker = episode.progress[agent]
     obs: dict[str, Any] = {}
     for key in keys:
         if key == "image" and view is not None:
@@ -165,7 +163,6 @@ def _observe_batch(
     agent: int,
     keys: Sequence[str],
     copy: bool = True,
-    progress: None = None,
 ) -> dict[str, Any]:
     """:func:`observe` for every episode of a batch."""
     batch = episodes.world

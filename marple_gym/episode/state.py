@@ -46,8 +46,9 @@ class EpisodeState:
     """One episode in one house, for any number of acting agents.
 
     ``agents[i]`` is the world's index of acting agent ``i``; ``progress[i]`` is
-    its mission progress (None for an agent whose mission nobody scores, such as
-    a recorded planner that keeps its own) and ``last_outcomes[i]`` what its last
+    its mission progress (None for an agent whose mission nobody scores; a
+    planner acting in the episode keeps its own here, with its policy
+    :attr:`MissionProgress.skips_infeasible` False) and ``last_outcomes[i]`` what its last
     action did (None before its first). ``house_fingerprint`` names the house the
     state belongs to (:attr:`House.fingerprint`).
     """
@@ -90,11 +91,20 @@ class EpisodeState:
             raise ValueError(f"expected {len(self.agents)} actions (one per acting agent), got {len(actions)}")
         state = self.world
         outcomes = tuple([apply_action(house, state, agent, int(a)) for agent, a in zip(self.agents, actions)])
-        view = World(house, state)
+        return self.follow(house, outcomes)
+
+    def follow(self, house: House, outcomes: tuple[Outcome, ...]) -> tuple[AgentStep, ...]:
+        """The second half of :meth:`advance`: each acting agent's progress follows its outcome, the world being
+        already the one the outcomes left (a transition a caching planner looked up rather than applied)."""
+        view = World(house, self.world)
         steps = tuple([AgentStep(o, None if p is None else p.update(o, view)) for p, o in zip(self.progress, outcomes)])
         self.last_outcomes = outcomes
         self.step_count += 1
         return steps
+
+    def track(self, agent: int, progress: MissionProgress | None) -> None:
+        """Make ``progress`` acting agent ``agent``'s mission progress (a planner that takes up a new mission)."""
+        self.progress = self.progress[:agent] + (progress,) + self.progress[agent + 1 :]
 
     def observe(self, house: House, agent: int = 0, keys: Sequence[str] = OBSERVATION_KEYS, **options: Any) -> dict:
         """Acting agent ``agent``'s observation (:func:`marple_gym.episode.observe.observe`, with its options)."""

@@ -18,13 +18,20 @@ class MissionProgress:
     between is skippable (those are then skipped). After any change to the world,
     skippable subgoals that are no longer feasible are passed over. The mission
     is complete once every subgoal is achieved or skipped.
+
+    ``skips_infeasible`` is the tracker's policy for that last rule: True (the
+    default, an env scoring an agent) passes over infeasible skippable subgoals
+    after every change; False leaves them to the one who acts, the
+    :class:`~marple_gym.planner.HierarchicalPlanner`, which passes them over
+    when it finds no plan for them.
     """
 
-    __slots__ = ("mission", "agent", "index", "achieved", "skipped")
+    __slots__ = ("mission", "agent", "index", "achieved", "skipped", "skips_infeasible")
 
-    def __init__(self, mission: Mission, agent: int = 0) -> None:
+    def __init__(self, mission: Mission, agent: int = 0, skips_infeasible: bool = True) -> None:
         self.mission = mission
         self.agent = agent
+        self.skips_infeasible = skips_infeasible
         self.index = 0
         self.achieved: list[int] = []
         self.skipped: list[int] = []
@@ -48,12 +55,8 @@ class MissionProgress:
                 return None
         return None
 
-    def update(self, outcome: Outcome, world: World, skip_infeasible: bool = True) -> int | None:
-        """Record one action outcome; return the index of the subgoal it achieved, if any.
-
-        With ``skip_infeasible`` False the caller passes over infeasible skippable
-        subgoals itself (the planner does, while planning).
-        """
+    def update(self, outcome: Outcome, world: World) -> int | None:
+        """Record one action outcome; return the index of the subgoal it achieved, if any."""
         if not outcome.success:
             return None
         j = self.match(outcome, world)
@@ -61,7 +64,7 @@ class MissionProgress:
             self.skipped.extend(range(self.index, j))
             self.achieved.append(j)
             self.index = j + 1
-        if skip_infeasible and (j is not None or outcome.action not in _NAVIGATION):
+        if self.skips_infeasible and (j is not None or outcome.action not in _NAVIGATION):
             self.skip_infeasible(world)
         return j
 
@@ -97,8 +100,10 @@ class MissionProgress:
         while not self.complete and self.current.skippable and not is_feasible(world, self.agent, self.current):
             self.skip_current()
 
-    def copy(self) -> MissionProgress:
-        out = MissionProgress(self.mission, self.agent)
+    def copy(self, skips_infeasible: bool | None = None) -> MissionProgress:
+        """An independent copy, with the policy ``skips_infeasible`` (by default this tracker's)."""
+        policy = self.skips_infeasible if skips_infeasible is None else skips_infeasible
+        out = MissionProgress(self.mission, self.agent, policy)
         out.index = self.index
         out.achieved = list(self.achieved)
         out.skipped = list(self.skipped)

@@ -12,12 +12,21 @@
 The planner only decides. Every action it takes goes through the episode
 transition (:meth:`marple_gym.episode.EpisodeState.advance`, the function
 ``env.step`` and the dataset recorder wrap), one action at a time, like
-MiniGrid's BabyAI bot; the planner keeps its own mission progress, so its
-episode state scores none (a progress of None)::
+MiniGrid's BabyAI bot. The planner's mission progress is its agent's in the
+episode it acts in (:attr:`HierarchicalPlanner.episode`: its own, or the
+recorder's or a shared house's after :meth:`HierarchicalPlanner.act_in`), the one
+record of it; the planner's tracker has the policy
+``skips_infeasible=False`` (it passes over infeasible subgoals itself, when it
+finds no plan for them)::
 
     planner = HierarchicalPlanner(world, mission="do_laundry", rng=np.random.default_rng(0))
     while not planner.done:
         outcome = planner.step()          # or: a = planner.next_action(); env.step(a); planner.observe(outcome)
+
+Who advances the planner's episode hands it each :class:`~marple_gym.episode.AgentStep`
+(:meth:`HierarchicalPlanner.follow`); who takes its action elsewhere (an env, a
+batch of rollouts over its world) hands it the outcome
+(:meth:`HierarchicalPlanner.observe`), and its progress follows that.
 
 In a house shared with other agents (see :mod:`marple_gym.recording.shared_house`)
 the planner hears of their actions through :meth:`HierarchicalPlanner.notice`
@@ -59,7 +68,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from marple_gym.episode.replay import replay
-from marple_gym.episode.state import EpisodeState
+from marple_gym.episode.state import AgentStep, EpisodeState
 from marple_gym.missions.feasibility import state_holds, target_cells
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
@@ -70,7 +79,7 @@ from marple_gym.world.assets import ASSETS, BIT, DOOR, OPEN_BIT
 from marple_gym.world.house import DIR_VEC
 from marple_gym.world.navigation import walkable_mask
 from marple_gym.world.sampling import weighted_index
-from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_OBJ
+from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_OBJ, WorldState
 from marple_gym.world.world import World
 
 MAX_MISSION_ATTEMPTS = 10
@@ -145,6 +154,9 @@ class HierarchicalPlanner:
         self.world = world
         self.agent = agent
         self.rng = rng
+        self.episode = EpisodeState(world.state, (agent,), (None,), (None,), world.house.fingerprint)
+        """The episode the planner acts in, which holds its mission progress (see :meth:`act_in`)."""
+        self._slot = 0  # the planner's agent among the episode's acting agents
         if mission is not None:
             chosen = mission if isinstance(mission, Mission) else get_mission(mission)
             self._known = {chosen.name: chosen}
@@ -157,10 +169,8 @@ class HierarchicalPlanner:
             self.preferences = {n: w for n, w in zip(preferences, weights / weights.sum()) if w > 0}
         self.missions: list[Mission] = []
         self.failed_missions: list[str] = []
-        self.progress: MissionProgress | None = None
         self._plan: deque[int] = deque()
         self._binding: dict[tuple[str, str], int] = {}
-        self._episode: EpisodeState | None = None
         self._rewinds = 0  # this mission's returns to an earlier subgoal
         self._waits = 0  # plans in a row that wait for others
         self.waiting = False
@@ -171,6 +181,29 @@ class HierarchicalPlanner:
             self._resume(history)
 
     # ---- state ----------------------------------------------------------------------------------------
+    @property
+    def progress(self) -> MissionProgress | None:
+        """The mission's progress: the planner's agent's in :attr:`episode` (None when no mission could be
+        carried out)."""
+        return self.episode.progress[self._slot]
+
+    @progress.setter
+    def progress(self, progress: MissionProgress | None) -> None:
+        self.episode.track(self._slot, progress)
+
+    def act_in(self, episode: EpisodeState) -> None:
+        """Act in ``episode`` from now on (a recorder's, a shared house's), which holds the planner's world
+        state: the planner's progress becomes its agent's progress there, the one record of it."""
+        if episode.world is not self.world.state:
+            raise ValueError("a planner can only act in an episode of its own world state")
+        slot = episode.agents.index(self.agent)
+        episode.track(slot, self.progress)
+        self.episode, self._slot = episode, slot
+
+    def _use_state(self, state: WorldState) -> None:
+        """Carry on from world state ``state`` (a caching planner's shared states)."""
+        self.world.state = self.episode.world = state
+
     @property
     def mission(self) -> Mission | None:
         return self.progress.mission if self.progress else None
@@ -195,7 +228,7 @@ class HierarchicalPlanner:
         while len(self.missions) + len(self.failed_missions) < MAX_MISSION_ATTEMPTS:
             names = list(self.preferences)
             name = names[weighted_index(self.rng, list(self.preferences.values()))]
-            self.progress = MissionProgress(self._known[name], self.agent)
+            self.progress = MissionProgress(self._known[name], self.agent, skips_infeasible=False)
             self._binding = {}
             self._plan.clear()
             self._rewinds = self._waits = 0
@@ -207,7 +240,7 @@ class HierarchicalPlanner:
 
     def _resume(self, history: MissionHistory) -> None:
         """Carry on a mission part-way through, as recorded in ``history``."""
-        self.progress = history.progress.copy()
+        self.progress = history.progress.copy(skips_infeasible=False)
         self._binding = dict(history.binding)
         self.missions.append(self.progress.mission)
         if not self._prepare():
@@ -276,20 +309,26 @@ class HierarchicalPlanner:
         return self._plan[0] if self._plan else self.next_action()
 
     def observe(self, outcome: Outcome) -> int | None:
-        """Record the outcome of the action last returned; return the subgoal index it achieved."""
-        achieved = self._follow(outcome)
+        """The outcome of the action last returned, taken outside :attr:`episode` (an env's, rollouts'): the
+        progress follows it, then the plan (:meth:`follow`). Returns the subgoal index it achieved."""
+        return self.follow(AgentStep(outcome, self.progress.update(outcome, self.world)))
+
+    def follow(self, step: AgentStep) -> int | None:
+        """What the action last returned did in :attr:`episode`, which moved the progress on: follow it with the
+        plan (and plan again when needed). Returns the subgoal index it achieved."""
+        achieved = self._follow(step)
         if achieved is not None and not self._prepare():
             self._abandon()
         return achieved
 
-    def _follow(self, outcome: Outcome) -> int | None:
-        """:meth:`observe` up to planning the next subgoal: the plan and the mission's progress follow the outcome
-        (nothing random happens here: the planner draws only when it plans)."""
+    def _follow(self, step: AgentStep) -> int | None:
+        """:meth:`follow` up to planning the next subgoal: the plan follows the outcome (nothing random happens
+        here: the planner draws only when it plans)."""
+        outcome, achieved = step
         if self._plan and outcome.action == self._plan[0]:
             self._plan.popleft()
         if not outcome.success:
             self._plan.clear()  # the world surprised us: plan again
-        achieved = self.progress.update(outcome, self.world, skip_infeasible=False)
         if achieved is not None:
             sg = self.mission.subgoals[achieved]
             if outcome.fur >= 0:
@@ -331,19 +370,14 @@ class HierarchicalPlanner:
         action = self.next_action()
         if action is None:
             return None
-        outcome = self._act(action)
-        self.observe(outcome)
-        return outcome
+        step = self._act(action)
+        self.follow(step)
+        return step.outcome
 
-    def _act(self, action: int) -> Outcome:
-        """Take ``action`` in the world through the episode transition."""
-        if self._episode is None or self._episode.world is not self.world.state:
-            # The planner tracks its mission itself: the episode state scores none.
-            self._episode = EpisodeState(
-                self.world.state, (self.agent,), (None,), (None,), self.world.house.fingerprint
-            )
-        ((outcome, _),) = self._episode.advance(self.world.house, (action,))
-        return outcome
+    def _act(self, action: int) -> AgentStep:
+        """Take ``action`` in :attr:`episode` (the planner's own, one agent) through the episode transition."""
+        (step,) = self.episode.advance(self.world.house, (action,))
+        return step
 
     # ---- low level: targets and paths -----------------------------------------------------------------
     def _targets(self, sg: Subgoal) -> dict[tuple[int, int], int]:

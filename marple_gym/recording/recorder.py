@@ -21,11 +21,14 @@ _QUERIES = [(name, m.query_subgoal) for name, m in MISSIONS.items()]
 class AgentRecorder:
     """The columns of one agent's :class:`Trajectory`, filled one observation and one action at a time.
 
-    ``agent`` indexes the episode's acting agents; the planner tracks the agent's mission (and may move
-    on to another), so its progress is the one recorded.
+    ``agent`` indexes the episode's acting agents; the planner acts in ``episode``
+    (:meth:`HierarchicalPlanner.act_in`), so the episode's progress of the agent, the one recorded, is the
+    planner's (which may move on to another mission).
     """
 
     def __init__(self, layout: House, episode: EpisodeState, agent: int, planner: HierarchicalPlanner) -> None:
+        if planner.episode is not episode:
+            raise ValueError("record a planner in the episode it acts in (HierarchicalPlanner.act_in)")
         self.layout, self.episode, self.agent, self.planner = layout, episode, agent, planner
         self.columns: dict[str, list] = {key: [] for key in RECORD_KEYS}
         self.mission_index: list[int] = []
@@ -36,11 +39,10 @@ class AgentRecorder:
 
     def record(self) -> None:
         """Record the agent's observation of the episode as it is now."""
-        planner = self.planner
-        obs = observe(self.layout, self.episode, self.agent, RECORD_KEYS, progress=planner.progress)
+        obs = observe(self.layout, self.episode, self.agent, RECORD_KEYS)
         for key, value in obs.items():
             self.columns[key].append(value)
-        self.mission_index.append(-1 if obs["subgoal_index"] < 0 else len(planner.missions) - 1)
+        self.mission_index.append(-1 if obs["subgoal_index"] < 0 else len(self.planner.missions) - 1)
 
     def acted(self, outcome: Outcome, mission: int, achieved: int | None) -> None:
         """Record what the agent's action did; ``mission`` indexes the planner's missions when it acted."""
@@ -91,6 +93,7 @@ def record_trajectory(
     """
     layout = world.house
     episode = EpisodeState.start(layout, world.state, (None,), agents=(planner.agent,))
+    planner.act_in(episode)
     recorder = AgentRecorder(layout, episode, 0, planner)
     recorder.record()
     while not planner.done and len(recorder.actions) < max_steps:
@@ -98,8 +101,8 @@ def record_trajectory(
         if action is None:
             break
         mission = len(planner.missions) - 1
-        ((outcome, _),) = episode.advance(layout, (action,))
-        recorder.acted(outcome, mission, planner.observe(outcome))
+        (step,) = episode.advance(layout, (action,))
+        recorder.acted(step.outcome, mission, planner.follow(step))
         recorder.record()
     return recorder.trajectory(house, house_id, seed)
 

@@ -134,6 +134,8 @@ def run_shared_episode(
         raise ValueError("every planner must act in the shared world's state")
     start = _with_agents_at_start(house, world)
     episode = EpisodeState.start(layout, world.state, (None,) * len(planners))
+    for planner in planners:
+        planner.act_in(episode)  # the episode holds every planner's progress
     recorders = [AgentRecorder(layout, episode, i, p) for i, p in enumerate(planners)]
     for recorder in recorders:
         recorder.record()
@@ -144,15 +146,15 @@ def run_shared_episode(
         actions = [_idle_action(p, planners, queue) if p.done else p.next_action() for p, queue in zip(planners, aside)]
         actions = [IDLE if a is None else a for a in actions]  # a planner that just gave up idles too
         missions = [len(p.missions) - 1 for p in planners]
+        acting = [not p.done for p in planners]  # before the episode moves their progress on
         steps = episode.advance(layout, actions)
         for i, planner in enumerate(planners):
             # Hear the others first, so that a planner planning after its own success sees the world as it is.
             for k, other in enumerate(steps):
                 if k != i:
                     planner.notice(other.outcome)
-            outcome = steps[i].outcome
-            achieved = None if planner.done else planner.observe(outcome)
-            recorders[i].acted(outcome, missions[i], achieved)
+            achieved = planner.follow(steps[i]) if acting[i] else None
+            recorders[i].acted(steps[i].outcome, missions[i], achieved)
         for recorder in recorders:
             recorder.record()
     return SharedEpisode(start, house_id, seed, tuple(r.trajectory(start, house_id, seed) for r in recorders))

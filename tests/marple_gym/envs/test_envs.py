@@ -153,6 +153,22 @@ def test_get_state_and_set_state_restore_an_episode():
         assert_obs_equal(a, b)
 
 
+def test_the_env_holds_one_state_the_episode_and_its_world_is_a_view_of_it():
+    env = gym.make("Marple-DoLaundry-v0").unwrapped
+    assert env.world is None and env.episode is None
+    env.reset(seed=3)
+    assert env.world.state is env.episode.world and env.world.house is env.house
+    snapshot = env.get_state()
+    for a in (2, 2, 1, 2):
+        env.step(a)
+    assert env.agent_pos == tuple(env.episode.world.agent_pos[0].tolist())  # MiniGrid's attributes read it too
+    env.set_state(snapshot)
+    assert env.episode is not snapshot and env.episode.step_count == 0  # a copy: the snapshot stays valid
+    assert env.world.state is env.episode.world  # set_state leaves one state, nothing to re-link
+    assert np.array_equal(env.episode.world.grid, snapshot.world.grid)
+    assert env.agent_pos == tuple(snapshot.world.agent_pos[0].tolist())
+
+
 MINIGRID_SECTIONS = (
     "Description",
     "Mission Space",
