@@ -307,21 +307,23 @@ def run_report(args: argparse.Namespace) -> int:
     import sys
 
     from marple_eval.plots import plot_runs
-    from marple_eval.report import comparison_table, detail_table, protocols_table, trial_set_warning
-    from marple_eval.results import RunResults
+    from marple_eval.report import comparison_table, detail_table, protocols_table, report_runs
+    from marple_eval.results import NotRescorable
 
-    runs = [RunResults.load(p) for p in args.results]
-    mixed = trial_set_warning(runs)
-    if mixed:  # loud: on both streams, above the table it concerns
-        print(f"WARNING: {mixed}\n")
-        print(f"warning: {mixed}", file=sys.stderr)
-    # The report's own --cutoff adds cut views; --protocol and these options change what each run shows.
-    chosen = protocol_changes(args, ("combine", "eta", "last_point"))
-    changes = {**(protocol_bundle_view(args.protocol) if args.protocol else {}), **chosen}
-    if changes:
-        runs = rescored_runs(runs, changes)
-    if args.cutoff is not None:
-        runs += [run.with_cutoff(args.cutoff) for run in runs if run.protocol.get("cutoff") is None]
+    view = report_runs(
+        args.results,
+        protocol=args.protocol,
+        changes=protocol_changes(args, ("combine", "eta", "last_point")),
+        cutoff=args.cutoff,
+    )
+    if view.mixed_trials:  # loud: on both streams, above the table it concerns
+        print(f"WARNING: {view.mixed_trials}\n")
+        print(f"warning: {view.mixed_trials}", file=sys.stderr)
+    for why in view.left_out:
+        print(f"warning: left out: {why}", file=sys.stderr)
+    if not view.runs:
+        raise NotRescorable("no run can show the protocol asked for (see the warnings above)", "none")
+    runs = view.runs
     print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper, thresholds=args.threshold))
     side_cutoff = 40 if args.cutoff is None else args.cutoff
     print(f"\nEvidence needed for {args.threshold[0]:g}, protocols side by side (each run's one scoring):\n")
@@ -333,26 +335,3 @@ def run_report(args: argparse.Namespace) -> int:
     if args.plot:
         print(f"\nplot: {plot_runs(runs, args.plot, band=args.band)}")
     return 0
-
-
-def protocol_bundle_view(name: str) -> dict:
-    """What ``marple report --protocol NAME`` changes in a run: the bundle's fields but the margin."""
-    return {key: value for key, value in PROTOCOLS[name].items() if key != "margin"}
-
-
-def rescored_runs(runs: list, changes: dict) -> list:
-    """Every run that can show ``changes`` (:meth:`~marple_eval.results.RunResults.rescored`); the others are left
-    out with a warning that says what would show them."""
-    import sys
-
-    from marple_eval.results import NotRescorable
-
-    shown = []
-    for run in runs:
-        try:
-            shown.append(run.rescored(**changes))
-        except NotRescorable as exc:
-            print(f"warning: left out: {exc}", file=sys.stderr)
-    if not shown:
-        raise NotRescorable("no run can show the protocol asked for (see the warnings above)", "none")
-    return shown
