@@ -1,27 +1,23 @@
 """``marple train``: train an agent model on a generated dataset.
 
 torch and Lightning are imported only when the command runs, so ``marple
---help`` stays fast. When the data directory holds no dataset (or not the
-split asked for), the command stops and prints the exact ``marple generate``
-command that creates a suitable one: generating data is a separate, explicit
-step, so training never writes surprise gigabytes.
+--help`` stays fast. The command parses its options into a
+:class:`~marple_agents.training.request.TrainingRequest` and runs it with
+:func:`~marple_agents.training.request.run_training`, which checks the data
+(naming the ``marple generate`` command that writes what is missing) first.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
-from pathlib import Path
 
-from marple_agents.config import HOLDOUTS, PRESETS
+from marple_agents.config import HOLDOUTS, PRESETS, TRAINING_SPLITS
 from marple_agents.loggers import LOGGERS
 from marple_gym.cli.options import devices, positive_float, positive_int, seed
-from marple_gym.errors import MarpleError
 from marple_gym.missions.suspects import MAX_SUSPECTS, suspect_labels
 
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps")
 
-SPLITS = {"in": "train-in", "ood": "train-ood"}
 ROLES = suspect_labels(MAX_SUSPECTS)
 
 
@@ -51,7 +47,9 @@ def add_train_parser(subparsers) -> None:
         default="A",
         help="agent role: A, B (C, D, ... in N-suspect scenarios; default: A)",
     )
-    what.add_argument("--split", choices=tuple(SPLITS), default="in", help="training split: in or ood (default: in)")
+    what.add_argument(
+        "--split", choices=tuple(TRAINING_SPLITS), default="in", help="training split: in or ood (default: in)"
+    )
     what.add_argument("--model", choices=("vision", "language"), default="vision", help="policy (default: vision)")
     what.add_argument("--preset", choices=tuple(PRESETS), default="small", help="model size (default: small)")
     what.add_argument("--data", default="data/marple", help="dataset directory (default: data/marple)")
@@ -103,100 +101,39 @@ def add_train_parser(subparsers) -> None:
     parser.set_defaults(run=run_train)
 
 
-def generate_hint(data: str, unit: str, kind: str, split: str) -> str:
-    """The ``marple generate`` command that writes a dataset this training run can use."""
-    sizes = "--test-houses 10 --train-per-house 100" if split == "train-in" else "--train-ood 1000"
-    return f"marple generate --{kind} {unit} --splits {split} {sizes} --out {data}"
-
-
-def _unit(args: argparse.Namespace) -> tuple[str, str]:
-    from marple_gym.missions.mission import get_mission
-    from marple_gym.missions.scenarios import get_scenario
-
-    if args.mission:
-        if args.role != "A":
-            raise MarpleError("a single mission's dataset has role A only")
-        return get_mission(args.mission).name, "mission"
-    return get_scenario(args.scenario or "laundry").name, "scenario"
-
-
-def _check_data(args: argparse.Namespace, unit: str, kind: str, split: str) -> None:
-    from marple_gym.datasets import MarpleDataset
-    from marple_gym.datasets.generate import load_manifest
-
-    hint = generate_hint(args.data, unit, kind, split)
-    if load_manifest(Path(args.data)) is None:
-        raise MarpleError(f"{args.data}: no dataset here; create one with\n  {hint}")
-    data = MarpleDataset(args.data)
-    data.check_complete(args.allow_incomplete)
-    if unit not in data.units or not data.shards(unit, split, args.role):
-        raise MarpleError(f"{args.data} has no {split} data for {unit!r} role {args.role}; create it with\n  {hint}")
-
-
-def _check_devices(accelerator: str, count: int | str) -> None:
-    """A GPU run needs GPUs: say so before anything is written (Lightning would fail later)."""
-    import torch
-
-    if accelerator in ("gpu", "cuda"):
-        have = torch.cuda.device_count()
-        if have == 0 or (isinstance(count, int) and count > have):
-            raise MarpleError(f"--accelerator {accelerator} --devices {count}: this machine has {have} GPU(s)")
-
-
 def run_train(args: argparse.Namespace) -> int:
-    unit, kind = _unit(args)
-    split = SPLITS[args.split]
-    _check_data(args, unit, kind, split)
-    _check_devices(args.accelerator, args.devices)
+    from marple_agents.training.request import TrainingRequest, run_training
     from marple_agents.training.train import quiet_lightning
-
-    quiet_lightning(getattr(args, "verbose", False))
 
     overrides = {
         k: getattr(args, k) for k in ("batch_size", "accumulate", "lr", "holdout") if getattr(args, k) is not None
     }
-    out = Path(args.out or f"runs/{unit}-{args.split}-{args.role}-{args.model}")
-    created = not out.exists()
-    try:
-        result = _train(args, unit, split, out, overrides)
-    except Exception:
-        if created and not (out / "policy.pt").exists():  # a failed run leaves no half-written folder
-            shutil.rmtree(out, ignore_errors=True)
-        raise
+    request = TrainingRequest(
+        data=args.data,
+        scenario=args.scenario,
+        mission=args.mission,
+        role=args.role,
+        split=args.split,
+        model=args.model,
+        preset=args.preset,
+        out=args.out,
+        seed=args.seed,
+        max_steps=args.max_steps,
+        max_epochs=args.max_epochs,
+        max_minutes=args.max_minutes,
+        overrides=overrides,
+        accelerator=args.accelerator,
+        devices=args.devices,
+        strategy=args.strategy,
+        logger=args.logger,
+        progress=not args.no_progress,
+        allow_incomplete=args.allow_incomplete,
+    )
+    quiet_lightning(getattr(args, "verbose", False))
+    result = run_training(request)
     held_out = result.data["holdout"].removesuffix("s")  # "house" or "episode"
     print(
         f"{result.checkpoint}: held-out-{held_out} accuracy {result.val_accuracy:.3f} "
         f"({result.steps} steps in {result.train_seconds:.0f} s, {result.samples_per_second:.0f} samples/s)"
     )
     return 0
-
-
-def _train(args: argparse.Namespace, unit: str, split: str, out: Path, overrides: dict):
-    from marple_agents.training.train import train_policy
-
-    return train_policy(
-        args.data,
-        unit=unit,
-        split=split,
-        role=args.role,
-        model=args.model,
-        preset=args.preset,
-        out_dir=out,
-        seed=args.seed,
-        max_epochs=args.max_epochs,
-        max_steps=args.max_steps,
-        max_minutes=args.max_minutes,
-        accelerator=args.accelerator,
-        devices=args.devices,
-        strategy=args.strategy,
-        progress=not args.no_progress,
-        record={"dataset_incomplete": True} if args.allow_incomplete and not _complete(args.data) else None,
-        logger=args.logger,
-        **overrides,
-    )
-
-
-def _complete(root: str) -> bool:
-    from marple_gym.datasets import MarpleDataset
-
-    return MarpleDataset(root).complete

@@ -13,6 +13,7 @@ from marple_gym.errors import MarpleError
 
 CONDITIONINGS = ("vision", "language")
 POSITIONS = ("absolute", "egocentric", "both")
+TRAINING_SPLITS = {"in": "train-in", "ood": "train-ood"}  # a training split by its short name (marple train --split)
 HOLDOUTS = ("houses", "episodes")  # what validation holds out (see marple_agents.training.states.holdout_mask)
 
 

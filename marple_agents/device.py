@@ -113,3 +113,11 @@ def device_name(device: str) -> str:
     import torch
 
     return torch.cuda.get_device_name(torch.device(device))
+
+
+def check_training_devices(accelerator: str, count: int | str) -> None:
+    """A GPU training run needs GPUs: say so before anything is written (Lightning would fail later)."""
+    if accelerator in ("gpu", "cuda"):
+        have = _cuda_count()
+        if have == 0 or (isinstance(count, int) and count > have):
+            raise DeviceError(f"--accelerator {accelerator} --devices {count}: this machine has {have} GPU(s)")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
-from dataclasses import replace
 from pathlib import Path
 
 from marple_agents.device import PRECISIONS
@@ -139,57 +137,29 @@ def add_parser(subparsers) -> None:
 
 def run_command(args: argparse.Namespace) -> int:
     from marple_agents.training.train import quiet_lightning
-    from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark, write_train_commands
-    from marple_gym.missions.scenarios import SCENARIOS, get_scenario
+    from marple_benchmark.config import BenchmarkConfig
+    from marple_benchmark.pipeline import run_benchmark, write_train_commands
 
-    preset = PRESETS[args.preset]
-    if args.trials is not None:
-        preset = replace(preset, trials=args.trials)
-    if args.rollouts is not None:
-        preset = replace(preset, rollouts=args.rollouts)
-    if args.mcts is not None:
-        preset = replace(preset, mcts=args.mcts)
-    if args.train_steps is not None:
-        preset = replace(preset, train={**preset.train, "max_steps": args.train_steps})
-    if args.splits is not None:
-        splits = tuple(dict.fromkeys(x.strip() for x in args.splits.split(",") if x.strip()))
-        if not splits or set(splits) - {"in", "ood"}:
-            raise ValueError(f"--splits: choose from in, ood (comma-separated), got {args.splits!r}")
-        preset = replace(preset, splits=splits)
-    if args.uncut is not None:
-        uncut = tuple(x.strip() for x in args.uncut.split(",") if x.strip())
-        known = EVERY_RUN
-        if set(uncut) - set(known):
-            raise ValueError(f"--uncut: unknown {sorted(set(uncut) - set(known))}; choose from {', '.join(known)}")
-        preset = replace(preset, uncut=uncut)
-    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
-    bad = [v for v in variants if v not in VARIANTS]
-    if bad or not variants:
-        raise ValueError(f"--variants: unknown {bad}; choose from {', '.join(VARIANTS)}")
-    if (args.suspects is not None or args.shared) and args.houses != "random":
-        raise ValueError(f"--houses {args.houses}: the original benchmark published houses for its five scenarios only")
-    if args.suspects is not None or args.shared:
-        from marple_gym.datasets.units import suspect_units
-        from marple_gym.missions.suspects import DEFAULT_SUSPECTS
-
-        scenarios = tuple(unit.name for unit in suspect_units(args.scenario, args.suspects, args.shared))
-        shared = "-shared" if args.shared else ""
-        default_out = f"runs/benchmark-{preset.name}-{args.suspects or DEFAULT_SUSPECTS}-suspects{shared}"
-    else:
-        scenarios = tuple(get_scenario(s).name for s in args.scenario) or tuple(SCENARIOS)
-        default_out = f"runs/benchmark-{preset.name}" + ("-original-houses" if args.houses == "original" else "")
-    cfg = BenchmarkConfig(
-        preset=preset,
-        out=Path(args.out or default_out),
-        scenarios=scenarios,
+    cfg = BenchmarkConfig.from_options(
+        args.preset,
+        out=args.out,
+        scenarios=args.scenario,
+        suspects=args.suspects,
+        shared=args.shared,
         houses=args.houses,
-        variants=variants,
+        variants=args.variants,
+        splits=args.splits,
+        trials=args.trials,
+        rollouts=args.rollouts,
+        mcts=args.mcts,
+        train_steps=args.train_steps,
+        uncut=args.uncut,
+        workers=args.workers,
         seed=args.seed,
         seeds=args.seeds,
         protocol=protocol_settings(args, seed=args.seed),
         thresholds=args.threshold,
         train_minutes=args.train_minutes,
-        workers=args.workers or max(1, os.cpu_count() or 1),
         accelerator=args.accelerator,
         devices=args.devices,
         device=args.device,
@@ -204,8 +174,7 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     from marple_benchmark.estimate import expected_time
 
-    print(
-        f"marple benchmark ({preset.name} preset, expected: {expected_time(preset, scenarios, variants)}) -> {cfg.out}"
-    )
+    expected = expected_time(cfg.preset, cfg.scenarios, cfg.variants)
+    print(f"marple benchmark ({cfg.preset.name} preset, expected: {expected}) -> {cfg.out}")
     print(run_benchmark(cfg))
     return 0

@@ -27,18 +27,18 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing as mp
-import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
+from marple_agents.simulation.inference import POLICY_OF_VARIANT
+from marple_benchmark.config import BenchmarkConfig, training_budget
 from marple_benchmark.executors import Executor, make_executor
-from marple_benchmark.presets import BenchmarkPreset
-from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
+from marple_benchmark.summary import write_summary
+from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
-from marple_gym.missions.scenarios import SCENARIOS, get_scenario
+from marple_gym.missions.scenarios import get_scenario
 
 log = logging.getLogger(__name__)
 
@@ -46,63 +46,6 @@ BIP_POLICY = "language"
 """The kind of agent model whose action probabilities are ``bip``'s likelihood (given each hypothesis's subgoal)."""
 MCTS_POLICY = "vision"
 """The kind of agent model the MCTS row's search takes as its prior (as the paper's vision-only variant rolls out)."""
-
-
-@dataclass
-class BenchmarkConfig:
-    """One benchmark run: a preset, where it writes, and what it covers."""
-
-    preset: BenchmarkPreset
-    out: Path
-    scenarios: tuple[str, ...] = tuple(SCENARIOS)
-    variants: tuple[str, ...] = tuple(VARIANTS)
-    houses: str = "random"  # the scenarios' test and train-in houses: random, or the original benchmark's
-    seed: int = 0  # data, inference and the first model seed
-    seeds: int = 1  # agent models trained with seeds seed, seed + 1, ...
-    protocol: ProtocolSettings = ProtocolSettings()  # the headline view; runs are scored without a cutoff
-    thresholds: tuple[float, ...] = (0.8, 0.6)
-    train_minutes: float | None = None  # an explicit wall-clock budget per model (not reproducible)
-    workers: int = max(1, os.cpu_count() or 1)
-    accelerator: str = "auto"  # training: "cpu" trains on the CPU whatever ``device`` says
-    devices: int | str = "auto"  # training: N > 1 trains each model on N GPUs with DDP, one model at a time
-    device: str = "auto"  # where jobs run: auto, cpu, cuda, cuda:N (one job per GPU)
-    precision: str = "auto"  # of the learned models' forward passes at inference: auto, fp32, bf16
-    executor: str = "local"  # "local" (this machine) or "ray" (a Ray cluster)
-    progress: bool = True
-    verbose: bool = False
-
-    @property
-    def data(self) -> Path:
-        return self.out / "data"
-
-    @property
-    def report_dir(self) -> Path:
-        """Where the inference stage's results and the report go: ``out`` under the default protocol, else
-        ``out/protocol-<name>``, so every protocol's runs share one directory's data and agent models."""
-        if self.protocol.bundle == PROTOCOLS[DEFAULT_PROTOCOL]:
-            return self.out
-        return self.out / f"protocol-{self.protocol.name}"
-
-    @property
-    def roles(self) -> list[str]:
-        """Every agent role of the scenarios: A and B, and C, D, ... with N suspects."""
-        return list(dict.fromkeys(r for s in self.scenarios for r in get_scenario(s).roles))
-
-    @property
-    def model_seeds(self) -> list[int]:
-        return list(range(self.seed, self.seed + self.seeds))
-
-    def scoring(self, run_key: str) -> ProtocolSettings:
-        """The settings a run is scored under: the protocol's, without the cutoff for the preset's ``uncut``
-        runs (the summary then shows them both ways)."""
-        cutoff = None if run_key in self.preset.uncut else self.protocol.cutoff
-        return replace(self.protocol, seed=self.seed, cutoff=cutoff)
-
-    def checkpoint(self, scenario: str, split: str, role: str, kind: str, model_seed: int) -> Path:
-        return self.out / "models" / f"seed-{model_seed}" / scenario / split / f"{role}-{kind}" / "policy.pt"
-
-    def results(self, name: str) -> Path:
-        return self.report_dir / "results" / f"{name}.json"
 
 
 # ---- data -----------------------------------------------------------------------------------------------------
@@ -432,21 +375,11 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
     return out
 
 
-def training_budget(cfg: BenchmarkConfig) -> str:
-    """The agent models' budget in words, as recorded in results files and the summary."""
-    budget = ", ".join(f"{k.removeprefix('max_')} {v}" for k, v in cfg.preset.train.items()) or "the model preset's"
-    if cfg.train_minutes is not None:
-        budget += f", and {cfg.train_minutes:g} minutes of wall-clock time (not reproducible)"
-    return budget
-
-
 # ---- the whole run ------------------------------------------------------------------------------------------------
 
 
 def run_benchmark(cfg: BenchmarkConfig) -> str:
     """All stages; returns the summary (also written to ``summary.md`` in :attr:`BenchmarkConfig.report_dir`)."""
-    from marple_benchmark.summary import write_summary
-
     cfg.report_dir.mkdir(parents=True, exist_ok=True)
     timings: dict[str, float] = {}
 

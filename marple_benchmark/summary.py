@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from marple_benchmark.pipeline import BenchmarkConfig, training_budget
+from marple_benchmark.config import BenchmarkConfig, training_budget
 from marple_eval.metrics import threshold_key
 from marple_eval.report import comparison_table, protocols_table
 from marple_eval.results import RunResults

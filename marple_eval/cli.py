@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
@@ -61,20 +60,6 @@ def add_device_argument(parser: argparse.ArgumentParser, what: str = "where lear
         help=f"{what}, for every model that takes a device: auto (default: a GPU when there is one), cpu, cuda, "
         "cuda:N; recorded in the results (see docs/gpu.md)",
     )
-
-
-def with_device(target, model_args: dict, device: str) -> dict:
-    """The model's arguments with the resolved device, for a model that takes one (``--model-arg device=...``
-    wins over ``--device``)."""
-    import sys
-
-    from marple_eval.models.registry import resolve_device, takes_argument
-
-    if not takes_argument(target, "device"):
-        if device != "auto":
-            print(f"note: this model runs no learned model; --device {device} does not apply", file=sys.stderr)
-        return model_args
-    return {**model_args, "device": resolve_device(str(model_args.get("device", device)))}
 
 
 def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
@@ -259,13 +244,12 @@ def add_report_parser(subparsers) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
-    from marple_eval.human import read_responses, write_csv
+    import sys
+
+    from marple_eval.evaluation import ModelEvaluation, evaluate_model, score_responses
     from marple_eval.model_options import parse_agents, parse_model_args
     from marple_eval.models.registry import available_models
-    from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_eval.report import comparison_table
-    from marple_eval.resources import check_agent_files, model_resources
-    from marple_gym.datasets.dataset import MarpleDataset
 
     if args.list_models:
         for name in sorted(available_models()):
@@ -274,53 +258,39 @@ def run_evaluate(args: argparse.Namespace) -> int:
     if (args.csv or args.exclude_inattentive) and not args.responses:
         raise ValueError("--csv and --exclude-inattentive go with --responses")
     if args.responses:
-        run = read_responses(args.responses, exclude_inattentive=args.exclude_inattentive)
-        out = Path(args.out or "results/human.json")
-        if args.csv:
-            print(
-                f"answers, one per row: {args.csv} ({write_csv(args.responses, args.csv, args.exclude_inattentive)} rows)"
-            )
+        outcome = score_responses(
+            args.responses, exclude_inattentive=args.exclude_inattentive, csv=args.csv, out=args.out
+        )
     else:
-        data = MarpleDataset(args.data)
-        data.check_complete(args.allow_incomplete)
-        scenarios = args.scenario or [u.name for u in data.spec.units if len(u.roles) >= 2]
-        if not scenarios:
-            raise ValueError(f"{args.data} has no whodunit scenarios (two or more agents) to evaluate")
-        target = _model_target(args.model)
-        model_args = with_device(target, parse_model_args(args.model_arg), args.device)
-        out = Path(args.out or f"results/{args.model.replace(':', '.')}.json")
-        if args.dry_run:
-            return _dry_run(args, target, model_args, out, data, scenarios)
-        ledger = _usage_ledger(args.model, target, model_args)
-        factory = model_factory(args.model, **model_args)
-        agents = parse_agents(args.agent) if args.agent else None
-        if agents:
-            check_agent_files(AgentResources(agents), scenarios)
-        episodes = dataset_episodes(data, scenarios, args.limit)
-        settings = model_protocol(args, target)
-        extra = {"dataset": str(args.data), **({"train_split": args.train_split} if args.train_split else {})}
-        if agents:
-            extra["agents"] = agents
-        if not data.complete:
-            extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
-        resources, recorded = model_resources(args.model, model_args, agents, args.data, args.train_split, scenarios)
-        extra.update(recorded)
-        run = evaluate(
-            factory,
-            episodes,
-            settings,
-            run_settings=extra,
-            resources=resources,
-            workers=args.workers or (TRIALS_IN_FLIGHT if str(model_args.get("device")).startswith("cuda") else 1),
-            out=out,
+        request = ModelEvaluation(
+            model=args.model,
+            data=args.data,
+            scenarios=tuple(args.scenario),
+            model_args=parse_model_args(args.model_arg),
+            agents=parse_agents(args.agent) if args.agent else None,
+            device=args.device,
+            protocol=args.protocol,
+            protocol_changes=protocol_changes(args),
+            seed=args.seed,
+            labelings=args.labelings,
+            workers=args.workers,
+            limit=args.limit,
+            allow_incomplete=args.allow_incomplete,
+            train_split=args.train_split,
+            out=args.out,
+            dry_run=args.dry_run,
             progress=not args.no_progress,
         )
-        if ledger is not None:
-            run.settings["llm_usage"] = _print_usage(*ledger)
-    run.save(out)
-    print(comparison_table([run], markdown=False, with_paper=False, thresholds=args.threshold))
-    print_warnings([run])
-    print(f"\nresults: {out}")
+        outcome = evaluate_model(request)
+    for note in outcome.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if outcome.summary:
+        print(outcome.summary)
+    if outcome.run is None:  # a dry run: nothing scored
+        return 0
+    print(comparison_table([outcome.run], markdown=False, with_paper=False, thresholds=args.threshold))
+    print_warnings([outcome.run])
+    print(f"\nresults: {outcome.out}")
     return 0
 
 
@@ -337,21 +307,23 @@ def run_report(args: argparse.Namespace) -> int:
     import sys
 
     from marple_eval.plots import plot_runs
-    from marple_eval.report import comparison_table, detail_table, protocols_table, trial_set_warning
-    from marple_eval.results import RunResults
+    from marple_eval.report import comparison_table, detail_table, protocols_table, report_runs
+    from marple_eval.results import NotRescorable
 
-    runs = [RunResults.load(p) for p in args.results]
-    mixed = trial_set_warning(runs)
-    if mixed:  # loud: on both streams, above the table it concerns
-        print(f"WARNING: {mixed}\n")
-        print(f"warning: {mixed}", file=sys.stderr)
-    # The report's own --cutoff adds cut views; --protocol and these options change what each run shows.
-    chosen = protocol_changes(args, ("combine", "eta", "last_point"))
-    changes = {**(protocol_bundle_view(args.protocol) if args.protocol else {}), **chosen}
-    if changes:
-        runs = rescored_runs(runs, changes)
-    if args.cutoff is not None:
-        runs += [run.with_cutoff(args.cutoff) for run in runs if run.protocol.get("cutoff") is None]
+    view = report_runs(
+        args.results,
+        protocol=args.protocol,
+        changes=protocol_changes(args, ("combine", "eta", "last_point")),
+        cutoff=args.cutoff,
+    )
+    if view.mixed_trials:  # loud: on both streams, above the table it concerns
+        print(f"WARNING: {view.mixed_trials}\n")
+        print(f"warning: {view.mixed_trials}", file=sys.stderr)
+    for why in view.left_out:
+        print(f"warning: left out: {why}", file=sys.stderr)
+    if not view.runs:
+        raise NotRescorable("no run can show the protocol asked for (see the warnings above)", "none")
+    runs = view.runs
     print(comparison_table(runs, markdown=not args.text, with_paper=not args.no_paper, thresholds=args.threshold))
     side_cutoff = 40 if args.cutoff is None else args.cutoff
     print(f"\nEvidence needed for {args.threshold[0]:g}, protocols side by side (each run's one scoring):\n")
@@ -362,101 +334,4 @@ def run_report(args: argparse.Namespace) -> int:
         print(detail_table(runs, markdown=not args.text))
     if args.plot:
         print(f"\nplot: {plot_runs(runs, args.plot, band=args.band)}")
-    return 0
-
-
-def protocol_bundle_view(name: str) -> dict:
-    """What ``marple report --protocol NAME`` changes in a run: the bundle's fields but the margin."""
-    return {key: value for key, value in PROTOCOLS[name].items() if key != "margin"}
-
-
-def rescored_runs(runs: list, changes: dict) -> list:
-    """Every run that can show ``changes`` (:meth:`~marple_eval.results.RunResults.rescored`); the others are left
-    out with a warning that says what would show them."""
-    import sys
-
-    from marple_eval.results import NotRescorable
-
-    shown = []
-    for run in runs:
-        try:
-            shown.append(run.rescored(**changes))
-        except NotRescorable as exc:
-            print(f"warning: left out: {exc}", file=sys.stderr)
-    if not shown:
-        raise NotRescorable("no run can show the protocol asked for (see the warnings above)", "none")
-    return shown
-
-
-# ---- models by module path, dry runs and usage of models that call a service -----------------------------
-
-
-def _model_target(name: str):
-    """The class or factory of a model; ``module:Class`` names import from the current directory too."""
-    import os
-    import sys
-
-    from marple_eval.models.registry import model_class
-
-    if ":" in name and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # spawned workers inherit it
-    return model_class(name)
-
-
-def model_protocol(args: argparse.Namespace, target) -> ProtocolSettings:
-    """The run's protocol: ``--protocol`` and its options, except that an LLM is scored without the cutoff unless
-    ``--cutoff`` says otherwise, as the paper scored GPT-4 (the original code never cut its answers)."""
-    uncut = {"cutoff": None} if _is_llm(target) and not hasattr(args, "cutoff") else {}
-    return protocol_settings(args, seed=args.seed, labelings=args.labelings, **uncut)
-
-
-def _is_llm(target) -> bool:
-    from marple_eval.llm.model import LLMModel
-
-    return isinstance(target, type) and issubclass(target, LLMModel)
-
-
-def _usage_ledger(name: str, target, model_args: dict) -> tuple[Path, int] | None:
-    """For an LLM model: its usage ledger and where this run starts in it."""
-    from marple_eval.models.registry import make_model
-
-    if not _is_llm(target):
-        return None
-    ledger = make_model(name, **model_args).client.ledger
-    return ledger, ledger.stat().st_size if ledger.is_file() else 0
-
-
-def _print_usage(ledger: Path, offset: int) -> dict:
-    from marple_eval.llm.client import ledger_totals
-
-    totals = ledger_totals(ledger, offset)
-    print(
-        f"llm: {totals['requests']} requests ({totals['from_cache']} more answered from the cache), "
-        f"{totals['prompt_tokens']} prompt + {totals['completion_tokens']} completion tokens, "
-        f"cost ${totals['cost_usd']:.2f} (ledger: {ledger})"
-    )
-    return totals
-
-
-def _dry_run(args: argparse.Namespace, target, model_args: dict, out: Path, data, scenarios) -> int:
-    """Write the requests a run would send, and their token estimate, without calling anything."""
-    from marple_eval.llm.client import dry_run_totals
-    from marple_eval.models.registry import takes_argument
-    from marple_eval.protocol import dataset_episodes, evaluate, model_factory
-
-    if not takes_argument(target, "dry_run"):
-        raise ValueError(f"--dry-run: model {args.model!r} calls no service, so it has nothing to dry-run")
-    prompts = out.with_suffix(".prompts.jsonl")
-    prompts.unlink(missing_ok=True)
-    factory = model_factory(args.model, **{**model_args, "dry_run": str(prompts)})
-    episodes = dataset_episodes(data, scenarios, args.limit)
-    settings = model_protocol(args, target)
-    # One process: the requests file is written line by line, and a dry run sends nothing to wait for.
-    evaluate(factory, episodes, settings, progress=not args.no_progress)
-    totals = dry_run_totals(prompts, factory().client.settings)
-    print(
-        f"dry run: {totals['requests']} requests to send ({totals['from_cache']} already in the cache), "
-        f"about {totals['estimated_prompt_tokens']} prompt tokens, at most {totals['max_completion_tokens']} "
-        f"completion tokens, at most ${totals['max_cost_usd']:.2f} at the given prices\nrequests: {prompts}"
-    )
     return 0

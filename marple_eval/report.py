@@ -15,11 +15,14 @@ the 95 % percentile bootstrap interval.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
+from typing import Any
 
 from marple_eval.metrics import THRESHOLDS, threshold_key
 from marple_eval.results import NotRescorable, ResultsError, RunResults
-from marple_eval.settings import ProtocolSettings
+from marple_eval.settings import PROTOCOLS, ProtocolSettings
 from marple_gym.validation import Fields, message_error, parse_json
 
 POOLED = "all"
@@ -57,6 +60,54 @@ def protocol_name(run: RunResults) -> str:
     if not run.protocol:
         return "-"
     return ProtocolSettings.from_record(run.protocol).name
+
+
+@dataclass
+class ReportRuns:
+    """The runs a report shows (none when no run can show the protocol asked for), and what to warn about."""
+
+    runs: list[RunResults]
+    mixed_trials: str | None  # :func:`trial_set_warning` of the runs as stored
+    left_out: list[str]  # each run that cannot show the protocol asked for: why, and what would show it
+
+
+def report_runs(
+    paths: list[str | Path],
+    *,
+    protocol: str | None = None,
+    changes: dict[str, Any] | None = None,
+    cutoff: int | None = None,
+) -> ReportRuns:
+    """The results files as ``marple report`` shows them: each run rescored from what it stored under
+    ``protocol``'s bundle (:func:`protocol_bundle_view`) with ``changes`` (combine, eta, last_point) on top, and,
+    with ``cutoff``, each run scored without a cutoff also under that one (exact)."""
+    runs = [RunResults.load(p) for p in paths]
+    mixed = trial_set_warning(runs)
+    wanted = {**(protocol_bundle_view(protocol) if protocol else {}), **(changes or {})}
+    left_out: list[str] = []
+    if wanted:
+        runs, left_out = rescored_runs(runs, wanted)
+    if cutoff is not None:
+        runs += [run.with_cutoff(cutoff) for run in runs if run.protocol.get("cutoff") is None]
+    return ReportRuns(runs, mixed, left_out)
+
+
+def protocol_bundle_view(name: str) -> dict[str, Any]:
+    """What ``marple report --protocol NAME`` changes in a run: the bundle's fields but the margin (another margin
+    means other rollouts)."""
+    return {key: value for key, value in PROTOCOLS[name].items() if key != "margin"}
+
+
+def rescored_runs(runs: list[RunResults], changes: dict[str, Any]) -> tuple[list[RunResults], list[str]]:
+    """Every run that can show ``changes`` (:meth:`~marple_eval.results.RunResults.rescored`), and for each of the
+    others why not and what would show it."""
+    shown, left_out = [], []
+    for run in runs:
+        try:
+            shown.append(run.rescored(**changes))
+        except NotRescorable as exc:
+            left_out.append(str(exc))
+    return shown, left_out
 
 
 def small_group_warnings(runs: list[RunResults]) -> list[str]:

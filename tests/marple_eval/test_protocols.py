@@ -15,7 +15,7 @@ from marple_benchmark.summary import views
 from marple_eval import ProtocolSettings, RunResults, TrialEvidence, evaluate
 from marple_eval.models.base import QueryModel
 from marple_eval.protocol import Identities, score_trial
-from marple_eval.report import protocol_views, protocols_table
+from marple_eval.report import protocol_views, protocols_table, report_runs
 from marple_eval.results import NotRescorable, ResultsError, TrialResult
 from marple_eval.settings import PROTOCOLS
 from marple_gym.cli.main import main
@@ -233,6 +233,21 @@ def test_results_without_stored_query_probabilities_load_and_say_what_they_canno
     with pytest.raises(NotRescorable, match="last point T-1 needs a new run"):
         old.rescored(last_point="T-1")
     assert protocol_views(old, 40)[2:] == ["not stored: new run"] * 2
+
+
+def test_a_report_shows_what_each_run_can_and_says_why_the_others_are_left_out(hand_made, tmp_path):
+    new = tmp_path / "new.json"
+    scored(ProtocolSettings(cutoff=None)).save(new)
+    trial = TrialResult("s/h00/000", "s", 50, [0, 19, 20, 50], [0.9, 0.8, 0.7, 1.0], [])
+    data = RunResults("simulation-vision", {"protocol": {**ProtocolSettings().record(), "margin": 10}}, [trial])
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({**data.to_json(), "version": 1}))  # no query probabilities stored
+    view = report_runs([new, old], protocol="original")
+    assert [run.protocol["combine"] for run in view.runs] == ["ratio"] and view.runs[0].protocol["cutoff"] == 40
+    assert len(view.left_out) == 1 and "no query probabilities stored" in view.left_out[0]
+    assert "DIFFERENT TRIALS" in view.mixed_trials
+    cut = report_runs([new], cutoff=30).runs
+    assert [run.protocol["cutoff"] for run in cut] == [None, 30]
 
 
 def test_a_method_that_does_not_combine_query_probabilities_shows_one_figure_under_both_rules(tmp_path):
