@@ -495,7 +495,9 @@ def _run_tasks(
     jobs = [(spec.to_json(), t, str(root)) for t in pending]
     written = steps = 0
     if workers > 1 and len(jobs) > 1:
-        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        # Not "fork": forking a process that runs threads (a logger's, a server's) can copy a lock held by one of
+        # them into the child, which then hangs; the fork server starts its workers from a clean process.
+        ctx = mp.get_context("forkserver") if "forkserver" in mp.get_all_start_methods() else mp.get_context("spawn")
         pool = ctx.Pool(min(workers, len(jobs)))
         results = pool.imap_unordered(_worker, jobs)
     else:
