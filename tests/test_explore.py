@@ -3,7 +3,7 @@
 The default suite and CI draw the same examples every run (the ``ci`` Hypothesis profile, tests/conftest.py);
 this runs every module that uses Hypothesis under the ``explore`` profile instead, which draws new ones on every
 run and keeps any failure in ``.hypothesis/`` so that the next run replays it. ``HYPOTHESIS_PROFILE=explore
-python -m pytest tests/marple_gym/world/test_fuzz.py`` does the same for one module.
+python -m pytest tests/unit/marple_gym/world/test_fuzz.py`` does the same for one module.
 """
 
 from __future__ import annotations

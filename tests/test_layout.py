@@ -1,19 +1,25 @@
-"""Tests sit in folders that mirror the packages: ``tests/marple_gym/world/`` tests ``marple_gym/world/``.
+"""Tests sit in folders that mirror the packages: ``tests/unit/marple_gym/world/`` tests ``marple_gym/world/``.
 
-Only the tests of the project as a whole (layers, docs, fresh imports, packaging, the CLI's bad arguments, the
-exploring job) and the shared helpers sit in ``tests/`` itself.
+Only the tests of the project as a whole (layers, docs, fresh imports, packaging, file formats, the CLI's bad
+arguments, the exploring job) and the shared helpers sit in ``tests/`` itself. Pytest puts ``tests/`` and each
+test module's folder on ``sys.path``, so no folder there may carry an importable name: ``tests/marple_gym/`` would
+be found as a namespace package ``marple_gym`` before an editable install's own finder is asked, in a fresh
+process; hence ``tests/unit/``, and test modules only in folders without subfolders.
 """
 
 from __future__ import annotations
 
 from paths import ROOT, TESTS
 
+UNIT = TESTS / "unit"
 PROJECT_WIDE = {
     "test_bad_input.py",
     "test_cli_bad_arguments.py",
     "test_docs.py",
     "test_explore.py",
+    "test_files.py",
     "test_fresh_imports.py",
+    "test_json_lines.py",
     "test_layers.py",
     "test_layout.py",
     "test_packaging.py",
@@ -21,7 +27,7 @@ PROJECT_WIDE = {
 
 
 def test_every_test_folder_names_a_package_folder_that_exists():
-    folders = {p.parent.relative_to(TESTS) for p in TESTS.rglob("test_*.py")} - {TESTS.relative_to(TESTS)}
+    folders = {p.parent.relative_to(UNIT) for p in UNIT.rglob("test_*.py")}
     missing = sorted(str(f) for f in folders if not (ROOT / f).is_dir())
     assert not missing, f"test folders that mirror no package folder: {missing}"
 
@@ -29,6 +35,14 @@ def test_every_test_folder_names_a_package_folder_that_exists():
 def test_only_project_wide_tests_sit_at_the_top():
     top = {p.name for p in TESTS.glob("test_*.py")}
     assert top <= PROJECT_WIDE, f"move these into the folder of the package they test: {sorted(top - PROJECT_WIDE)}"
+
+
+def test_no_folder_on_the_tests_path_shadows_a_package():
+    on_path = {TESTS} | {p.parent for p in TESTS.rglob("test_*.py")}
+    shadows = sorted(str(sub) for folder in on_path for sub in folder.iterdir() if sub.is_dir() and folder != TESTS)
+    assert not shadows, f"test modules in a folder with subfolders (importable names on sys.path): {shadows}"
+    packages = {p.parent.name for p in ROOT.glob("*/__init__.py")}
+    assert not packages & {p.name for p in TESTS.iterdir() if p.is_dir()}, "a folder in tests/ named like a package"
 
 
 def test_test_module_names_are_unique_across_folders():

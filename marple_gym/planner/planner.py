@@ -567,7 +567,7 @@ class PlanRequest:
             plan += _turn(part, rng)
         end = path[-1]
         options = self.goals[end]
-        # (numpy draws nothing for a choice of one: tests/marple_gym/world/test_sampling.py)
+        # (numpy draws nothing for a choice of one: tests/unit/marple_gym/world/test_sampling.py)
         target = options[0] if len(options) == 1 else options[int(rng.integers(len(options)))]
         final = self._finals.get((facing, end, target))
         if final is None:

@@ -1,6 +1,6 @@
 """Random mutations of the reference configs and of a generated manifest: a clean, named error or a valid result.
 
-``FUZZ_EXAMPLES=2000 pytest tests/marple_gym/datasets/test_fuzz_inputs.py`` hunts longer than the default suite does.
+``FUZZ_EXAMPLES=2000 pytest tests/unit/marple_gym/datasets/test_fuzz_inputs.py`` hunts longer than the default suite does.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 The table in docs/rl.md ("MiniGrid's wrappers") is generated here: the outcome column is what happens when
 the wrapper, made as the "made with" column says, resets and steps each id. If the docs differ, the test fails
-and prints the table to paste (or run ``python tests/marple_gym/envs/test_minigrid_wrappers.py``).
+and prints the table to paste (or run ``python tests/unit/marple_gym/envs/test_minigrid_wrappers.py``).
 """
 
 from __future__ import annotations
