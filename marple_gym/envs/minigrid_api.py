@@ -69,7 +69,8 @@ class MiniGridAPI:
         """
         from marple_gym.rendering.frames import highlight_view, render_frame, render_view
 
-        if self.world is None:
+        world = self.world  # a view built on each access: once per frame
+        if world is None:
             raise RuntimeError("call reset() before get_frame()")
         view = self.agent_view_size
         if agent_pov:
@@ -78,10 +79,10 @@ class MiniGridAPI:
                     "agent_pov (RGBImgPartialObsWrapper) draws the agent's partial view: "
                     "make the env with view_size, e.g. gym.make(id, view_size=7)"
                 )
-            return render_view(self.world, view, tile_size, see_through_walls=self.see_through_walls)
-        frame = render_frame(self.world, tile_size)
+            return render_view(world, view, tile_size, see_through_walls=self.see_through_walls)
+        frame = render_frame(world, tile_size)
         if highlight and view is not None:
-            frame = highlight_view(frame, self.world, view, see_through_walls=self.see_through_walls)
+            frame = highlight_view(frame, world, view, see_through_walls=self.see_through_walls)
         return frame
 
     @property
