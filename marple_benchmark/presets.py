@@ -64,7 +64,7 @@ PRESETS: dict[str, BenchmarkPreset] = {
         # extension): without the cutoff its tree searches would cost about four times its ~390 CPU s.
         uncut=tuple(run for run in EVERY_RUN if run != "mcts"),
         mcts=16,
-        estimate="about 20 minutes on 2 CPU cores (21 min 37 s measured from a fresh clone, install included, beside a CI run)",
+        estimate="about 10 minutes on 2 idle CPU cores (9 min 14 s measured from a fresh clone, install included; 21 min beside a CI run)",
     ),
     "quick": BenchmarkPreset(
         "quick",
