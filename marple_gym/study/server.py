@@ -25,6 +25,7 @@ import contextlib
 import hmac
 import json
 import logging
+import selectors
 import socket
 import threading
 import time
@@ -44,6 +45,8 @@ log = logging.getLogger(__name__)
 
 ANSWERS_PATH = "/answers"
 KEY_HEADER = "X-Study-Key"
+LINGER = 2.0  # seconds a connection turned away with a 503 is read from before it closes
+MAX_TURNED_AWAY = 1024  # connections lingering at once; past this one closes at once
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,7 @@ class StudyServer(ThreadingHTTPServer):
         self.folder, self.sink, self.key, self.limits = folder, sink, key, limits
         self.request_queue_size = limits.backlog
         self._open: dict[socket.socket, float] = {}  # connection -> when its deadline passes (monotonic)
+        self._turned_away: dict[socket.socket, float] = {}  # answered 503, read until closed or this time
         self._lock = threading.Lock()
         self._stop = threading.Event()
         super().__init__(address, StudyHandler)
@@ -92,14 +96,31 @@ class StudyServer(ThreadingHTTPServer):
             if not full:
                 self._open[request] = time.monotonic() + self.limits.request_deadline
         if full:  # answered here, without a thread: a flood of connections cannot exhaust them
-            try:
-                request.settimeout(1.0)
-                request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n")
-            except OSError:
-                pass
-            self.shutdown_request(request)
+            self._turn_away(request)
             return
         super().process_request(request, client_address)
+
+    def _turn_away(self, request: socket.socket) -> None:
+        """Answer 503 and close gently: the reaper reads what the client still sends.
+
+        Closing a socket with unread request bytes makes the kernel send a reset,
+        which can destroy the 503 before the client reads it; so the reply is
+        followed by a half close, and the socket closes only when the client
+        closes its side or after ``LINGER`` seconds.
+        """
+        try:
+            request.settimeout(1.0)
+            request.sendall(b"HTTP/1.0 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n\r\n")
+            request.shutdown(socket.SHUT_WR)
+        except OSError:
+            request.close()
+            return
+        with self._lock:
+            if len(self._turned_away) >= MAX_TURNED_AWAY:  # a flood: no room to linger
+                request.close()
+                return
+            request.setblocking(False)
+            self._turned_away[request] = time.monotonic() + LINGER
 
     def close_request(self, request: socket.socket) -> None:
         with self._lock:
@@ -107,15 +128,51 @@ class StudyServer(ThreadingHTTPServer):
         super().close_request(request)
 
     def _reap(self) -> None:
-        """Cut connections past their deadline (a slow client trickling bytes never times out a single read)."""
-        pause = min(1.0, self.limits.request_deadline / 4)
-        while not self._stop.wait(pause):
-            now = time.monotonic()
-            with self._lock:
-                late = [conn for conn, deadline in self._open.items() if deadline < now]
-            for conn in late:
-                with contextlib.suppress(OSError):
-                    conn.shutdown(socket.SHUT_RDWR)
+        """Cut connections past their deadline (a slow client trickling bytes never times out a single read).
+
+        Between sweeps it drains the connections turned away with a 503 and
+        closes each once its client has closed or its linger time is over.
+        """
+        pause = min(1.0, self.limits.request_deadline / 4, LINGER / 4)
+        with selectors.DefaultSelector() as watching:
+            while not self._stop.is_set():
+                self._drain_turned_away(watching, pause)
+                now = time.monotonic()
+                with self._lock:
+                    late = [conn for conn, deadline in self._open.items() if deadline < now]
+                for conn in late:
+                    with contextlib.suppress(OSError):
+                        conn.shutdown(socket.SHUT_RDWR)
+        with self._lock:
+            for conn in self._turned_away:
+                conn.close()
+            self._turned_away.clear()
+
+    def _drain_turned_away(self, watching: selectors.BaseSelector, pause: float) -> None:
+        with self._lock:
+            for conn in self._turned_away:
+                if watching.get_map().get(conn) is None:
+                    watching.register(conn, selectors.EVENT_READ)
+        if not watching.get_map():
+            self._stop.wait(pause)
+            return
+        done = set()
+        for key, _ in watching.select(pause):
+            try:
+                if not key.fileobj.recv(65536):
+                    done.add(key.fileobj)
+            except BlockingIOError:
+                pass
+            except OSError:
+                done.add(key.fileobj)
+        now = time.monotonic()
+        with self._lock:
+            done |= {conn for conn, until in self._turned_away.items() if until < now}
+            for conn in done:
+                self._turned_away.pop(conn, None)
+        for conn in done:
+            watching.unregister(conn)
+            conn.close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # A client that went away or was cut at its deadline: nothing to report but a debug line.
