@@ -24,6 +24,7 @@ from marple_gym.generation.config import ConfigError, HouseConfig
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.recording.shared_house import IDLE, shared_house_config
+from marple_gym.world.house import House
 from marple_gym.world.state import NUM_CHANNELS
 from marple_gym.world.world import World
 
@@ -149,10 +150,15 @@ class MarpleParallelEnv(ParallelEnv):
         self.action_spaces = {a: action_space() for a in self.possible_agents}
         self.state_space = spaces.Box(0, 255, (self.config.height, self.config.width, NUM_CHANNELS), dtype=np.uint8)
         self.agents: list[str] = []
-        self.world: World | None = None
-        self.episode: EpisodeState | None = None
+        self.house: House | None = None
+        self.episode: EpisodeState | None = None  # the one state of the current episode
         self.window = None  # the pygame window of render_mode="human", opened on the first frame
         self._np_random: np.random.Generator | None = None
+
+    @property
+    def world(self) -> World | None:
+        """The current episode's world (its house and state), a view of :attr:`episode` (None before a reset)."""
+        return None if self.episode is None else World(self.house, self.episode.world)
 
     # ---- spaces ------------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Dict:
@@ -182,7 +188,7 @@ class MarpleParallelEnv(ParallelEnv):
         world = generate_world(self.config, rng, house_missions)
         if world.house.width != self.config.width or world.house.height != self.config.height:
             raise ConfigError("config", "generated house does not match the observation space")
-        self.world = world
+        self.house = world.house
         self.episode = EpisodeState.start(world.house, world.state, tuple(picked))
         self.agents = list(self.possible_agents)
         if self.render_mode == "human":
@@ -191,7 +197,7 @@ class MarpleParallelEnv(ParallelEnv):
 
     def step(self, actions: Mapping[str, int]):
         """One action per live agent; finished agents idle. Returns per-agent dicts of the live agents."""
-        if self.world is None:
+        if self.episode is None:
             raise RuntimeError("call reset() before step()")
         stray = sorted(set(actions) - set(self.agents))
         missing = [a for a in self.agents if a not in actions]
@@ -202,7 +208,7 @@ class MarpleParallelEnv(ParallelEnv):
             )
         live = list(self.agents)
         joint = [action_index(actions[a], f"{a}'s action") if a in actions else IDLE for a in self.possible_agents]
-        steps = self.episode.advance(self.world.house, joint)
+        steps = self.episode.advance(self.house, joint)
         index = {a: i for i, a in enumerate(self.possible_agents)}
         rewards, terminations, truncations, infos = {}, {}, {}, {}
         out_of_time = self.episode.step_count >= self.max_steps
@@ -222,9 +228,9 @@ class MarpleParallelEnv(ParallelEnv):
 
     def state(self) -> np.ndarray:
         """The whole vision array, agents numbered as in the world (agent ``i`` is id ``i + 1``)."""
-        if self.world is None:
+        if self.episode is None:
             raise RuntimeError("call reset() before state()")
-        return self.world.state.grid.copy()
+        return self.episode.world.grid.copy()
 
     def render(self):
         """``rgb_array``: the house with every agent in its own colour, holding what it holds. ``human``: the
@@ -243,7 +249,7 @@ class MarpleParallelEnv(ParallelEnv):
         index = {a: i for i, a in enumerate(self.possible_agents)}
         observations = {
             agent: observe(
-                self.world.house,
+                self.house,
                 self.episode,
                 index[agent],
                 self.observation_keys,
@@ -267,7 +273,7 @@ class MarpleParallelEnv(ParallelEnv):
         }
 
     def _caption(self) -> list[str]:
-        house = self.world.house
+        house = self.house
         lines = [f"Step {self.episode.step_count}"]
         for i, (name, color) in enumerate(zip(house.agent_names, house.agent_colors)):
             obs = observe(house, self.episode, i, ("mission", "intent"))

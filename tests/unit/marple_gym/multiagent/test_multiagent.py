@@ -281,3 +281,13 @@ def test_the_shared_house_ppo_example_trains_and_reports_before_and_after(tmp_pa
         assert summary[when]["agent_episodes"] == 2 and 0 <= summary[when]["completed"] <= 1
     assert json.loads((tmp_path / "out" / "summary.json").read_text()) == summary
     assert (tmp_path / "out" / "model.zip").is_file()
+
+
+def test_the_multiagent_env_holds_one_state_the_episode_and_its_world_is_a_view_of_it():
+    multi = parallel_env()
+    assert multi.world is None and multi.episode is None
+    multi.reset(seed=1)
+    assert "world" not in vars(multi)  # nothing beside the episode to keep in step with it
+    assert multi.world.state is multi.episode.world and multi.world.house is multi.house
+    multi.step({a: 2 for a in multi.agents})
+    assert np.array_equal(multi.state(), multi.episode.world.grid)
