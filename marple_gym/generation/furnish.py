@@ -63,13 +63,17 @@ class PlacedFurniture:
 
 
 def sample_states(abilities: tuple[str, ...], given: dict[str, bool], rng: np.random.Generator) -> dict[str, bool]:
+    """Each ability's state: the given one, or drawn with its probability (one draw per ability not given)."""
     out = {}
-    for name in abilities:
-        if name in given:
-            out[name] = given[name]
-        else:
-            out[name] = bool(rng.random() < (0.25 if BIT[name] & (OPEN_BIT | TOGGLE_BIT) else 0.5))
+    for name, p in _state_odds(abilities):
+        out[name] = given[name] if name in given else rng.random() < p
     return out
+
+
+@lru_cache(maxsize=256)
+def _state_odds(abilities: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """(ability, probability it starts true) for each ability, in order."""
+    return tuple((name, 0.25 if BIT[name] & (OPEN_BIT | TOGGLE_BIT) else 0.5) for name in abilities)
 
 
 class Draft:
@@ -99,7 +103,7 @@ class Draft:
             clear[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2] = True
             walkable[y, x] = True
         self.keep_clear = clear & self.floor
-        self._open = ~(self.taken | self.keep_clear)  # where random pieces and floor objects may go
+        self._open = self.board.from_mask(~(self.taken | self.keep_clear))  # where random pieces may go (bits)
         self.walk = self.board.from_mask(walkable)
         self._walkable = bytearray(walkable.ravel().tobytes())
         self._piece_at = [-1] * (w * h)  # index into ``furniture`` of the piece on each cell
@@ -157,7 +161,7 @@ class Draft:
     def _take(self, x: int, y: int, w: int, h: int, bits: int) -> None:
         """Cells stop being walkable floor."""
         self.taken[y : y + h, x : x + w] = True
-        self._open[y : y + h, x : x + w] = False
+        self._open &= ~bits
         self.walk &= ~bits
         width = self.board.width
         for cy in range(y, y + h):
@@ -203,21 +207,22 @@ class Draft:
         (rx, ry), (rw, rh) = room.top, room.size
         if w > rw or h > rh:
             return False
-        free = self._open[ry : ry + rh, rx : rx + rw]
-        fits = free[: rh - h + 1, : rw - w + 1].copy()
-        for dy in range(h):
-            for dx in range(w):
-                if dx or dy:
-                    fits &= free[dy : dy + rh - h + 1, dx : dx + rw - w + 1]
-        anchors = np.flatnonzero(fits)  # row-major in the room: the order the random permutation indexes
-        span = rw - w + 1
-        block = self.board.block(w, h)
-        # The permutation covers every anchor (the generator's draws stay those of the pinned houses), but the
-        # anchors are read one by one: the first one usually fits.
-        for k in self.rng.permutation(len(anchors)):
-            y, x = divmod(int(anchors[k]), span)
-            x, y = x + rx, y + ry
-            bits = block << (y * self.board.width + x)
+        board = self.board
+        # Anchors: cells of the room where the piece's top-left can go with all its cells open.
+        fits = self._open
+        for dx in range(1, w):
+            fits &= self._open >> dx
+        rows = fits
+        for dy in range(1, h):
+            fits &= rows >> (dy * board.width)
+        fits &= board.block(rw - w + 1, rh - h + 1) << (ry * board.width + rx)
+        block = board.block(w, h)
+        # The permutation covers every anchor in row-major order (the generator's draws stay those of the pinned
+        # houses), but the anchors are found one by one: the first one usually fits.
+        for k in self.rng.permutation(fits.bit_count()):
+            at = board.nth(fits, int(k))
+            y, x = divmod(at, board.width)
+            bits = block << at
             if self._problem_taking(x, y, w, h, bits, extra=bits) is None:
                 f.pos = (x, y)
                 self._commit(f)
@@ -251,8 +256,11 @@ class Draft:
             candidates = [(x, y)]
         else:
             (rx, ry), (rw, rh) = self.layout.rooms[room].top, self.layout.rooms[room].size
-            free = np.flatnonzero(self._open[ry : ry + rh, rx : rx + rw])
-            candidates = ((int(free[k]) % rw + rx, int(free[k]) // rw + ry) for k in self.rng.permutation(len(free)))
+            free = self._open & (self.board.block(rw, rh) << (ry * self.board.width + rx))
+            width = self.board.width
+            candidates = (
+                divmod(self.board.nth(free, int(k)), width)[::-1] for k in self.rng.permutation(free.bit_count())
+            )
         for x, y in candidates:
             bit = self.board.bit(x, y)
             if self._problem_taking(x, y, 1, 1, bit) is None:

@@ -27,6 +27,7 @@ class Bitboard:
         first_col = sum(1 << (y * width) for y in range(height))
         self._not_first_col = self.full & ~first_col
         self._not_last_col = self.full & ~(first_col << (width - 1))
+        self._blocks: dict[tuple[int, int], int] = {}
 
     def from_mask(self, mask: np.ndarray) -> int:
         """Bits of a boolean (H, W) mask."""
@@ -42,8 +43,30 @@ class Bitboard:
 
     def block(self, w: int, h: int) -> int:
         """Bits of the ``w`` x ``h`` block of cells at (0, 0) (shift it by ``y * width + x`` to place it)."""
-        row = (1 << w) - 1
-        return sum(row << (cy * self.width) for cy in range(h))
+        bits = self._blocks.get((w, h))
+        if bits is None:  # a house has a handful of furniture sizes: each block is summed once
+            row = (1 << w) - 1
+            bits = self._blocks[w, h] = sum(row << (cy * self.width) for cy in range(h))
+        return bits
+
+    def nth(self, bits: int, k: int) -> int:
+        """The index ``y * width + x`` of the ``k``-th cell of ``bits`` in row-major order (from 0).
+
+        Counts a row at a time, so finding one cell of a room costs a few
+        operations per row rather than listing every cell.
+        """
+        row_mask = (1 << self.width) - 1
+        base = ((bits & -bits).bit_length() - 1) // self.width * self.width  # the first row with a cell
+        while True:
+            row = (bits >> base) & row_mask
+            count = row.bit_count()
+            if k < count:
+                break
+            k -= count
+            base += self.width
+        for _ in range(k):
+            row &= row - 1  # drop the lowest cell
+        return base + (row & -row).bit_length() - 1
 
     def cells(self, bits: int) -> list[tuple[int, int]]:
         """The (x, y) cells of a set, in row-major order."""
