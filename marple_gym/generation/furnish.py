@@ -103,7 +103,7 @@ class Draft:
             clear[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2] = True
             walkable[y, x] = True
         self.keep_clear = clear & self.floor
-        self._open = self.board.from_mask(~(self.taken | self.keep_clear))  # where random pieces may go (bits)
+        self._open = ~(self.taken | self.keep_clear)  # where random pieces and floor objects may go
         self.walk = self.board.from_mask(walkable)
         self._walkable = bytearray(walkable.ravel().tobytes())
         self._piece_at = [-1] * (w * h)  # index into ``furniture`` of the piece on each cell
@@ -161,7 +161,7 @@ class Draft:
     def _take(self, x: int, y: int, w: int, h: int, bits: int) -> None:
         """Cells stop being walkable floor."""
         self.taken[y : y + h, x : x + w] = True
-        self._open &= ~bits
+        self._open[y : y + h, x : x + w] = False
         self.walk &= ~bits
         width = self.board.width
         for cy in range(y, y + h):
@@ -207,22 +207,21 @@ class Draft:
         (rx, ry), (rw, rh) = room.top, room.size
         if w > rw or h > rh:
             return False
-        board = self.board
-        # Anchors: cells of the room where the piece's top-left can go with all its cells open.
-        fits = self._open
-        for dx in range(1, w):
-            fits &= self._open >> dx
-        rows = fits
-        for dy in range(1, h):
-            fits &= rows >> (dy * board.width)
-        fits &= board.block(rw - w + 1, rh - h + 1) << (ry * board.width + rx)
-        block = board.block(w, h)
-        # The permutation covers every anchor in row-major order (the generator's draws stay those of the pinned
-        # houses), but the anchors are found one by one: the first one usually fits.
-        for k in self.rng.permutation(fits.bit_count()):
-            at = board.nth(fits, int(k))
-            y, x = divmod(at, board.width)
-            bits = block << at
+        free = self._open[ry : ry + rh, rx : rx + rw]
+        fits = free[: rh - h + 1, : rw - w + 1].copy()
+        for dy in range(h):
+            for dx in range(w):
+                if dx or dy:
+                    fits &= free[dy : dy + rh - h + 1, dx : dx + rw - w + 1]
+        anchors = np.flatnonzero(fits)  # row-major in the room: the order the random permutation indexes
+        span = rw - w + 1
+        block = self.board.block(w, h)
+        # The permutation covers every anchor (the generator's draws stay those of the pinned houses), but the
+        # anchors are read one by one: the first one usually fits.
+        for k in self.rng.permutation(len(anchors)):
+            y, x = divmod(int(anchors[k]), span)
+            x, y = x + rx, y + ry
+            bits = block << (y * self.board.width + x)
             if self._problem_taking(x, y, w, h, bits, extra=bits) is None:
                 f.pos = (x, y)
                 self._commit(f)
@@ -256,11 +255,8 @@ class Draft:
             candidates = [(x, y)]
         else:
             (rx, ry), (rw, rh) = self.layout.rooms[room].top, self.layout.rooms[room].size
-            free = self._open & (self.board.block(rw, rh) << (ry * self.board.width + rx))
-            width = self.board.width
-            candidates = (
-                divmod(self.board.nth(free, int(k)), width)[::-1] for k in self.rng.permutation(free.bit_count())
-            )
+            free = np.flatnonzero(self._open[ry : ry + rh, rx : rx + rw])
+            candidates = ((int(free[k]) % rw + rx, int(free[k]) // rw + ry) for k in self.rng.permutation(len(free)))
         for x, y in candidates:
             bit = self.board.bit(x, y)
             if self._problem_taking(x, y, 1, 1, bit) is None:

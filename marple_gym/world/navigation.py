@@ -49,25 +49,6 @@ class Bitboard:
             bits = self._blocks[w, h] = sum(row << (cy * self.width) for cy in range(h))
         return bits
 
-    def nth(self, bits: int, k: int) -> int:
-        """The index ``y * width + x`` of the ``k``-th cell of ``bits`` in row-major order (from 0).
-
-        Counts a row at a time, so finding one cell of a room costs a few
-        operations per row rather than listing every cell.
-        """
-        row_mask = (1 << self.width) - 1
-        base = ((bits & -bits).bit_length() - 1) // self.width * self.width  # the first row with a cell
-        while True:
-            row = (bits >> base) & row_mask
-            count = row.bit_count()
-            if k < count:
-                break
-            k -= count
-            base += self.width
-        for _ in range(k):
-            row &= row - 1  # drop the lowest cell
-        return base + (row & -row).bit_length() - 1
-
     def cells(self, bits: int) -> list[tuple[int, int]]:
         """The (x, y) cells of a set, in row-major order."""
         out = []
