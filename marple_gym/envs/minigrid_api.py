@@ -1,42 +1,42 @@
-"""What MiniGrid's wrappers and tools read of an env, in MiniGrid's own meaning, where it carries over.
+"""What MiniGrid's wrappers and tools read of an env, in MiniGrid's own meaning.
 
 :class:`MiniGridAPI` gives :class:`~marple_gym.envs.household.MarpleEnv` MiniGrid's agent attributes
-(``agent_pos``, ``agent_dir``, ``front_pos``), its ``actions`` enum and ``get_frame`` (the RGB house, or the
-picture of the agent's view), so ``minigrid.wrappers`` such as ``RGBImgObsWrapper``, ``RGBImgPartialObsWrapper``,
-``ActionBonus`` and ``PositionBonus`` work unchanged. MiniGrid's object grid (``env.grid``) and its 3-channel
-view (``gen_obs_grid``) have no MARPLE counterpart: reading them raises :class:`NoMiniGridEquivalent`, one line
-that names what to use instead. docs/rl.md has the table of every MiniGrid wrapper on MARPLE envs.
+(``agent_pos``, ``agent_dir``, ``front_pos``), its ``actions`` enum, ``get_frame`` (the RGB house, or the
+picture of the agent's view), the object grid ``grid`` and the 3-channel view ``gen_obs_grid``, the last two
+the house in MiniGrid's vocabulary (:mod:`marple_gym.envs.minigrid_grid`: walls, doors, floors coloured by
+room, furniture as boxes, objects as balls, the current subgoal's targets as goals). So every wrapper of
+``minigrid.wrappers`` works unchanged; docs/rl.md has the table of them on MARPLE envs.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from marple_gym.errors import MarpleError
-from marple_gym.evidence.egocentric import DIR_VEC
+from marple_gym.evidence.egocentric import DIR_VEC, check_view_size
 from marple_gym.world.actions import Action
 
-NO_GRID = (
-    "MARPLE envs have no MiniGrid object grid (env.grid, read by FullyObsWrapper, SymbolicObsWrapper, "
-    "DirectionObsWrapper and NoDeath): the 'image' observation is already the fully observable symbolic grid "
-    "(8 code channels; gym.make(id) without view_size), the 'subgoal' codes name the current target, "
-    "and no cell ends an episode (docs/rl.md, 'MiniGrid's wrappers')"
-)
-NO_OBS_GRID = (
-    "MiniGrid's gen_obs_grid (read by ViewSizeWrapper) makes its 3-channel view; a MARPLE env's view is "
-    "gym.make(id, view_size=v) or marple_gym.EgocentricView(env, view_size=v) (8 code channels)"
-)
+if TYPE_CHECKING:  # MiniGrid is imported on first use (half a second); see marple_gym.envs.minigrid_grid
+    from minigrid.core.grid import Grid
+
+    from marple_gym.missions.mission import Subgoal
+    from marple_gym.world.world import World
 
 
 class NoMiniGridEquivalent(MarpleError, AttributeError):
     """A MiniGrid attribute that MARPLE envs do not have; the message says what to use instead.
 
-    An ``AttributeError``, so ``hasattr(env, "grid")`` is False, as for any env that is not MiniGrid's.
+    An ``AttributeError``, so ``hasattr`` is False for it, as for any env that is not MiniGrid's. Since the
+    envs have MiniGrid's ``grid`` and ``gen_obs_grid`` no attribute that ``minigrid.wrappers`` reads raises
+    it; it stays for code that catches it.
     """
 
 
 class MiniGridAPI:
-    """MiniGrid's env attributes for an env with ``world``, ``agent_view_size`` and ``see_through_walls``."""
+    """MiniGrid's env attributes for an env with ``world``, ``progress``, ``agent_view_size`` and
+    ``see_through_walls``."""
 
     actions = Action
     """The action enum, as MiniGrid's ``env.actions`` (``left``, ``right``, ``forward`` share its values)."""
@@ -69,9 +69,7 @@ class MiniGridAPI:
         """
         from marple_gym.rendering.frames import highlight_view, render_frame, render_view
 
-        world = self.world  # a view built on each access: once per frame
-        if world is None:
-            raise RuntimeError("call reset() before get_frame()")
+        world = self._started_world("get_frame()")
         view = self.agent_view_size
         if agent_pov:
             if view is None:
@@ -86,8 +84,41 @@ class MiniGridAPI:
         return frame
 
     @property
-    def grid(self):
-        raise NoMiniGridEquivalent(NO_GRID)
+    def grid(self) -> Grid:
+        """MiniGrid's object grid of the house now (``minigrid.core.grid.Grid``, indexed ``get(x, y)``).
 
-    def gen_obs_grid(self, agent_view_size: int | None = None):
-        raise NoMiniGridEquivalent(NO_OBS_GRID)
+        Built on each read from the current state, so writing to it changes nothing in the env. The agent's
+        current subgoal's target cells are ``Goal`` objects (:mod:`~marple_gym.envs.minigrid_grid`).
+        """
+        from marple_gym.envs.minigrid_grid import house_grid
+
+        return house_grid(self._started_world("grid"), self._subgoal())
+
+    def gen_obs_grid(self, agent_view_size: int | None = None) -> tuple[Grid, np.ndarray]:
+        """MiniGrid's ``gen_obs_grid``: the ``Grid`` of the agent's view, facing up, and its ``(x, y)``
+        visibility mask (walls and closed doors hide what is behind them unless ``see_through_walls``).
+
+        ``agent_view_size`` defaults to the env's ``view_size``; a fully observable env (no ``view_size``) has
+        no default, so a size must be given (``ViewSizeWrapper`` gives its own).
+        """
+        from marple_gym.envs.minigrid_grid import view_grid
+
+        view = agent_view_size or self.agent_view_size
+        if view is None:
+            raise ValueError(
+                "gen_obs_grid() makes the agent's partial view: pass agent_view_size, "
+                "or make the env with view_size, e.g. gym.make(id, view_size=7)"
+            )
+        world = self._started_world("gen_obs_grid()")
+        return view_grid(world, self._subgoal(), check_view_size(view), self.see_through_walls)
+
+    def _started_world(self, reader: str) -> World:
+        """The current world, or a RuntimeError naming ``reader`` before the first reset."""
+        world = self.world  # a view built on each access: once per read
+        if world is None:
+            raise RuntimeError(f"call reset() before {reader}")
+        return world
+
+    def _subgoal(self) -> Subgoal | None:
+        """The subgoal the agent is on (None once the mission is complete): its targets are MiniGrid's goals."""
+        return self.progress.current

@@ -1,9 +1,9 @@
 """Wrappers for RL code: MiniGrid's usual views, and one that stable-baselines3 accepts as is.
 
 MARPLE envs are fully observable by default, so the partial view is the wrapper here
-(:class:`EgocentricView`, or ``gym.make(id, view_size=7)``). Many of MiniGrid's own wrappers
-work on MARPLE envs too (:mod:`marple_gym.envs.minigrid_api`); docs/rl.md has the table of
-every one of them and of our equivalents.
+(:class:`EgocentricView`, or ``gym.make(id, view_size=7)``). MiniGrid's own wrappers work on
+MARPLE envs too, on the house in MiniGrid's vocabulary (:mod:`marple_gym.envs.minigrid_api`);
+docs/rl.md has the table of every one of them and of our equivalents.
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
 """Every wrapper of ``minigrid.wrappers`` on every registered MARPLE id: it works, or it fails with the reason.
 
-The table in docs/rl.md ("MiniGrid's wrappers") is generated here: the outcome column is what happens when
-the wrapper, made as the "made with" column says, resets and steps each id. If the docs differ, the test fails
+The tables in docs/rl.md ("MiniGrid's wrappers", and the MiniGrid codes of MARPLE's cells) are generated here:
+the outcome column is what happens when the wrapper, made as the "made with" column says, resets and steps
+each id (every observation checked against the wrapper's declared space). If the docs differ, the test fails
 and prints the table to paste (or run ``python tests/unit/marple_gym/envs/test_minigrid_wrappers.py``).
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import gymnasium as gym
@@ -17,6 +19,8 @@ from paths import ROOT
 
 import marple_gym
 from marple_gym.envs.minigrid_api import NoMiniGridEquivalent
+from marple_gym.envs.minigrid_grid import category_colour, room_colour
+from marple_gym.world.assets import ASSETS
 
 IDS = marple_gym.env_ids() + marple_gym.level_ids(include_missions=False)
 TEXT_FREE = ("image", "direction", "mission")
@@ -30,6 +34,8 @@ class Recipe:
     note: str
     make: dict = field(default_factory=dict)
     wrapper: dict = field(default_factory=dict)
+    first: Callable[[gym.Env], gym.Env] | None = None
+    """A wrapper applied before this one (the one that makes what this one reads)."""
 
 
 RECIPES = {
@@ -42,23 +48,29 @@ RECIPES = {
         wrapper={"word_dict": marple_gym.levels.mission_words()},
     ),
     "DirectionObsWrapper": Recipe(
-        "`DirectionObsWrapper(env)`", "no goal square: the `subgoal` codes name the target, `DenseReward` its distance"
+        "`DirectionObsWrapper(env)`",
+        "towards the goal: the first target cell (row by row) of the subgoal the agent is on at reset, fixed for "
+        "the episode as MiniGrid's goal is; `DenseReward` follows the current subgoal",
     ),
     "FlatObsWrapper": Recipe(
         "`FlatObsWrapper(env, maxStrLen=128)`",
         "the Put levels' task reads 107 characters, over the default 96",
         wrapper={"maxStrLen": 128},
     ),
-    "FullyObsWrapper": Recipe("`FullyObsWrapper(env)`", "the default `image` is the whole house's code grid"),
+    "FullyObsWrapper": Recipe(
+        "`FullyObsWrapper(env)`", "the house in MiniGrid's codes (below); the default `image` has MARPLE's 8 channels"
+    ),
     "ImgObsWrapper": Recipe("`ImgObsWrapper(env)`", "the code array alone"),
     "NoDeath": Recipe(
         '`NoDeath(env, no_death_types=("lava",))`',
-        "no MARPLE cell ends an episode",
+        "changes nothing: no MARPLE cell ends an episode (completing the mission does)",
         wrapper={"no_death_types": ("lava",)},
     ),
     "OneHotPartialObsWrapper": Recipe(
-        "`OneHotPartialObsWrapper(env)`",
-        "its 20 one-hot slots are MiniGrid's; `marple_agents.rl.CodeArrayExtractor` embeds each code channel",
+        "`OneHotPartialObsWrapper(ViewSizeWrapper(env, agent_view_size=7))`",
+        "it one-hots MiniGrid's codes, which `ViewSizeWrapper` makes; on the env's own 8-channel `image` it fails "
+        "(`IndexError`); `marple_agents.rl.CodeArrayExtractor` embeds those",
+        first=lambda env: minigrid.wrappers.ViewSizeWrapper(env, agent_view_size=7),
     ),
     "PositionBonus": Recipe("`PositionBonus(env)`", "counts cells"),
     "RGBImgObsWrapper": Recipe("`RGBImgObsWrapper(env)`", "the house drawn, 8 pixels a cell"),
@@ -71,10 +83,10 @@ RECIPES = {
         "`ReseedWrapper(env, seeds=(0, 1))`", "resets cycle through the seeds' houses", wrapper={"seeds": (0, 1)}
     ),
     "StochasticActionWrapper": Recipe("`StochasticActionWrapper(env)`", "a random action in 10% of steps"),
-    "SymbolicObsWrapper": Recipe("`SymbolicObsWrapper(env)`", "the default `image` codes every cell"),
+    "SymbolicObsWrapper": Recipe("`SymbolicObsWrapper(env)`", "(x, y, MiniGrid type) of every cell"),
     "ViewSizeWrapper": Recipe(
         "`ViewSizeWrapper(env, agent_view_size=5)`",
-        "`gym.make(id, view_size=5)` or `marple_gym.EgocentricView(env, view_size=5)`",
+        "MiniGrid's codes of the cells `gym.make(id, view_size=5)` shows in 8 channels",
         wrapper={"agent_view_size": 5},
     ),
 }
@@ -84,15 +96,22 @@ WRAPPERS = sorted(
 
 
 def make(env_id: str, recipe: Recipe) -> gym.Env:
+    """``env_id`` made as the recipe says, with the wrapper it needs first, if any (not the recipe's own)."""
     kwargs = {"mission": "do_laundry"} if env_id == marple_gym.envs.HOUSEHOLD_ID else {}
-    return gym.make(env_id, **kwargs, **recipe.make)
+    env = gym.make(env_id, **kwargs, **recipe.make)
+    return recipe.first(env) if recipe.first else env
+
+
+def wrapped(name: str, env_id: str) -> gym.Env:
+    """MiniGrid's wrapper ``name`` on ``env_id``, made as its recipe says."""
+    recipe = RECIPES[name]
+    return getattr(minigrid.wrappers, name)(make(env_id, recipe), **recipe.wrapper)
 
 
 def outcome(name: str, env_id: str) -> str:
     """What the wrapper does on ``env_id``: "works" (reset and steps, every observation in its space) or the
     error of its first reset or step."""
-    recipe = RECIPES[name]
-    env = getattr(minigrid.wrappers, name)(make(env_id, recipe), **recipe.wrapper)
+    env = wrapped(name, env_id)
     env.action_space.seed(0)
     try:
         first = env.reset() if name == "ReseedWrapper" else env.reset(seed=0)  # it seeds, and warns if we do
@@ -116,17 +135,33 @@ def table() -> str:
     return "\n".join(lines)
 
 
+def codes_table() -> str:
+    """The MiniGrid code of each MARPLE cell (:mod:`marple_gym.envs.minigrid_grid`), colours from its rules."""
+    rooms = ", ".join(f"{room} {room_colour(room)}" for room in ASSETS.room_types)
+    categories = ", ".join(f"{category} {category_colour(category)}" for category in ASSETS.categories)
+    rows = [
+        ("wall", "`wall`", "grey", "0"),
+        ("door", "`door`", "grey", "`open` (0) or `closed` (1); no locks"),
+        ("floor", "`floor`", f"its room's: {rooms}", "0"),
+        ("furniture", "`box`", "its room's", "0"),
+        ("object on furniture, or in an open or lidless container", "`ball`", f"its category's: {categories}", "0"),
+        ("object shut in a closed container", "not shown: its container's `box`, as MiniGrid's box hides it", "", ""),
+        ("target cell of the agent's current subgoal", "`goal`, over what is there", "green", "0"),
+        ("object the agent holds", "not in `grid`; `ball` on the agent's cell of `gen_obs_grid`'s view", "", ""),
+        ("the agent", "not in `grid` (`FullyObsWrapper`, `SymbolicObsWrapper` write `agent` there)", "", ""),
+        ("cell hidden from a partial view", "`unseen`", "", ""),
+    ]
+    lines = ["| MARPLE cell | MiniGrid object | colour | state |", "|---|---|---|---|"]
+    return "\n".join(lines + [f"| {thing} | {kind} | {colour} | {state} |" for thing, kind, colour, state in rows])
+
+
 def test_every_minigrid_wrapper_has_a_recipe():
     assert sorted(RECIPES) == WRAPPERS
 
 
-@pytest.mark.parametrize("name", ["RGBImgObsWrapper", "RGBImgPartialObsWrapper", "ViewSizeWrapper"])
-def test_the_views_match_the_envs_own(name):
-    env = getattr(minigrid.wrappers, name)(make("Marple-GetSnack-v0", RECIPES[name]), **RECIPES[name].wrapper)
-    if name == "ViewSizeWrapper":
-        with pytest.raises(NoMiniGridEquivalent, match=r"^MiniGrid's gen_obs_grid .*view_size=v\)"):
-            env.reset(seed=0)
-        return
+@pytest.mark.parametrize("name", ["RGBImgObsWrapper", "RGBImgPartialObsWrapper"])
+def test_the_rgb_views_match_the_envs_own(name):
+    env = wrapped(name, "Marple-GetSnack-v0")
     obs, _ = env.reset(seed=0)
     base = env.unwrapped
     view = base.agent_view_size
@@ -141,11 +176,18 @@ def test_the_partial_rgb_view_needs_view_size_and_says_so():
         env.reset(seed=0)
 
 
-def test_the_docs_table_is_the_one_computed_here():
-    expected = table()
+def test_the_one_hot_view_needs_minigrid_codes_first():
+    """On the env's own 8-channel codes MiniGrid's one-hot indexes past its 20 slots: the docs say so."""
+    env = minigrid.wrappers.OneHotPartialObsWrapper(gym.make("Marple-GetSnack-v0", view_size=7))
+    with pytest.raises(IndexError):
+        env.reset(seed=0)
+
+
+def test_the_docs_tables_are_the_ones_computed_here():
     docs = (ROOT / "docs" / "rl.md").read_text()
-    assert expected in docs, "docs/rl.md's MiniGrid table is out of date; it should read:\n" + expected
+    for expected in (table(), codes_table()):
+        assert expected in docs, "docs/rl.md's MiniGrid table is out of date; it should read:\n" + expected
 
 
 if __name__ == "__main__":
-    print(table())
+    print(table(), codes_table(), sep="\n\n")
