@@ -2,8 +2,10 @@
 
 The imports are read from the source with ``ast`` (every ``import`` statement,
 those inside functions included, except typing-only ones under
-``if TYPE_CHECKING:``), so the test fails on an upward import whether or not a
-test happens to execute it. Layers are whole folders. Besides them, the nevers:
+``if TYPE_CHECKING:``; relative imports resolved against the importing file's
+package; and ``importlib.import_module`` / ``__import__`` called with a literal
+name), so the test fails on an upward import whether or not a test happens to
+execute it. Layers are whole folders. Besides them, the nevers:
 only ``marple_gym.episode`` imports the world's executors (``world.rules``,
 ``world.batch``); the world core imports numpy and the standard library only;
 a package never imports the ones above it (``FORBIDDEN``). Every failure names
@@ -36,9 +38,11 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.rendering",),  # pure drawing (frames, panels, captions) and the window it shows them in
     ("marple_gym.recording",),  # episode records, the planner's recorder, many planners recorded in one house
     ("marple_gym.envs",),
+    ("marple_gym.levels",),  # the RL ladder: envs of single skills up to the missions, and their dense reward
     ("marple_gym.multiagent",),  # many agents in one house: the PettingZoo env
     ("marple_gym.datasets",),  # datasets on disk
     # Viewers and applications built on the layers below.
+    # ``marple_gym`` itself: its __init__ registers the envs and levels (each folder has its own layer above).
     ("marple_gym.viewers", "marple_gym.study", "marple_gym.cli", "marple_gym"),
     ("marple_eval",),
     ("marple_agents",),
@@ -90,32 +94,88 @@ def _typing_only(node: ast.If) -> bool:
     )
 
 
-def import_sites(path: Path, top_level_only: bool = False) -> list[tuple[str, int]]:
-    """(module, line) of every import in ``path`` (``from pkg import sub`` counts as ``pkg.sub`` where ``sub`` is a
-    module)."""
+def _package_of(module: str, path: Path) -> str:
+    """The package a relative import in ``path`` (module ``module``) starts from: the module itself for an
+    ``__init__.py``, else the module's parent."""
+    return module if path.name == "__init__.py" else module.rpartition(".")[0]
+
+
+def _absolute(name: str, level: int, package: str) -> str | None:
+    """``name`` imported ``level`` dots up from ``package`` as an absolute name (None past the top)."""
+    if level == 0:
+        return name
+    parts = package.split(".")
+    if level - 1 >= len(parts):
+        return None
+    base = ".".join(parts[: len(parts) - (level - 1)])
+    return f"{base}.{name}" if name else base
+
+
+def _literal(node: ast.expr | None) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _dynamic_import(call: ast.Call, package: str) -> str | None:
+    """The module an ``importlib.import_module("...")`` or ``__import__("...")`` call names, if it names one
+    literally; a relative name is resolved against the ``package`` argument (a literal or ``__package__``)."""
+    func = call.func
+    called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+    if called not in ("import_module", "__import__") or not call.args:
+        return None
+    name = _literal(call.args[0])
+    if name is None or called == "__import__" or not name.startswith("."):
+        return name  # __import__ takes relative imports by a level argument, which nobody passes as a literal
+    anchor = _anchor(call, package)
+    if anchor is None:
+        return None  # relative to a package known only at run time
+    return _absolute(name.lstrip("."), len(name) - len(name.lstrip(".")), anchor)
+
+
+def _anchor(call: ast.Call, package: str) -> str | None:
+    """The package ``import_module(name, package)`` resolves a relative ``name`` against, if the source says."""
+    given = call.args[1] if len(call.args) > 1 else next((k.value for k in call.keywords if k.arg == "package"), None)
+    if isinstance(given, ast.Name) and given.id == "__package__":
+        return package
+    return _literal(given)
+
+
+def import_sites(path: Path, module: str) -> list[tuple[str, int]]:
+    """(module, line) of every import in ``path``, the file of ``module`` (``from pkg import sub`` counts as
+    ``pkg.sub`` where ``sub`` is a module; ``from . import x`` is read as the absolute import it is)."""
+    package = _package_of(module, path)
     found: list[tuple[str, int]] = []
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.If) and _typing_only(child):
                 continue
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) and top_level_only:
-                continue
             if isinstance(child, ast.Import):
                 found.extend((alias.name, child.lineno) for alias in child.names)
-            elif isinstance(child, ast.ImportFrom) and child.module and child.level == 0:
-                for alias in child.names:
-                    sub = f"{child.module}.{alias.name}"
-                    found.append((sub if sub in MODULES else child.module, child.lineno))
+            elif isinstance(child, ast.ImportFrom):
+                found.extend(_from_import(child, package))
+            elif isinstance(child, ast.Call) and (target := _dynamic_import(child, package)):
+                found.append((target, child.lineno))
             visit(child)
 
     visit(ast.parse(path.read_text()))
     return found
 
 
-def imports(path: Path, top_level_only: bool = False) -> set[str]:
-    """Modules ``path`` imports."""
-    return {target for target, _ in import_sites(path, top_level_only)}
+def _from_import(node: ast.ImportFrom, package: str) -> list[tuple[str, int]]:
+    """The modules a ``from ... import`` names: each imported name that is a module, else the module it is from."""
+    base = _absolute(node.module or "", node.level, package)
+    if not base:
+        return []  # above the top package: Python refuses it too
+    out = []
+    for alias in node.names:
+        sub = f"{base}.{alias.name}"
+        out.append((sub if sub in MODULES else base, node.lineno))
+    return out
+
+
+def imports(path: Path, module: str) -> set[str]:
+    """Modules ``path`` (the file of ``module``) imports."""
+    return {target for target, _ in import_sites(path, module)}
 
 
 def _within(module: str, prefixes: tuple[str, ...]) -> bool:
@@ -139,15 +199,27 @@ def test_every_module_has_a_layer():
     assert [m for m in MODULES if layer_of(m) is None] == []
 
 
-def test_no_module_imports_from_a_higher_layer():
+def upward_imports(modules: dict[str, Path]) -> list[str]:
+    """Every import of a module in a higher layer than the importer's, as ``file:line: ...``."""
     upward = []
-    for module, path in MODULES.items():
+    for module, path in modules.items():
         mine = layer_of(module)
-        for target, line in import_sites(path):
+        for target, line in import_sites(path, module):
             theirs = layer_of(target)
-            if theirs is not None and theirs > mine:
+            if theirs is not None and mine is not None and theirs > mine:
                 upward.append(f"{_where(path, line)}: {module} (layer {mine}) imports {target} (layer {theirs})")
-    assert upward == []
+    return upward
+
+
+def test_no_module_imports_from_a_higher_layer():
+    assert upward_imports(MODULES) == []
+
+
+def test_every_folder_of_marple_gym_has_a_layer_of_its_own():
+    """A new folder is placed in the table, not swept into the top layer by the ``marple_gym`` entry."""
+    listed = {prefix for layer in LAYERS for prefix in layer}
+    folders = sorted(f"marple_gym.{d.name}" for d in (ROOT / "marple_gym").iterdir() if (d / "__init__.py").is_file())
+    assert [f for f in folders if f not in listed] == []
 
 
 def test_layers_are_whole_folders():
@@ -168,7 +240,7 @@ def test_the_nevers_hold(package):
         f"{_where(path, line)}: {module} imports {target}"
         for module, path in MODULES.items()
         if _within(module, (package,))
-        for target, line in import_sites(path)
+        for target, line in import_sites(path, module)
         if _within(target, banned)
     ]
     assert found == []
@@ -180,7 +252,7 @@ def rules_entered_outside_the_episode(modules: dict[str, Path]) -> list[str]:
         f"{_where(path, line)}: {module} imports {target} (go through marple_gym.episode)"
         for module, path in modules.items()
         if not _within(module, EXECUTOR_USERS + EXECUTORS)
-        for target, line in import_sites(path)
+        for target, line in import_sites(path, module)
         if _within(target, EXECUTORS)
     ]
 
@@ -197,12 +269,65 @@ def test_an_executor_imported_inside_a_function_is_named_by_file_and_line(tmp_pa
     ]
 
 
+PLANTED_EXECUTOR_IMPORTS = {
+    "relative, inside a function": "def cheat():\n    from ..world import rules\n",
+    "relative, the module named": "def cheat():\n    from ..world.rules import apply_action\n",
+    "importlib.import_module": "import importlib\n\nrules = importlib.import_module('marple_gym.world.rules')\n",
+    "import_module, imported by name": (
+        "from importlib import import_module\n\nrules = import_module('marple_gym.world.rules')\n"
+    ),
+    "import_module, relative to __package__": (
+        "import importlib\n\nrules = importlib.import_module('..world.rules', __package__)\n"
+    ),
+    "import_module, relative to a literal package": (
+        "import importlib\n\nrules = importlib.import_module('.rules', package='marple_gym.world')\n"
+    ),
+    "__import__": "rules = __import__('marple_gym.world.rules')\n",
+}
+"""Ways to reach an executor that a reader of ``import`` statements alone would miss, each ending on its line."""
+
+
+@pytest.mark.parametrize("how", sorted(PLANTED_EXECUTOR_IMPORTS))
+def test_a_planted_executor_import_is_named_by_file_and_line(tmp_path, how):
+    planted = tmp_path / "planted.py"
+    source = PLANTED_EXECUTOR_IMPORTS[how]
+    planted.write_text(source)
+    line = source.rstrip("\n").count("\n") + 1
+    assert rules_entered_outside_the_episode({"marple_gym.envs.planted": planted}) == [
+        f"{planted}:{line}: marple_gym.envs.planted imports marple_gym.world.rules (go through marple_gym.episode)"
+    ]
+
+
+def test_a_relative_import_in_a_package_init_starts_from_that_package(tmp_path):
+    # In an __init__.py one dot is the package itself: `from . import rules` in marple_gym/world/__init__.py is
+    # marple_gym.world.rules, in marple_gym/envs/__init__.py it would be marple_gym.envs.rules.
+    init = tmp_path / "__init__.py"
+    init.write_text("from . import rules\n")
+    assert import_sites(init, "marple_gym.world") == [("marple_gym.world.rules", 1)]
+    assert import_sites(init, "marple_gym.envs") == [("marple_gym.envs", 1)]
+
+
+def test_an_upward_relative_import_is_named_by_file_and_line(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("def draw():\n    from ..datasets import dataset\n")
+    mine, theirs = layer_of("marple_gym.rendering"), layer_of("marple_gym.datasets")
+    assert upward_imports({"marple_gym.rendering.planted": planted}) == [
+        f"{planted}:2: marple_gym.rendering.planted (layer {mine}) imports marple_gym.datasets.dataset (layer {theirs})"
+    ]
+
+
+def test_an_import_module_of_a_name_known_only_at_run_time_is_not_guessed(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text("import importlib\n\n\ndef load(name):\n    return importlib.import_module(name)\n")
+    assert import_sites(planted, "marple_gym.envs.planted") == [("importlib", 1)]
+
+
 def test_the_world_core_imports_numpy_and_the_standard_library_only():
     found = [
         f"{_where(path, line)}: {module} imports {target}"
         for module, path in MODULES.items()
         if _within(module, ("marple_gym.world",))
-        for target, line in import_sites(path)
+        for target, line in import_sites(path, module)
         if target.split(".")[0] not in sys.stdlib_module_names and not _within(target, WORLD_MAY_IMPORT)
     ]
     assert found == []
@@ -210,7 +335,7 @@ def test_the_world_core_imports_numpy_and_the_standard_library_only():
 
 def test_no_import_cycles():
     # Imports inside functions count too: a cycle through one still ties the two modules into one.
-    graph = {m: {t for t in imports(p) if t in MODULES and t != m} for m, p in MODULES.items()}
+    graph = {m: {t for t in imports(p, m) if t in MODULES and t != m} for m, p in MODULES.items()}
     # A package's __init__ runs before its submodules, so a submodule importing its own package is no cycle.
     cycles, state = [], dict.fromkeys(graph, 0)
 

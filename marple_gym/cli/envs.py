@@ -16,16 +16,11 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from marple_gym.envs.registration import HOUSEHOLD_ID, mission_env_id
-    from marple_gym.levels import LEVELS
-    from marple_gym.missions import MISSIONS
+    from marple_gym.levels.catalog import env_catalog
 
-    for name, mission in MISSIONS.items():
-        print(f"{mission_env_id(name):34s} {mission.title}")
-    print(f"{HOUSEHOLD_ID:34s} any mission(s) in any house config")
-    if args.all:
-        for env_id, level in LEVELS.items():
-            print(f"{env_id:34s} {level.rung}: {level.description}")
-    else:
-        print(f"... and {len(LEVELS)} more: the RL ladder's levels (marple envs --all)")
+    catalog = env_catalog(levels=args.all)
+    for env_id, what in catalog.rows:
+        print(f"{env_id:34s} {what}")
+    if catalog.more_levels:
+        print(f"... and {catalog.more_levels} more: the RL ladder's levels (marple envs --all)")
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from marple_gym.datasets.export import FORMATS
+from marple_gym.datasets.export import FORMATS, export_dataset
 
 
 def add_parser(subparsers) -> None:
@@ -30,19 +30,8 @@ def add_parser(subparsers) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    from marple_gym.datasets import MarpleDataset
-    from marple_gym.datasets.export import export_minari, export_parquet
-
-    data = MarpleDataset(args.data)
-    if args.unit not in data.units:
-        raise ValueError(f"--unit {args.unit!r} is not in {args.data}; its units: {', '.join(data.units)}")
-    if args.format == "parquet":
-        if not args.out:
-            raise ValueError("--out FILE.parquet is needed for --format parquet")
-        path = export_parquet(data, args.unit, args.split, args.out, role=args.role)
-        print(f"wrote {path}")
-        return 0
-    dataset_id = args.out or f"marple/{args.unit}/{args.split}-v0"
-    dataset = export_minari(data, args.unit, args.split, dataset_id, role=args.role, root=args.minari_root)
-    print(f"wrote Minari dataset {dataset_id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps")
+    exported = export_dataset(
+        args.data, args.unit, args.split, args.format, args.out, role=args.role, minari_root=args.minari_root
+    )
+    print(f"wrote {exported}")
     return 0

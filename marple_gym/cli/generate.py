@@ -7,15 +7,13 @@ import logging
 import time
 
 from marple_gym.cli.options import float_in, int_in, positive_int, seed
-from marple_gym.datasets.manifest import MAX_SIZE
+from marple_gym.datasets.manifest import MAX_SIZE, SPLITS
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
 
 log = logging.getLogger(__name__)
 
 size = int_in(1, MAX_SIZE)
-
-SPLIT_CHOICES = ("test", "train-in", "train-ood")
 
 
 def add_parser(subparsers) -> None:
@@ -62,7 +60,7 @@ def add_parser(subparsers) -> None:
         help="the scenarios' test and train-in houses: random (new houses from --config, the default) or original "
         "(the house the original benchmark published for each paper scenario; train-ood houses stay random)",
     )
-    what.add_argument("--splits", default=",".join(SPLIT_CHOICES), help="comma-separated splits (default: all three)")
+    what.add_argument("--splits", default=",".join(SPLITS), help="comma-separated splits (default: all three)")
     sizes = parser.add_argument_group("sizes")
     sizes.add_argument(
         "--scale",
@@ -84,26 +82,24 @@ def add_parser(subparsers) -> None:
 
 
 def build_spec(args: argparse.Namespace):
-    from dataclasses import replace
-
-    from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec
-    from marple_gym.datasets.manifest import DatasetError, check_spec
-    from marple_gym.datasets.units import requested_units
-    from marple_gym.generation.config import HouseConfig
-    from marple_gym.validation import Fields, message_error
+    """The :class:`~marple_gym.datasets.generate.DatasetSpec` the options ask for."""
+    from marple_gym.datasets.units import requested_spec, requested_units
 
     splits = tuple(s.strip() for s in args.splits.split(",") if s.strip())
-    bad = [s for s in splits if s not in SPLIT_CHOICES]
+    bad = [s for s in splits if s not in SPLITS]
     if bad or not splits:
-        raise ValueError(f"--splits: unknown split(s) {bad}; choose from {', '.join(SPLIT_CHOICES)}")
+        raise ValueError(f"--splits: unknown split(s) {bad}; choose from {', '.join(SPLITS)}")
     units = requested_units(args.scenario, args.mission, args.suspects, args.shared, getattr(args, "houses", "random"))
-    sizes = PAPER_SIZES.scaled(args.scale)
-    overrides = {k: getattr(args, k) for k in ("test_houses", "test_per_house", "train_per_house", "train_ood")}
-    sizes = replace(sizes, **{k: v for k, v in overrides.items() if v is not None})
-    config = HouseConfig.load(args.config).to_dict() if args.config else None
-    spec = DatasetSpec(units, sizes, args.seed, config, splits, args.shard_size)
-    check_spec(Fields(spec.to_json(), "", message_error(DatasetError), "the settings"))  # the limits a manifest has
-    return spec
+    sizes = {k: getattr(args, k) for k in ("test_houses", "test_per_house", "train_per_house", "train_ood")}
+    return requested_spec(
+        units,
+        splits=splits,
+        scale=args.scale,
+        sizes=sizes,
+        config=args.config,
+        seed=args.seed,
+        shard_size=args.shard_size,
+    )
 
 
 def run_generate(args: argparse.Namespace) -> int:

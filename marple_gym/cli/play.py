@@ -37,32 +37,12 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def make_env(args: argparse.Namespace):
-    import gymnasium as gym
-
-    import marple_gym  # noqa: F401  (registers the environments)
-
-    if args.env_id not in gym.registry:
-        known = ", ".join(marple_gym.env_ids())
-        raise ValueError(f"unknown environment {args.env_id!r}; choose from {known}")
-    if args.tile_size < 4:
-        raise ValueError(f"--tile-size must be at least 4, got {args.tile_size}")
-    kwargs = {"mission": args.mission} if args.mission else {}
-    return gym.make(args.env_id, render_mode="rgb_array", tile_size=args.tile_size, **kwargs)
-
-
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
-    """Play; ``events`` (scripted pygame events, one list per frame) and ``max_frames`` are for tests."""
-    from marple_gym.rendering.window import Window
-    from marple_gym.viewers.play import ManualControl
+    """Play (:func:`marple_gym.viewers.play.play`); ``events`` (scripted pygame events, one list per frame) and
+    ``max_frames`` are for tests."""
+    from marple_gym.viewers.play import play
 
-    env = make_env(args)
-    window = Window(f"MARPLE-Gym: {args.env_id}")
-    try:
-        result = ManualControl(env, window, seed=args.seed, record=args.record).run(events, max_frames)
-    finally:
-        window.close()
-        env.close()
+    result = play(args.env_id, args.mission, args.seed, args.tile_size, args.record, events, max_frames)
     print(f"{result.steps} steps, {result.completed} mission(s) completed, reward {result.total_reward:g}")
     if args.record:
         print(f"recording: {args.record}")

@@ -50,51 +50,23 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run)
 
 
-def select(args: argparse.Namespace):
-    """(frames, tracks): a function yielding the animation's frames, and the sound tokens per channel."""
-    from functools import partial
-
-    from marple_gym.datasets.replay_sources import planner_trajectory, whodunit_pair
-    from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
-
-    captions = not args.no_captions
-    if args.data is None:
-        trajectory = planner_trajectory(args.mission, args.seed)
-    else:
-        episode = whodunit_pair(args.data, args.episode, args.scenario, args.index)
-        if args.agent == "both":
-            left, right = episode.trajectories[::-1] if args.swap else episode.trajectories
-            steps = episode.horizon + 1
-            frames = partial(whodunit_frames, episode, args.tile_size, args.swap, captions)
-            return frames, [_padded(left.audio.tolist(), steps), _padded(right.audio.tolist(), steps)]
-        trajectory = episode.trajectories[0 if args.agent == "A" else 1]
-    return partial(trajectory_frames, trajectory, args.tile_size, captions), [trajectory.audio.tolist()]
-
-
 def run(args: argparse.Namespace) -> int:
-    from marple_gym.rendering.export import check_path, save_animation
-    from marple_gym.sound import SoundBank, SoundError, write_soundtrack
+    from marple_gym.viewers.replay_files import ReplayRequest, write_replay
 
-    if not args.out and not args.audio:
-        raise ValueError("nothing to write: give --out PATH (.gif/.mp4) and/or --audio PATH (.wav)")
-    if args.fps <= 0 or args.tile_size < 4:
-        raise ValueError("--fps must be positive and --tile-size at least 4")
-    if args.data is None and args.mission is None:
-        raise ValueError("give --data (a dataset's test pairs) or --mission (a fresh planner episode)")
-    for path in args.out:  # fail before the work, not after it
-        check_path(path)
-    if args.audio and not args.audio.lower().endswith(".wav"):
-        raise SoundError(f"{args.audio}: the soundtrack is written as WAV; name it *.wav")
-    frames, tracks = select(args)
-    for path in args.out:
-        save_animation(frames(), path, fps=args.fps)
-        print(f"wrote {path}")
-    if args.audio:
-        write_soundtrack(args.audio, tracks, SoundBank(duration=1.0 / args.fps))
-        print(f"wrote {args.audio} ({len(tracks[0])} steps of {1.0 / args.fps:g} s)")
+    request = ReplayRequest(
+        data=args.data,
+        episode=args.episode,
+        scenario=args.scenario,
+        index=args.index,
+        agent=args.agent,
+        swap=args.swap,
+        mission=args.mission,
+        seed=args.seed,
+        out=tuple(args.out),
+        audio=args.audio,
+        fps=args.fps,
+        tile_size=args.tile_size,
+        captions=not args.no_captions,
+    )
+    write_replay(request, written=print)
     return 0
-
-
-def _padded(tokens: list[int], steps: int) -> list[int]:
-    """Cut or pad a token track to ``steps`` (silence after an agent has finished)."""
-    return (tokens + [0] * steps)[:steps]

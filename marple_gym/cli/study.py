@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from marple_gym.cli.options import nonnegative_int, positive_int, seed, tile_size
 
@@ -95,37 +94,40 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def session_plan(args: argparse.Namespace):
+    """The :class:`~marple_gym.study.session.SessionPlan` the options ask for."""
+    from marple_gym.study.session import SessionPlan
+
+    return SessionPlan(tuple(args.scenario), args.limit, args.seed, args.modality, args.practice)
+
+
 def open_session(args: argparse.Namespace):
     """The session the options ask for (:func:`marple_gym.study.session.open_session`)."""
-    from marple_gym.study.session import SessionPlan, open_session
+    from marple_gym.study.session import open_session
 
-    plan = SessionPlan(tuple(args.scenario), args.limit, args.seed, args.modality, args.practice)
-    return open_session(args.data, args.out, args.participant, plan, web=args.web)
+    return open_session(args.data, args.out, args.participant, session_plan(args), web=args.web)
 
 
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
-    """Run the study. For tests: ``events`` scripts the pygame events (one list per frame), or is a function
-    of the app returning such a script (a participant that reacts to the screen); ``max_frames`` bounds the loop."""
+    """Run the study (:func:`marple_gym.study.desk.run_study`); ``events`` and ``max_frames`` are for tests."""
     if args.simulate:
         return simulate(args)
     if not args.participant:
         raise ValueError("--participant is required (the participant's id, written with every answer)")
-    from marple_gym.study.app import StudyApp
+    from marple_gym.study.desk import run_study
 
-    out = Path(args.out)
-    created = not (out.exists() and out.stat().st_size > 0)
-    state = open_session(args)
+    state = run_study(
+        args.data,
+        args.out,
+        args.participant,
+        session_plan(args),
+        web=args.web,
+        tile_size=args.tile_size,
+        sound=not args.no_sound,
+        events=events,
+        max_frames=max_frames,
+    )
     session = state.log.session
-    try:
-        app = StudyApp(state, session["modality"], tile_size=args.tile_size, sound=not args.no_sound)
-        try:
-            app.run(events(app) if callable(events) else events, max_frames)
-        finally:
-            app.close()
-    except Exception:
-        if created and not state.log.answers:  # failed before the first answer: leave no file behind
-            out.unlink(missing_ok=True)
-        raise
     done = len(state.trials) - len(state.remaining)
     print(
         f"{args.out}: {_answers(state)}, {done} of {len(state.trials)} trials complete "
@@ -137,21 +139,21 @@ def run(args: argparse.Namespace, events=None, max_frames: int | None = None) ->
 
 
 def simulate(args: argparse.Namespace) -> int:
-    """A headless pilot: a simulated participant answers every trial of the session, through the same states."""
-    from marple_gym.study.simulate import load_participant, run_participant
+    """A headless pilot (:func:`marple_gym.study.simulate.simulate_session`)."""
+    from marple_gym.study.simulate import simulate_session
 
-    args.participant = args.participant or f"sim-{args.simulate}"
-    state = open_session(args)
-    session = state.log.session
-    answer = load_participant(
+    state = simulate_session(
+        args.data,
+        args.out,
         args.simulate,
+        session_plan(args),
+        participant=args.participant,
+        web=args.web,
         noise=args.simulate_noise,
-        seed=session["seed"],
         model_args=args.simulate_arg,
         agents=args.simulate_agent,
-        data=session.get("dataset"),
     )
-    run_participant(state, answer)
+    session = state.log.session
     print(
         f"{args.out}: {_answers(state)} to {len(state.trials)} trials by {session['participant']} "
         f"(seed {session['seed']}); score with: marple evaluate --responses {args.out}"

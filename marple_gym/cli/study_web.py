@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from marple_gym.cli.options import nonnegative_int, positive_int
@@ -99,13 +97,11 @@ def add_server_parser(subparsers) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    import numpy as np
     from tqdm import tqdm
 
     from marple_gym.datasets.dataset import MarpleDataset
     from marple_gym.study.web import WebStudyOptions, build_web_study
 
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
     options = WebStudyOptions(
         modality=args.modality,
         tile_size=args.tile_size,
@@ -121,37 +117,30 @@ def run_build(args: argparse.Namespace) -> int:
         attention_checks=args.attention_checks,
         minutes=args.minutes,
     )
-    data = MarpleDataset(args.data)
+    data = MarpleDataset(args.data)  # before the progress bar: a missing dataset is said alone
     with tqdm(unit="trial", desc="rendering trials", file=sys.stderr) as bar:
 
         def progress(done: int, total: int) -> None:
             bar.total = total
             bar.update(done - bar.n)
 
-        out = build_web_study(data, args.out, seed, args.scenario, args.limit, options, progress, args.orders)
+        built = build_web_study(data, args.out, args.seed, args.scenario, args.limit, options, progress, args.orders)
     if not args.contact and not args.consent:
         print("note: no --contact: the consent page names no one participants can ask about the study", file=sys.stderr)
-    print(f"{out}: web study, seed {seed}; open {out / 'index.html'}?participant=pilot or serve it with:")
+    out = built.folder
+    print(f"{out}: web study, seed {built.seed}; open {out / 'index.html'}?participant=pilot or serve it with:")
     print(f"  marple study-server {out} --out responses.jsonl")
     return 0
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from marple_gym.study.server import make_server
+    from marple_gym.study.server import serve_study
 
-    if not 0 <= args.port <= 65535:
-        raise ValueError(f"--port must be in 0..65535, got {args.port}")
-    server = make_server(args.folder, args.out, args.host, args.port)
-    host, port = server.server_address[:2]
-    print(f"serving {args.folder} at http://{host}:{port}/ ; answers go to {args.out} (Ctrl-C stops)", flush=True)
-    if server.key is None:
-        print("note: this study was built without --post: its pages send no answers here", file=sys.stderr)
-    # SIGTERM (a service manager stopping it) stops it as Ctrl-C does: what is queued is written first.
-    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    def ready(server) -> None:
+        host, port = server.server_address[:2]
+        print(f"serving {args.folder} at http://{host}:{port}/ ; answers go to {args.out} (Ctrl-C stops)", flush=True)
+        if server.key is None:
+            print("note: this study was built without --post: its pages send no answers here", file=sys.stderr)
+
+    serve_study(args.folder, args.out, args.host, args.port, ready)
     return 0

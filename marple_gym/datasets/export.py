@@ -18,6 +18,8 @@ otherwise is truncated.
   its name, position, direction, carrying, and the decoded vision array (a
   fixed-shape tensor column).
 
+* :func:`export_dataset` (what ``marple export`` calls) opens a dataset folder and writes one of the two.
+
 Both write to a temporary name and move it into place, so a failed or killed
 export leaves nothing half-written where the tools look; a Minari dataset id must
 name a folder inside Minari's root.
@@ -32,7 +34,7 @@ import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -313,3 +315,47 @@ def export_parquet(data: MarpleDataset, unit: str, split: str, path: str | Path,
             if writer is not None:
                 writer.close()
     return path
+
+
+@dataclass(frozen=True)
+class Exported:
+    """What :func:`export_dataset` wrote: a Parquet file, or a Minari dataset (its id) with its size."""
+
+    format: str
+    target: str
+    episodes: int | None = None
+    steps: int | None = None
+
+    def __str__(self) -> str:
+        if self.format == "parquet":
+            return self.target
+        return f"Minari dataset {self.target}: {self.episodes} episodes, {self.steps} steps"
+
+
+def export_dataset(
+    data: str | Path,
+    unit: str,
+    split: str,
+    format: str,
+    out: str | Path | None = None,
+    role: str | None = None,
+    minari_root: str | Path | None = None,
+) -> Exported:
+    """Write one unit's split of the dataset in folder ``data`` in ``format`` (one of :data:`FORMATS`).
+
+    Parquet writes the file ``out`` (required); Minari writes the dataset id ``out`` (default:
+    ``marple/UNIT/SPLIT-v0``) into ``minari_root`` (default: Minari's own). See :func:`export_parquet` and
+    :func:`export_minari`.
+    """
+    if format not in FORMATS:
+        raise ExportError(f"unknown export format {format!r}; choose from {', '.join(FORMATS)}")
+    dataset = MarpleDataset(data)
+    if unit not in dataset.units:
+        raise ValueError(f"--unit {unit!r} is not in {data}; its units: {', '.join(dataset.units)}")
+    if format == "parquet":
+        if not out:
+            raise ValueError("--out FILE.parquet is needed for --format parquet")
+        return Exported(format, str(export_parquet(dataset, unit, split, out, role=role)))
+    dataset_id = str(out or f"marple/{unit}/{split}-v0")
+    minari = export_minari(dataset, unit, split, dataset_id, role=role, root=minari_root)
+    return Exported(format, dataset_id, minari.total_episodes, minari.total_steps)

@@ -1,12 +1,18 @@
-"""The units a dataset is asked for: scenarios and missions by name, or N-suspect scenarios, each once."""
+"""What a dataset is asked for: its units (scenarios and missions by name, or N-suspect scenarios, each once) and
+the whole spec of ``marple generate``'s options (:func:`requested_spec`)."""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
+from dataclasses import replace
 
-from marple_gym.datasets.generate import Unit
+from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec, Unit
+from marple_gym.datasets.manifest import SPLITS, DatasetError, check_spec
+from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.scenarios import SCENARIOS
 from marple_gym.missions.suspects import DEFAULT_SUSPECTS, SUSPECT_SCENARIOS, suspect_scenario
+from marple_gym.validation import Fields, message_error
 
 log = logging.getLogger(__name__)
 
@@ -53,3 +59,24 @@ def unique_units(units: list[Unit]) -> list[Unit]:
             log.warning("%s is asked for more than once: generating it once", unit.name)
         kept.setdefault(unit.name, unit)
     return list(kept.values())
+
+
+def requested_spec(
+    units: list[Unit],
+    *,
+    splits: Sequence[str] = SPLITS,
+    scale: float = 1.0,
+    sizes: dict[str, int | None] | None = None,
+    config: str | None = None,
+    seed: int = 0,
+    shard_size: int = 250,
+) -> DatasetSpec:
+    """The spec of a dataset of ``units`` (:func:`requested_units`): the paper's sizes times ``scale``, each of
+    ``sizes`` (``test_houses``, ``test_per_house``, ``train_per_house``, ``train_ood``) that is not None given
+    instead, the house config file ``config`` (default: none, the generator's). The limits a manifest has are
+    checked now, not after the work."""
+    scaled = replace(PAPER_SIZES.scaled(scale), **{k: v for k, v in (sizes or {}).items() if v is not None})
+    house = HouseConfig.load(config).to_dict() if config else None
+    spec = DatasetSpec(units, scaled, seed, house, tuple(splits), shard_size)
+    check_spec(Fields(spec.to_json(), "", message_error(DatasetError), "the settings"))
+    return spec

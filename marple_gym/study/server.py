@@ -26,9 +26,11 @@ import hmac
 import json
 import logging
 import selectors
+import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -319,3 +321,33 @@ def make_server(
     except OSError as exc:
         sink.close()
         raise StudyError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
+def _quiet(server: StudyServer) -> None:
+    """Tell no one (the default of :func:`serve_study`'s ``ready``)."""
+
+
+def serve_study(
+    folder: str | Path,
+    out: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    ready: Callable[[StudyServer], None] = _quiet,
+) -> None:
+    """Serve the study ``folder``, its answers appended to ``out``, until Ctrl-C or SIGTERM (a service manager
+    stopping it), either of which stops it cleanly: what is queued is written first. ``ready(server)`` is called
+    once it listens (its ``server_address`` has the port when ``port`` is 0). Call it from the main thread (it
+    sets the SIGTERM handler)."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be in 0..65535, got {port}")
+    server = make_server(folder, out, host, port)
+    ready(server)
+    # SIGTERM stops it as Ctrl-C does. The handler runs in this thread, inside serve_forever, and shutdown() waits
+    # for serve_forever to return: called from here it would wait for itself, so another thread calls it.
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start())
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

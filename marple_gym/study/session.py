@@ -9,13 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-import numpy as np
-
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.study.responses import ResponseLog
 from marple_gym.study.state import StudyState
 from marple_gym.study.trials import (
     StudyError,
+    fresh_seed,
     load_episodes,
     make_trials,
     practice_episodes,
@@ -86,7 +85,7 @@ def open_session(
     resuming = out.exists() and out.stat().st_size > 0
     seed = plan.seed
     if seed is None and not resuming:  # a fresh seed, recorded in the session line
-        seed = int(np.random.SeedSequence().entropy % 2**31)
+        seed = fresh_seed()
     scenarios = [e.scenario for e in episodes]
     practice = practice_episodes(dataset, scenarios, plan.practice) if not resuming else []
     wanted = {

@@ -59,6 +59,12 @@ class Trial:
         return self.episode.evidence_steps()
 
 
+def fresh_seed() -> int:
+    """A seed from the system's entropy, for a session or a web study given none (it is recorded in what they
+    write, so the order and sides can be drawn again)."""
+    return int(np.random.SeedSequence().entropy % 2**31)
+
+
 def trial_order(episode_ids: Sequence[str], seed: int) -> list[str]:
     """The episode ids in the session's random order."""
     order = np.random.default_rng([seed, _ORDER_STREAM]).permutation(len(episode_ids))

@@ -56,6 +56,7 @@ from marple_gym.study.trials import (
     StudyError,
     Trial,
     culprit_sides,
+    fresh_seed,
     load_episodes,
     make_trials,
     practice_episodes,
@@ -132,25 +133,35 @@ class WebStudyOptions:
         return {"code": code or "", "url": url}
 
 
+@dataclass(frozen=True)
+class BuiltStudy:
+    """A web study folder :func:`build_web_study` wrote, and its seed (sequence k has seed ``seed + k``)."""
+
+    folder: Path
+    seed: int
+
+
 def build_web_study(
     data: MarpleDataset,
     out: str | Path,
-    seed: int,
+    seed: int | None,
     scenarios: Sequence[str] = (),
     limit: int | None = None,
     options: WebStudyOptions = WebStudyOptions(),
     progress: Callable[[int, int], None] | None = None,
     orders: int = 1,
-) -> Path:
-    """Build the study folder ``out`` (which must not exist yet); returns its path.
+) -> BuiltStudy:
+    """Build the study folder ``out`` (which must not exist yet) from the dataset ``data``.
 
     ``orders`` sequences are built, sequence k with seed ``seed + k`` (order and sides as
-    ``marple study --seed`` would give them); each participant gets one (:func:`sequence_for`).
+    ``marple study --seed`` would give them; ``seed`` None: a fresh one, recorded in the folder and
+    returned); each participant gets one (:func:`sequence_for`).
     Every sequence starts with the same ``options.practice`` practice trials (from houses no
     scored trial uses) and asks the same attention checks between its scored trials.
     The folder is built beside ``out`` and renamed into place at the end, so a failed build
     leaves nothing behind. ``progress(done, total)`` is called per trial view rendered.
     """
+    seed = fresh_seed() if seed is None else seed
     out = Path(out)
     if out.exists():
         raise StudyError(f"{out} already exists; choose a new folder for the study")
@@ -208,7 +219,7 @@ def build_web_study(
         shutil.rmtree(work, ignore_errors=True)
         raise
     log.info("web study with %d trials in %d orders (%d views) in %s", len(ids), orders, len(shown), out)
-    return out
+    return BuiltStudy(out, seed)
 
 
 def attention_checks(trials: int, count: int, seed: int) -> list[dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 The loop reads events from an *event source*, a callable returning the events
 of one frame (by default the window's queue). Tests pass a scripted source and
-the loop ends when the script does, so no test waits on a person.
+the loop ends when the script does, so no test waits on a person. :func:`play`
+(what ``marple play`` calls) opens a registered env in a window and plays it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 
+from marple_gym.envs.registration import env_ids
 from marple_gym.rendering.captions import episode_caption
 from marple_gym.rendering.keys import KEY_TO_ACTION, KEYS, QUIT_KEYS, RESET_KEYS
 from marple_gym.rendering.window import Window
@@ -137,3 +140,34 @@ class ManualControl:
 def _scripted(events: Iterable[Sequence]) -> EventSource:
     batches = iter(events)
     return lambda: next(batches, None)
+
+
+def play(
+    env_id: str,
+    mission: str | None = None,
+    seed: int | None = None,
+    tile_size: int = 32,
+    record: str | Path | None = None,
+    events: Iterable[Sequence] | None = None,
+    max_frames: int | None = None,
+) -> PlayResult:
+    """Play the registered env ``env_id`` (``mission`` for the household env) in a window, from a first house
+    drawn from ``seed``, recording the session to ``record`` (.gif or .mp4) if given. ``events`` (scripted pygame
+    events, one list per frame) and ``max_frames`` are for tests."""
+    env = make_env(env_id, mission, tile_size)
+    window = Window(f"MARPLE-Gym: {env_id}")
+    try:
+        return ManualControl(env, window, seed=seed, record=record).run(events, max_frames)
+    finally:
+        window.close()
+        env.close()
+
+
+def make_env(env_id: str, mission: str | None = None, tile_size: int = 32) -> gym.Env:
+    """The env ``env_id`` rendering ``rgb_array`` frames of ``tile_size`` pixels per cell, for :class:`ManualControl`."""
+    if env_id not in gym.registry:
+        raise ValueError(f"unknown environment {env_id!r}; choose from {', '.join(env_ids())}")
+    if tile_size < 4:
+        raise ValueError(f"--tile-size must be at least 4, got {tile_size}")
+    kwargs = {"mission": mission} if mission else {}
+    return gym.make(env_id, render_mode="rgb_array", tile_size=tile_size, **kwargs)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +14,8 @@ from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.rendering import export
 from marple_gym.rendering.export import ExportError, save_animation
+from marple_gym.sound import SoundError
+from marple_gym.viewers.replay_files import ReplayRequest, select_replay, write_replay
 from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
 
 
@@ -131,3 +134,40 @@ def test_marple_replay_reports_user_errors_without_a_traceback(data_dir, tmp_pat
     assert "no episode 'pillow/h09/999'; the nearest of its" in err and "pillow/h00/00" in err
     assert main(["replay", "--mission", "do_laundry", "--out", str(tmp_path / "a.webm")]) == 2
     assert ".gif or .mp4" in capsys.readouterr().err
+
+
+def test_write_replay_says_each_file_as_it_is_written(data_dir, episode, tmp_path):
+    gif, wav = tmp_path / "pair.gif", tmp_path / "pair.wav"
+    request = ReplayRequest(data=data_dir, episode=episode.episode_id, out=(gif,), audio=wav, fps=4, tile_size=8)
+    said = []
+    assert write_replay(request, written=said.append) == [gif, wav]
+    assert said == [f"wrote {gif}", f"wrote {wav} ({episode.horizon + 1} steps of 0.25 s)"]
+
+
+def test_a_replays_tracks_are_one_token_a_step_per_agent_shown(data_dir, episode):
+    steps = episode.horizon + 1
+    pair = select_replay(ReplayRequest(data=data_dir, episode=episode.episode_id, tile_size=8))
+    assert [len(track) for track in pair.tracks] == [steps, steps]  # the finished agent's track padded with silence
+    swapped = select_replay(ReplayRequest(data=data_dir, episode=episode.episode_id, swap=True, tile_size=8))
+    assert swapped.tracks == pair.tracks[::-1]
+    one = select_replay(ReplayRequest(data=data_dir, episode=episode.episode_id, agent="B", tile_size=8))
+    assert one.tracks == [episode.trajectories[1].audio.tolist()]
+    assert len(list(one.frames())) == len(list(one.frames())) == episode.trajectories[1].length + 1  # afresh
+
+
+@pytest.mark.parametrize(
+    ("request_", "error", "words"),
+    [
+        (ReplayRequest(mission="get_snack"), ValueError, "nothing to write"),
+        (ReplayRequest(mission="get_snack", audio="a.wav", fps=0), ValueError, "--fps must be positive"),
+        (ReplayRequest(audio="a.wav"), ValueError, "give --data"),
+        (ReplayRequest(mission="get_snack", audio="a.wav", agent="C"), ValueError, "agent must be one of"),
+        (ReplayRequest(mission="get_snack", out=("a.gif", "b.webm")), ExportError, "use .gif or .mp4"),
+        (ReplayRequest(mission="get_snack", out=("a.gif",), audio="a.mp3"), SoundError, "name it *.wav"),
+    ],
+)
+def test_a_replay_that_cannot_be_written_is_refused_before_any_work(request_, error, words, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(error, match=re.escape(words)):
+        write_replay(request_, written=pytest.fail)
+    assert list(tmp_path.iterdir()) == []

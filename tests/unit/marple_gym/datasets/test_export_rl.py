@@ -11,7 +11,7 @@ import pytest
 
 from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
-from marple_gym.datasets.export import ExportError, export_minari, export_parquet, step_arrays
+from marple_gym.datasets.export import ExportError, export_dataset, export_minari, export_parquet, step_arrays
 
 pytest.importorskip("minari")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -142,6 +142,20 @@ def test_cli_export_writes_parquet_and_rejects_unknown_units(data, tmp_path, cap
         main(["export", str(data.root), "--unit", "laundry", "--format", "parquet", "--out", str(tmp_path / "x")]) == 2
     )
     assert "laundry" in capsys.readouterr().err and not (tmp_path / "x").exists()
+
+
+def test_export_dataset_dispatches_on_the_format_and_says_what_it_wrote(data, tmp_path, monkeypatch):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    parquet = export_dataset(data.root, "get_snack", "train-in", "parquet", tmp_path / "t.parquet")
+    assert str(parquet) == str(tmp_path / "t.parquet") and pq.read_table(tmp_path / "t.parquet").num_rows > 0
+    with pytest.warns(UserWarning):  # Minari asks for a code permalink and an eval env, which we do not have
+        minari = export_dataset(data.root, "get_snack", "train-in", "minari", role="A")
+    episodes = len(list(data.trajectories("get_snack", "train-in", role="A")))
+    assert str(minari) == f"Minari dataset marple/get_snack/train-in-v0: {episodes} episodes, {minari.steps} steps"
+    with pytest.raises(ExportError, match="unknown export format 'csv'"):
+        export_dataset(data.root, "get_snack", "train-in", "csv", tmp_path / "t.csv")
+    with pytest.raises(ValueError, match="--out FILE.parquet is needed"):
+        export_dataset(data.root, "get_snack", "train-in", "parquet")
 
 
 def test_trajectory_repr_is_one_short_line(data):

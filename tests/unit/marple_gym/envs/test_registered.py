@@ -116,3 +116,14 @@ def test_marple_envs_lists_every_registered_id_with_all_and_says_how_many_more_w
     assert main(["envs"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 12 and out[-1].startswith("... and 20 more") and "--all" in out[-1]
+
+
+def test_the_env_catalog_lists_the_missions_and_the_household_and_the_levels_when_asked():
+    from marple_gym.levels import LEVELS
+    from marple_gym.levels.catalog import env_catalog
+
+    short, every = env_catalog(), env_catalog(levels=True)
+    assert [env_id for env_id, _ in short.rows] == env_ids() and short.more_levels == len(LEVELS)
+    assert every.rows[: len(short.rows)] == short.rows and every.more_levels == 0
+    assert [env_id for env_id, _ in every.rows[len(short.rows) :]] == list(LEVELS)
+    assert all(what for _, what in every.rows)

@@ -14,6 +14,8 @@ from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generat
 from marple_gym.recording.records import evidence_steps
 from marple_gym.study import ResponseLog, StudyError, StudyState, make_trials, trial_order
 from marple_gym.study.app import Layout, StudyApp, full_question
+from marple_gym.study.desk import run_study
+from marple_gym.study.session import SessionPlan
 from marple_gym.study.trials import culprit_sides
 
 
@@ -251,6 +253,24 @@ def test_a_session_stopped_midway_resumes_without_losing_or_repeating_answers(da
     assert len(lines(out)) == 1 + 11 + 33
     with pytest.raises(SystemExit):
         main(["study", "--help"])
+
+
+def test_a_new_session_that_fails_before_its_first_answer_leaves_no_file_and_one_after_keeps_it(data_dir, tmp_path):
+    def crashes(app):
+        raise RuntimeError("the window died")
+
+    out = tmp_path / "p01.jsonl"
+    with pytest.raises(RuntimeError):
+        run_study(data_dir, out, "p01", SessionPlan(seed=5), tile_size=8, sound=False, events=crashes)
+    assert not out.exists()  # running again starts afresh
+
+    def answers_once_then_crashes(app):
+        yield from participant(app, iter(range(100)), give_up_after=1)
+        raise RuntimeError("the window died")
+
+    with pytest.raises(RuntimeError):
+        run_study(data_dir, out, "p01", SessionPlan(seed=5), tile_size=8, sound=False, events=answers_once_then_crashes)
+    assert sum(1 for e in lines(out) if e["type"] == "answer") == 1  # kept: running again resumes it
 
 
 def test_the_practice_block_comes_first_says_who_it_was_and_is_not_scored(data_dir, tmp_path):

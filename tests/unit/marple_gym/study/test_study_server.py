@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
+import signal
 import socket
 import threading
 from pathlib import Path
@@ -18,7 +20,7 @@ import pytest
 from study_fixtures import KEY, ChildServer, answer, body, participant_lines, session, study_description
 
 from marple_eval.human import read_responses
-from marple_gym.study.server import KEY_HEADER, Limits, make_server
+from marple_gym.study.server import KEY_HEADER, Limits, make_server, serve_study
 from marple_gym.study.trials import StudyError
 from marple_gym.study.web import write_study_data
 
@@ -78,6 +80,30 @@ def serve(folder, tmp_path):
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+def test_serve_study_tells_where_it_listens_and_stops_cleanly_on_sigterm(folder, tmp_path):
+    out = tmp_path / "answers.jsonl"
+    told = []
+
+    def client(port: int) -> None:
+        try:  # answered only once the server serves, so after its SIGTERM handler is in place
+            told.append(post(port, body(*participant_lines("c1", "p1")[:1]))[0])
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)  # as a service manager stops it
+
+    def ready(server) -> None:
+        told.append(server.server_address[1])
+        threading.Thread(target=client, args=(server.server_address[1],), daemon=True).start()
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        serve_study(folder, out, port=0, ready=ready)  # returns once stopped
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert told[0] > 0 and told[1] == 200 and len(file_lines(out)) == 1  # what was saved is on disk
+    with pytest.raises(ValueError, match="--port must be in 0..65535"):
+        serve_study(folder, out, port=70000)
 
 
 def file_lines(path: Path) -> list[dict]:
