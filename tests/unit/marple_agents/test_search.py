@@ -8,7 +8,9 @@ from conftest import make_world
 
 from marple_agents.inverse import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
-from marple_agents.simulation import MCTSAgent, SimulationModel
+from marple_agents.search.missions import DONE
+from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
+from marple_agents.simulation.agent_models import PolicyConditioning
 from marple_agents.simulation.mcts import share_rows
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
@@ -52,6 +54,35 @@ class FixedPolicy:
 
 LEANING = np.array([0.05, 0.05, 0.4, 0.1, 0.05, 0.1, 0.05, 0.05, 0.05, 0.1])
 """A policy that mostly walks forward: not uniform, so that K = 0 is seen to give exactly this."""
+
+
+class IntentPolicy(FixedPolicy):
+    """A stand-in language-conditioned policy whose answers depend on what it is given: its action distribution on
+    the subgoal's codes, its decoders' subgoal on the vision grid (so that conditioning on another subgoal, or
+    decoding at another state, changes the draws)."""
+
+    SIZES = {"action": 10, "object": 83, "furniture": 25, "room": 7}
+
+    def __init__(self) -> None:
+        super().__init__(LEANING, "language")
+        self.subgoals_seen: list[np.ndarray | None] = []
+
+    def action_probs(self, vision, subgoal=None):
+        self.rows += len(vision)
+        self.subgoals_seen.append(None if subgoal is None else np.array(subgoal))
+        codes = np.zeros((len(vision), 4)) if subgoal is None else np.asarray(subgoal, dtype=np.float64)
+        logits = 2.0 * np.cos(np.arange(10)[None] * (1.0 + codes @ [1.0, 0.37, 0.11, 0.53])[:, None])
+        probs = np.exp(logits)
+        return (probs / probs.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def subgoal_probs(self, vision):
+        score = vision.reshape(len(vision), -1).astype(np.int64).sum(axis=1)
+        heads = {}
+        for i, (field, size) in enumerate(self.SIZES.items()):
+            head = np.ones((len(vision), size))
+            head[np.arange(len(vision)), (score * (i + 3)) % size] += 5.0
+            heads[field] = head / head.sum(axis=1, keepdims=True)
+        return heads
 
 
 def uniform_prior(vision, subgoals):
@@ -98,6 +129,44 @@ def test_the_search_rewards_the_agents_own_mission_not_the_question():
     done = search.policy(world.house, BatchedState.repeat(world.state, 1), np.zeros(1, int), np.ones(1, int))
     # The mission is complete: nothing is worth more than anything else, so the search keeps to the prior's spread.
     assert done[0].max() < 0.5
+
+
+def test_deeper_nodes_give_the_prior_the_subgoal_the_policy_agent_would_follow():
+    """Past the root, a language prior is given the subgoal the policy agent's rule reaches along the node's path:
+    the intent until a step achieves it, then the decoders' next subgoal. After the toggle that completes the
+    mission, that is the decoded one, where the mission's own subgoals (bip's way) say "done"."""
+    world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(5, 3, 0))
+    toggled = world.clone()
+    apply_action(toggled.house, toggled.state, 0, int(Action.toggle))
+    conditioning = PolicyConditioning(IntentPolicy(), use_language=True)
+    intent = np.array([TOGGLE_ON.codes])
+    decoded = tuple(conditioning.decoded(toggled.state.grid[None], achieved=intent)[0].tolist())
+    assert decoded not in {TOGGLE_ON.codes, DONE}
+
+    def given_after_the_toggle(follow) -> list[tuple[int, ...]]:
+        """The subgoal codes the prior was given at every node whose world is the lit one."""
+        seen = []
+
+        def prior(vision, subgoals):
+            seen.extend(tuple(c) for v, c in zip(vision, subgoals.tolist()) if np.array_equal(v, toggled.state.grid))
+            return np.full((len(vision), 10), 0.1)
+
+        search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), prior, SearchSettings(simulations=16), follow)
+        one = (np.zeros(1, int), np.zeros(1, int))
+        search.policy(world.house, BatchedState.repeat(world.state, 1), *one, None if follow is None else intent)
+        return seen
+
+    def follow(codes, houses, states, outcomes):
+        return conditioning.moved_on(codes, houses, outcomes, np.arange(len(codes)), lambda r: states.grid[r])
+
+    # The toggle was searched (and steps that change nothing after it), each node given the decoded subgoal.
+    lit = given_after_the_toggle(follow)
+    assert lit and set(lit) == {decoded}
+    assert set(given_after_the_toggle(None)) == {DONE}
+    with pytest.raises(ValueError, match="follow rule"):
+        MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings()).policy(
+            world.house, BatchedState.repeat(world.state, 1), *(np.zeros(1, int),) * 2, intent
+        )
 
 
 def test_the_visit_policy_mixes_the_prior_as_one_visit():
@@ -158,6 +227,23 @@ def test_mcts_with_no_simulation_answers_exactly_as_the_policy(data):
     assert searched.predict_all(trials) == plain.predict_all(trials)
 
 
+@pytest.mark.parametrize("variant", ["vision", "audio", "language", "all"])
+def test_mcts_with_no_simulation_answers_exactly_as_the_policy_in_every_variant(data, variant):
+    """K = 0 is the learned policy given exactly what the plain policy agent gives it: for a language-conditioned
+    policy, the observed latest intent (then the decoders' next subgoal), not the mission prior's subgoals."""
+    episode = next(data.whodunit(SCENARIO))
+    searched = setup(mcts_model(0, variant), episode, IntentPolicy)
+    plain = SimulationModel(variant, rollouts=6, seed=5)
+    plain.setup({i: IntentPolicy() for i in IDS})
+    trials = trials_of(plain, episode)
+    assert searched.predict_all(trials) == plain.predict_all(trials)
+    for identity in IDS:  # the very same inputs, call by call (the answers alone could agree by chance)
+        mine, theirs = (m.agents[identity].policy.subgoals_seen for m in (searched, plain))
+        assert len(mine) == len(theirs) > 0
+        for a, b in zip(mine, theirs):
+            assert (a is None) == (b is None) and (a is None or np.array_equal(a, b))
+
+
 def test_mcts_rollouts_same_seed_same_answers_and_batched_as_one_at_a_time(data):
     episode = next(data.whodunit(SCENARIO))
     first = setup(mcts_model(3), episode)
@@ -184,23 +270,28 @@ def test_more_search_moves_the_culprit_toward_the_planner(data):
     assert reach[16] > reach[0]
 
 
-def test_a_language_policy_is_given_the_missions_current_subgoal(data):
-    class Recording(FixedPolicy):
-        seen: list[np.ndarray] = []
-
-        def action_probs(self, vision, subgoal=None):
-            self.seen.append(np.array(subgoal))
-            return super().action_probs(vision, subgoal)
-
+def test_a_language_policy_is_given_the_intent_in_simulation_and_the_missions_subgoals_in_bip(data):
+    """In simulation the search's root starts from what the policy agent gives the policy (the latest intent seen
+    at tau); bip's rollouts (``mission_subgoals``) give it the mission's current subgoal at every node."""
     episode = next(data.whodunit(SCENARIO))
-    policy = Recording(LEANING, "language")
+    policy = IntentPolicy()
     model = setup(mcts_model(2, "language"), episode, lambda: policy)
     trial = trials_of(model, episode)[0]
-    model.query_probabilities([trial.agents[0]], [trial])
-    role = "A" if episode.culprit == 0 else "B"
-    (mission,) = get_scenario(SCENARIO).roles[role]
-    allowed = {sg.codes for sg in get_mission(mission).subgoals} | {(-1, -1, -1, -1)}
-    assert {tuple(row) for rows in policy.seen for row in rows.tolist()} <= allowed
+    agent = trial.agents[0]
+    intent = agent.subgoals[-1]
+    assert intent[0] >= 0  # the agent is not done: the intent is what it is given
+    model.query_probabilities([agent], [trial])
+    np.testing.assert_array_equal(policy.subgoals_seen[0], intent[None])  # step 1: every rollout at one root
+
+    other = "B" if episode.culprit == 0 else "A"  # bip weighs every mission: here one the agent is not on
+    (mission,) = get_scenario(SCENARIO).roles[other]
+    allowed = {sg.codes for sg in get_mission(mission).subgoals} | {DONE}
+    assert tuple(intent.tolist()) not in allowed
+    bips = IntentPolicy()
+    searched = MCTSAgent(bips, {mission: 1.0}, SearchSettings(simulations=2), use_language=True, mission_subgoals=True)
+    world, _ = agent.replay()
+    query_probability(world, searched, agent, trial.query, 6, 4, np.random.default_rng(0))
+    assert {tuple(row) for rows in bips.subgoals_seen for row in rows.tolist()} <= allowed
 
 
 # ---- in bip ---------------------------------------------------------------------------------------------------------
