@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_world
+from test_simulation import evidence_for
 
 from marple_agents.inverse import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
@@ -12,6 +13,7 @@ from marple_agents.search.missions import DONE
 from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import PolicyConditioning
 from marple_agents.simulation.mcts import share_rows
+from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_eval.models.registry import make_model
@@ -119,8 +121,9 @@ def test_many_simulations_with_a_uniform_prior_find_the_shortest_way_to_the_ligh
     assert world.state.fur_state[0] & 1  # the light is on
 
 
-def test_the_search_rewards_the_agents_own_mission_not_the_question():
-    """A mission whose subgoal is elsewhere pulls the search away from the light: the reward is the mission's."""
+def test_the_mission_pulls_the_search_and_a_complete_one_leaves_it_to_the_prior():
+    """The reward is the mission's progress: on the light's mission the search toggles it; once the mission is
+    complete nothing is worth more than anything else. (The question asked: the next test.)"""
     world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(5, 3, 0))
     search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings(simulations=64))
     one = (np.zeros(1, int), np.zeros(1, int))
@@ -129,6 +132,65 @@ def test_the_search_rewards_the_agents_own_mission_not_the_question():
     done = search.policy(world.house, BatchedState.repeat(world.state, 1), np.zeros(1, int), np.ones(1, int))
     # The mission is complete: nothing is worth more than anything else, so the search keeps to the prior's spread.
     assert done[0].max() < 0.5
+
+
+def kitchen_facing_the_light():
+    """A kitchen with a closed fridge on the east side and a light in the north-west corner, the agent beside the
+    light and facing it: get_night_snack switches the light on first, get_snack opens the fridge and never
+    touches the light."""
+    fridge = {"type": "electric_refrigerator", "pos": [5, 1], "state": {"openable": False}}
+    return make_world([fridge, {"type": "light", "pos": [1, 1], "state": {"toggleable": False}}], agent=(1, 2, 3))
+
+
+class RecordedMCTSAgent(MCTSAgent):
+    """The MCTS agent model, keeping the action each rollout row took at each step."""
+
+    def reset_groups(self, worlds, evidences, rngs) -> None:
+        super().reset_groups(worlds, evidences, rngs)
+        self.taken: dict[int, list[int]] = {}
+
+    def act(self, active, rng):
+        actions = super().act(active, rng)
+        for row, action in zip(np.asarray(active).tolist(), np.asarray(actions).tolist()):
+            self.taken.setdefault(row, []).append(action)
+        return actions
+
+
+def test_the_search_never_heads_for_the_query_state():
+    """P(query | agent) must measure whether an agent *would* reach the query state, not whether it could: the
+    search never sees the question. Its rollouts are the same whichever query is asked (the query only decides
+    where a rollout stops counting), and what pulls them is the agent's own mission: the culprit's (on the light)
+    reach the light more with more search, the innocent's (on the fridge) do not follow."""
+    world = kitchen_facing_the_light()
+    evidence = evidence_for(world)
+    blind = FixedPolicy(np.full(10, 0.1))
+    absent = Subgoal(Action.toggle, "television", "LivingRoom", state=("toggleable", True))  # not in this house
+
+    # One rollout per group, each with its own generator: a rollout that stops draws nothing more from anyone's.
+    rollouts = {}
+    for name, query in (("light", TOGGLE_ON), ("absent", absent)):
+        agent = RecordedMCTSAgent(blind, {"get_snack": 1.0}, SearchSettings(simulations=8))
+        rngs = [np.random.default_rng([7, i]) for i in range(24)]
+        found = query_probabilities([world] * 24, agent, [evidence] * 24, query, [6] * 24, 1, rngs)
+        rollouts[name] = (found, agent.taken)
+    (reached, light), (nothing, whole) = rollouts["light"], rollouts["absent"]
+    assert 0 < sum(reached) < 24 and sum(nothing) == 0  # the light was in reach, and switched on by some rollouts
+    for row, taken in light.items():
+        assert taken == whole[row][: len(taken)]  # the same actions, as far as the rollout went
+        if len(taken) < len(whole[row]):  # stopped early: it had switched the light on, with its last action
+            assert reached[row] == 1
+        if reached[row]:
+            assert taken[-1] == Action.toggle
+
+    reach = {}
+    for mission in ("get_night_snack", "get_snack"):
+        for k in (0, 16, 64):
+            agent = MCTSAgent(blind, {mission: 1.0}, SearchSettings(simulations=k))
+            reach[mission, k] = query_probability(world, agent, evidence, TOGGLE_ON, 4, 100, np.random.default_rng(3))
+    assert reach["get_night_snack", 0] == reach["get_snack", 0]  # no search: the same blind policy, the same draws
+    assert reach["get_night_snack", 16] > 0.7 and reach["get_night_snack", 64] > 0.9
+    # The innocent agent's reach stays near its blind policy's (it toggles only as the prior does, on its way).
+    assert all(reach["get_snack", k] < reach["get_snack", 0] + 0.1 < 0.5 for k in (16, 64))
 
 
 def test_deeper_nodes_give_the_prior_the_subgoal_the_policy_agent_would_follow():
