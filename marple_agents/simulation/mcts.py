@@ -147,9 +147,12 @@ class MCTSAgent(RolloutAgent):
         self.progress.update(self.worlds.house, self.worlds.batch, 0, out)
 
     def _grids(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), H, W, 8): the rollouts' vision grids, read from their batch."""
         return np.take(self.worlds.batch.grid, rows, axis=0)
 
-    def _follow(self, codes: np.ndarray, houses: HouseBatch, states: BatchedState, outcomes: BatchOutcome):
+    def _follow(
+        self, codes: np.ndarray, houses: HouseBatch, states: BatchedState, outcomes: BatchOutcome
+    ) -> np.ndarray:
         """The policy's subgoal at a tree's new nodes: the policy agent's rule, applied to the step into them."""
         rows = np.arange(len(codes))
         return self.conditioning.moved_on(codes, houses, outcomes, rows, lambda r: np.take(states.grid, r, axis=0))
