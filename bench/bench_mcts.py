@@ -2,6 +2,7 @@
 
     marple benchmark --splits in,ood                      # the data and the agent models (or reuse a run's)
     python bench/bench_mcts.py --bench runs/benchmark-small --simulations 0,4,16,64 --splits in,ood
+    python bench/bench_mcts.py --bench runs/tiny --scenarios pillow --trials 1 --simulations 0,2 --splits in
 
 For each training split and each K it scores simulation inference with the
 MCTS agent model (our extension, docs/agents.md: K steps of PUCT search per
@@ -127,46 +128,21 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bench", type=Path, default=Path("runs/benchmark-small"), help="a benchmark run's folder")
-    parser.add_argument("--out", type=Path, default=Path("runs/bench-mcts"))
-    parser.add_argument("--simulations", default="0,4,16,64", help="the values of K, comma-separated")
-    parser.add_argument("--splits", default="in,ood", help="training splits whose models are used")
-    parser.add_argument("--trials", type=int, default=None, help="trials per scenario (default: the preset's 30)")
-    parser.add_argument("--preset", default="small", choices=sorted(PRESETS))
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--no-progress", action="store_true")
-    parser.add_argument(
-        "--scored-only", action="store_true", help="score nothing: the table and plot of the runs already scored"
-    )
-    args = parser.parse_args()
-
-    simulations = [int(k) for k in args.simulations.split(",")]
-    preset = replace(PRESETS[args.preset], splits=tuple(args.splits.split(",")), uncut=())
-    if args.trials is not None:
-        preset = replace(preset, trials=args.trials)
-    cfg = BenchmarkConfig(
-        preset,
-        args.bench,
-        scenarios=tuple(SCENARIOS),
-        variants=("vision",),
-        protocol=ProtocolSettings(),
-        workers=args.workers,
-        progress=not args.no_progress,
-    )
-    args.out.mkdir(parents=True, exist_ok=True)
+def kcurve(cfg: BenchmarkConfig, simulations: list[int], out: Path, scored_only: bool = False) -> list[dict]:
+    """Score the runs of :func:`runs_to_score` not scored yet on ``cfg``'s trials (none with ``scored_only``), and
+    write ``out``/``kcurve.json``, ``kcurve.md`` and ``kcurve.png``; return the table's rows."""
+    out.mkdir(parents=True, exist_ok=True)
     episodes = dataset_episodes(MarpleDataset(cfg.data), cfg.scenarios, cfg.preset.trials)
     trials = trial_set_id(e.episode_id for e in episodes)
     rows = []
     for kind, split, k, run in runs_to_score(cfg, simulations):
         cpu, wall = None, None
-        if not scored(cfg, run, trials) and args.scored_only:
+        if not scored(cfg, run, trials) and scored_only:
             print(f"{run.name}: not scored yet", flush=True)
             continue
         if not scored(cfg, run, trials):  # the benchmark's own rows, and runs of an earlier call, are reused
             start_cpu, start_wall = cpu_seconds(), time.perf_counter()
-            score_run(cfg, run, episodes)
+            score_run(cfg, run, episodes=episodes)
             cpu, wall = cpu_seconds() - start_cpu, time.perf_counter() - start_wall
         row = {
             "kind": kind,
@@ -178,11 +154,43 @@ def main() -> None:
         }
         rows.append(row)
         print(f"{run.name}: evidence for {THRESHOLD} {fmt_interval(row)}, CPU s {cpu}, wall s {wall}", flush=True)
-    (args.out / "kcurve.json").write_text(json.dumps(rows, indent=1) + "\n")
-    text = table(rows)
-    (args.out / "kcurve.md").write_text(text + "\n")
-    plot(rows, args.out / "kcurve.png")
-    print(text)
+    (out / "kcurve.json").write_text(json.dumps(rows, indent=1) + "\n")
+    (out / "kcurve.md").write_text(table(rows) + "\n")
+    plot(rows, out / "kcurve.png")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bench", type=Path, default=Path("runs/benchmark-small"), help="a benchmark run's folder")
+    parser.add_argument("--out", type=Path, default=Path("runs/bench-mcts"))
+    parser.add_argument("--simulations", default="0,4,16,64", help="the values of K, comma-separated")
+    parser.add_argument("--splits", default="in,ood", help="training splits whose models are used")
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="scenarios, comma-separated (default: all)")
+    parser.add_argument("--trials", type=int, default=None, help="trials per scenario (default: the preset's 30)")
+    parser.add_argument("--preset", default="small", choices=sorted(PRESETS))
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument(
+        "--scored-only", action="store_true", help="score nothing: the table and plot of the runs already scored"
+    )
+    args = parser.parse_args(argv)
+
+    simulations = [int(k) for k in args.simulations.split(",")]
+    preset = replace(PRESETS[args.preset], splits=tuple(args.splits.split(",")), uncut=())
+    if args.trials is not None:
+        preset = replace(preset, trials=args.trials)
+    cfg = BenchmarkConfig(
+        preset,
+        args.bench,
+        scenarios=tuple(args.scenarios.split(",")),
+        variants=("vision",),
+        protocol=ProtocolSettings(),
+        workers=args.workers,
+        progress=not args.no_progress,
+    )
+    rows = kcurve(cfg, simulations, args.out, args.scored_only)
+    print(table(rows))
     print(f"\n{args.out / 'kcurve.png'}")
 
 

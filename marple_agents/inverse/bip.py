@@ -224,7 +224,9 @@ class BipModel(InversePlanningModel):
         if self.search is None:
             rollout_agent: RolloutAgent = MissionPolicyAgent(self.caches[agent.identity], progress)
         else:
-            rollout_agent = MCTSAgent(self.policies[agent.identity], {mission: 1.0}, self.search, use_language=True)
+            # Conditioned on m's subgoals, as the likelihood is (not on the intents the simulation agent follows).
+            policy = self.policies[agent.identity]
+            rollout_agent = MCTSAgent(policy, {mission: 1.0}, self.search, use_language=True, mission_subgoals=True)
         return query_probability(world, rollout_agent, agent, query, steps, self.rollouts, rng)
 
 

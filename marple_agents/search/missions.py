@@ -7,7 +7,12 @@ is learnt about the world), with the mission's progress tracked there as the
 environment tracks it (:class:`~marple_gym.missions.batch.BatchProgress`):
 
 * **prior**: the learned behaviour-cloning policy's action distribution at the
-  node (a language-conditioned policy is given the mission's current subgoal);
+  node. A language-conditioned policy is given, by default, the mission's
+  current subgoal at the node (``bip``: its likelihood is the policy conditioned
+  on each mission's subgoals); with a ``follow`` rule, the subgoal the caller
+  gives at the root, carried down the tree by that rule (the MCTS agent model
+  in ``simulation``: the rule the plain policy agent follows, so every node's
+  prior is what the policy agent would be asked there);
 * **reward** of a step: how many of the mission's subgoals it got past
   (achieved, or skipped because they became infeasible);
 * **leaf value**: a cheap estimate, ``discount ** d`` where ``d`` is the
@@ -32,14 +37,18 @@ from marple_agents.search.puct import SearchSettings, run_search, visit_policy
 from marple_gym.episode.batch import EpisodeBatch
 from marple_gym.missions.batch import MissionTable
 from marple_gym.world.assets import ASSETS, DOOR
-from marple_gym.world.batched_state import BatchedState
+from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.navigation import bitboard
 from marple_gym.world.state import CH_FUR
 
-PriorFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
-"""``prior(vision, subgoals)``: (R, H, W, 8) grids and (R, 4) subgoal codes -> (R, 10) action probabilities."""
+PriorFn = Callable[[np.ndarray, np.ndarray | None], np.ndarray]
+"""``prior(vision, subgoals)``: (R, H, W, 8) grids and (R, 4) subgoal codes (or None) -> (R, 10) action
+probabilities."""
+FollowFn = Callable[[np.ndarray, HouseBatch, BatchedState, BatchOutcome], np.ndarray]
+"""``follow(codes, houses, states, outcomes)``: the (R, 4) subgoal codes the prior is given after a step, from
+those it was given before (``codes``), the states the step led to and its outcomes (one row per tree)."""
 DONE = (-1, -1, -1, -1)
 """The subgoal codes of a complete mission, as datasets and policies write them."""
 _POLICY_CODES = [0, 3, 1, 2]
@@ -59,12 +68,19 @@ def house_rows(house: House | HouseBatch, rows: np.ndarray) -> HouseBatch:
 
 
 class MissionSearch:
-    """The search's action distribution at many world states, each on its own mission (see module docs)."""
+    """The search's action distribution at many world states, each on its own mission (see module docs).
 
-    def __init__(self, table: MissionTable, prior: PriorFn, settings: SearchSettings) -> None:
+    ``follow``: how the prior's subgoal moves on down the tree from the one given at the root (see
+    :meth:`policy`); without it, every node's prior is given the mission's current subgoal there.
+    """
+
+    def __init__(
+        self, table: MissionTable, prior: PriorFn, settings: SearchSettings, follow: FollowFn | None = None
+    ) -> None:
         self.table = table
         self.prior = prior
         self.settings = settings
+        self.follow = follow
         self.values = SubgoalDistances(table, settings.discount)
 
     def subgoals(self, mission: np.ndarray, index: np.ndarray) -> np.ndarray:
@@ -74,30 +90,53 @@ class MissionSearch:
         return np.where(done[:, None], np.array(DONE), codes)
 
     def policy(
-        self, house: House | HouseBatch, states: BatchedState, mission: np.ndarray, index: np.ndarray
+        self,
+        house: House | HouseBatch,
+        states: BatchedState,
+        mission: np.ndarray,
+        index: np.ndarray,
+        subgoals: np.ndarray | None = None,
     ) -> np.ndarray:
         """(R, 10) the search's action distribution at each state (``house``: one house, or one per state), for
-        the agent on ``table.missions[mission[r]]`` at subgoal ``index[r]``. With no simulation: the prior."""
-        prior = self.prior(states.grid, self.subgoals(mission, index))
+        the agent on ``table.missions[mission[r]]`` at subgoal ``index[r]``. With no simulation: the prior.
+
+        ``subgoals``: with a ``follow`` rule, the (R, 4) codes the prior is given at the root (None: a
+        vision-only prior, given none anywhere); without one it must be None (the mission's subgoals are given).
+        """
+        if self.follow is None:
+            if subgoals is not None:
+                raise ValueError("root subgoals need a follow rule to carry them down the tree")
+            subgoals = self.subgoals(mission, index)
+        prior = self.prior(states.grid, subgoals)
         if not self.settings.simulations:
             return prior
         houses = HouseBatch.of(house)
         value = self.values.of(houses, states)
-        nodes = _Nodes(states, self.settings.simulations + 1)
-        progress = np.zeros((self.settings.simulations + 1, len(states)), dtype=np.int64)
+        slots = self.settings.simulations + 1
+        nodes = _Nodes(states, slots)
+        progress = np.zeros((slots, len(states)), dtype=np.int64)
         progress[0] = index
         trees = np.arange(len(states))
+        # The subgoal each node's prior was given (slot by slot, as the nodes), to carry on to its children.
+        given = None if subgoals is None else np.zeros((slots, *subgoals.shape), dtype=np.int64)
+        if given is not None:
+            given[0] = subgoals
 
         def expand(parent: np.ndarray, action: np.ndarray, node: int):
             # Each child resumes its mission at its parent's subgoal, then takes one step through the episode.
             child = EpisodeBatch.start(nodes.take(parent, trees), self.table, (mission,))
             before = progress[parent, trees]
             child.progress[0].index[:] = before
-            child.advance(houses, action)
+            ((outcomes, _),) = child.advance(houses, action)
             nodes.put(node, child.world)
             progress[node] = after = child.progress[0].index
-            grid = child.world.grid
-            return self.prior(grid, self.subgoals(mission, after)), value(child.world, mission, after), after - before
+            if self.follow is None:
+                codes = self.subgoals(mission, after)
+            elif given is None:
+                codes = None
+            else:
+                codes = given[node] = self.follow(given[parent, trees], houses, child.world, outcomes)
+            return self.prior(child.world.grid, codes), value(child.world, mission, after), after - before
 
         tree = run_search(prior, value(states, mission, index), expand, self.settings)
         return visit_policy(tree)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -132,20 +132,27 @@ class PlannerAgent(RolloutAgent):
                 self.planners[i].observe(outcome)
 
 
-class PolicyAgent(RolloutAgent):
-    """A learned policy, stepped in batch: one forward pass per rollout step.
+GridsOf = Callable[[np.ndarray], np.ndarray]
+"""``grids(rows)``: the (len(rows), H, W, 8) vision grids of rows of a rollout batch."""
 
-    ``use_language``: condition on the subgoal of the latest intent at tau until a
-    rollout achieves it, then on the subgoal the policy's decoders predict. The
-    decoders are asked exactly when a subgoal has just been achieved, where the
-    world looks much as it did a step before; since no mission has the same
+
+class PolicyConditioning:
+    """What a learned policy is given in rollouts besides each rollout's vision grid, and how that moves on.
+
+    The one place that builds a policy's conditioning in rollouts: the policy
+    agent model and the MCTS agent model both use it, so the MCTS agent with no
+    search asks the policy exactly what the policy agent asks (K = 0 is the
+    policy, in every variant).
+
+    ``use_language``: each rollout is given the subgoal of the latest intent at
+    tau until it achieves it, then the subgoal the policy's decoders predict.
+    The decoders are asked exactly when a subgoal has just been achieved, where
+    the world looks much as it did a step before; since no mission has the same
     subgoal twice in a row (skippable ones passed over or not), the subgoal just
     achieved is ruled out and the most likely other one taken.
-    ``use_audio``: refine the first action with the sound heard at tau,
+    ``use_audio``: the first action is refined with the sound heard at tau,
     P(a | vision, audio) ~ P(audio | a) P(a | vision).
     """
-
-    groups_starts = True
 
     def __init__(self, policy: Any, use_language: bool = False, use_audio: bool = False) -> None:
         if use_language and getattr(policy, "conditioning", "vision") != "language":
@@ -153,10 +160,78 @@ class PolicyAgent(RolloutAgent):
         self.policy = policy
         self.use_language = use_language
         self.use_audio = use_audio
-        self.worlds: Sequence[World] = []
         self.subgoals: np.ndarray | None = None
-        self.first_step = True
+        """(N, 4) each rollout row's subgoal codes (None without language)."""
         self.heard = np.zeros(0, dtype=np.int64)
+        self.first_step = True
+
+    def reset(self, evidences: Sequence[AgentEvidence], sizes: Sequence[int], grids: GridsOf) -> None:
+        """Start a batch whose ``sizes[g]`` consecutive rows start at ``evidences[g]`` (``grids``: their vision)."""
+        self.first_step = True
+        if self.use_audio:
+            self.heard = np.repeat([int(e.audio[-1]) for e in evidences], sizes)
+        if self.use_language:
+            latest = np.stack([e.subgoals[-1] for e in evidences]).astype(np.int64)
+            self.subgoals = np.repeat(latest, sizes, axis=0)
+            done = np.flatnonzero(self.subgoals[:, 0] < 0)  # the intent says the agent is done: decode what is next
+            if done.size:
+                self.subgoals[done] = self.decoded(grids(done))
+
+    def subgoal(self, rows: np.ndarray) -> np.ndarray | None:
+        """(len(rows), 4) the subgoal codes rows ``rows`` are conditioned on, or None (a vision-only rollout)."""
+        return self.subgoals[rows] if self.use_language else None
+
+    def refine(self, probs: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """The action distributions of rows ``rows`` as drawn from: refined by the sound at tau on the first step."""
+        if self.use_audio and self.first_step:
+            probs = refine_with_audio(probs, self.heard[rows]).astype(np.float64)
+        self.first_step = False
+        return probs
+
+    def observe(self, house: House | HouseBatch, outcomes: BatchOutcome, rows: np.ndarray, grids: GridsOf) -> None:
+        """Rows ``rows`` took a step (``outcomes``: the batch's arrays): move on those that achieved their subgoal."""
+        if self.use_language:
+            self.subgoals[rows] = self.moved_on(self.subgoals[rows], house, outcomes, rows, grids)
+
+    def moved_on(
+        self, codes: np.ndarray, house: House | HouseBatch, outcomes: BatchOutcome, rows: np.ndarray, grids: GridsOf
+    ) -> np.ndarray:
+        """(len(rows), 4) the subgoals of rows ``rows`` (conditioned on ``codes``) after the step of ``outcomes``:
+        the decoders' next one at the new state (``grids(rows')``) where the step achieved it, else the same."""
+        done = np.flatnonzero(achieves(codes, house, outcomes, rows))
+        if not done.size:
+            return codes
+        codes = codes.copy()
+        codes[done] = self.decoded(grids(rows[done]), achieved=codes[done])
+        return codes
+
+    def decoded(self, vision: np.ndarray, achieved: np.ndarray | None = None) -> np.ndarray:
+        """(B, 4) the decoders' most likely subgoal at each grid, other than the one just ``achieved``."""
+        return most_likely_subgoals(self.policy.subgoal_probs(vision), exclude=achieved)
+
+
+def achieves(codes: np.ndarray, house: House | HouseBatch, outcomes: BatchOutcome, rows: np.ndarray) -> np.ndarray:
+    """Which outcomes of rows ``rows`` achieve the subgoal of their row, given as (action, object, furniture, room)
+    codes (the policies' order)."""
+    action, obj, fur, room = np.asarray(codes).T
+    # As Subgoal codes (action, furniture, room, object, any value); object code 0: any object or none.
+    subgoal = np.stack([action, fur, room, np.maximum(obj, 0), np.full_like(action, -1)], axis=1)
+    return outcomes_match(subgoal, house, outcomes, rows)
+
+
+class PolicyAgent(RolloutAgent):
+    """A learned policy, stepped in batch: one forward pass per rollout step.
+
+    What it is given besides the vision grid (the subgoal of the latest intent with
+    ``use_language``, the sound at tau with ``use_audio``): :class:`PolicyConditioning`.
+    """
+
+    groups_starts = True
+
+    def __init__(self, policy: Any, use_language: bool = False, use_audio: bool = False) -> None:
+        self.conditioning = PolicyConditioning(policy, use_language, use_audio)
+        self.policy = policy
+        self.worlds: Sequence[World] = []
         self.cache = PolicyCache(policy)  # kept across resets: later evidence points revisit the same states
 
     def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
@@ -166,30 +241,13 @@ class PolicyAgent(RolloutAgent):
         self, worlds: Sequence[World], evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
     ) -> None:
         self.worlds = worlds
-        self.first_step = True
         sizes = [len(rows) for rows in _group_rows(worlds, len(evidences))]
-        if self.use_audio:
-            self.heard = np.repeat([int(e.audio[-1]) for e in evidences], sizes)
-        if self.use_language:
-            latest = np.stack([e.subgoals[-1] for e in evidences]).astype(np.int64)
-            self.subgoals = np.repeat(latest, sizes, axis=0)
-            done = np.flatnonzero(self.subgoals[:, 0] < 0)  # the intent says the agent is done: decode what is next
-            if done.size:
-                self.subgoals[done] = self._decoded(done)
-
-    def _decoded(self, rows: np.ndarray, achieved: np.ndarray | None = None) -> np.ndarray:
-        vision = self._grids(rows)
-        return most_likely_subgoals(self.policy.subgoal_probs(vision), exclude=achieved)
+        self.conditioning.reset(evidences, sizes, self._grids)
 
     def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         active = np.asarray(active)
-        vision = self._grids(active)
-        subgoal = self.subgoals[active] if self.use_language else None
-        probs = self.cache.action_probs(vision, subgoal)
-        if self.use_audio and self.first_step:
-            probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
-        self.first_step = False
-        return sample_rows(probs, rng)
+        probs = self.cache.action_probs(self._grids(active), self.conditioning.subgoal(active))
+        return sample_rows(self.conditioning.refine(probs, active), rng)
 
     def _grids(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), H, W, 8): the rollouts' vision grids, read from their batch when they share one."""
@@ -199,19 +257,9 @@ class PolicyAgent(RolloutAgent):
         return np.stack([self.worlds[i].state.grid for i in rows])
 
     def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
-        if not self.use_language:
-            return
-        done = active[self._achieves(self.subgoals[active], outcomes, active)]
-        if done.size:
-            self.subgoals[done] = self._decoded(done, achieved=self.subgoals[done])
-
-    def _achieves(self, codes: np.ndarray, outcomes: Sequence[Outcome], active: np.ndarray) -> np.ndarray:
-        """Which outcomes achieve the subgoal of their row, given as (action, object, furniture, room) codes."""
-        batch = outcome_arrays(outcomes, active, len(self.worlds))
-        action, obj, fur, room = codes.T
-        # As Subgoal codes (action, furniture, room, object, any value); object code 0: any object or none.
-        subgoal = np.stack([action, fur, room, np.maximum(obj, 0), np.full_like(action, -1)], axis=1)
-        return outcomes_match(subgoal, self._house(), batch, active)
+        if self.conditioning.use_language:
+            out = outcome_arrays(outcomes, active, len(self.worlds))
+            self.conditioning.observe(self._house(), out, np.asarray(active), self._grids)
 
     def _house(self) -> House | HouseBatch:
         house = getattr(self.worlds, "house", None)

@@ -10,6 +10,17 @@ the search's visit counts. With K = 0 it is the learned policy exactly; as K
 grows it leans on the true world and the mission, so predictions move from the
 learned policy's toward the planner's (the perfect agent models).
 
+What the policy is given: exactly what the policy agent gives it
+(:class:`~marple_agents.simulation.agent_models.PolicyConditioning`, one
+object shared by both): a language-conditioned policy, the subgoal of the
+latest intent observed at tau, then its decoders' next subgoal once a rollout
+achieves it; the sound at tau refines the first action. In the tree, each node's
+prior is given the subgoal that same rule reaches along the node's path, so a
+node's prior is what the policy agent would be asked if the rollout got there
+(the mission sets the reward, not the policy's input). ``bip`` instead gives it
+the mission's current subgoal everywhere (``mission_subgoals``), as its
+likelihood does.
+
 Which mission: each rollout works on one mission of the agent's mission prior
 (from its training split, as for ``bip``), resumed from how far the observed
 actions got in it. The rows of a group are shared out among the missions in
@@ -24,17 +35,18 @@ from typing import Any
 
 import numpy as np
 
-from marple_agents.audio import refine_with_audio
 from marple_agents.cache import PolicyCache
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
-from marple_agents.simulation.agent_models import RolloutAgent, outcome_arrays, sample_rows
+from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, outcome_arrays, sample_rows
 from marple_agents.simulation.rollouts import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import get_mission
 from marple_gym.planner.planner import follow_history
 from marple_gym.world.actions import Outcome
+from marple_gym.world.batched_state import BatchedState, BatchOutcome
+from marple_gym.world.house_batch import HouseBatch
 
 
 def share_rows(rows: int, weights: Sequence[float]) -> np.ndarray:
@@ -51,10 +63,13 @@ class MCTSAgent(RolloutAgent):
     """A learned policy improved by PUCT search over the true world (see module docs).
 
     ``preferences``: the agent's mission prior ``{mission: probability}``.
-    ``use_language``: the prior is a language-conditioned policy, given the
-    mission's current subgoal at every node. ``use_audio``: the first action's
-    distribution is refined with the sound heard at tau, as the policy agent's is.
-    It rolls out in :class:`~marple_agents.simulation.rollouts.RolloutWorlds` (the batch's states and houses).
+    ``use_language``: the prior is a language-conditioned policy, given what the
+    policy agent gives it (the latest intent, then the decoders' subgoals) at
+    the root and, carried down by the same rule, at every node; with
+    ``mission_subgoals``, the mission's current subgoal instead (``bip``).
+    ``use_audio``: the first action's distribution is refined with the sound
+    heard at tau, as the policy agent's is. It rolls out in
+    :class:`~marple_agents.simulation.rollouts.RolloutWorlds` (the batch's states and houses).
     """
 
     groups_starts = True
@@ -66,8 +81,9 @@ class MCTSAgent(RolloutAgent):
         settings: SearchSettings | None = None,
         use_language: bool = False,
         use_audio: bool = False,
+        mission_subgoals: bool = False,
     ) -> None:
-        if use_language and getattr(policy, "conditioning", "vision") != "language":
+        if (use_language or mission_subgoals) and getattr(policy, "conditioning", "vision") != "language":
             raise ValueError("language rollouts need a language-conditioned policy")
         weights = {m: float(w) for m, w in preferences.items() if w > 0}
         if not weights:
@@ -75,16 +91,15 @@ class MCTSAgent(RolloutAgent):
         self.preferences = weights
         self.table = MissionTable([get_mission(m) for m in weights])
         self.settings = settings or SearchSettings()
-        self.use_language = use_language
-        self.use_audio = use_audio
-        cache = PolicyCache(policy)
-        self.search = MissionSearch(
-            self.table, lambda v, s: cache.action_probs(v, s if use_language else None), self.settings
-        )
+        self.policy = policy
+        # The policy agent's own rule for the policy's inputs: with no search, the very same calls (K = 0 is the
+        # policy). With mission_subgoals the search gives the mission's subgoals itself: no intent is tracked.
+        self.conditioning = PolicyConditioning(policy, use_language and not mission_subgoals, use_audio)
+        self.cache = PolicyCache(policy)
+        follow = None if mission_subgoals else self._follow
+        self.search = MissionSearch(self.table, self.cache.action_probs, self.settings, follow)
         self.worlds: RolloutWorlds | None = None
         self.progress = BatchProgress(self.table, np.zeros(0, dtype=np.int64))
-        self.heard = np.zeros(0, dtype=np.int64)
-        self.first_step = True
 
     def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])
@@ -93,7 +108,6 @@ class MCTSAgent(RolloutAgent):
         self, worlds: RolloutWorlds, evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
     ) -> None:
         self.worlds = worlds
-        self.first_step = True
         groups = worlds.groups
         if len(groups) != len(evidences):
             raise ValueError(f"{len(evidences)} evidence points for a batch of {len(groups)} groups")
@@ -106,9 +120,7 @@ class MCTSAgent(RolloutAgent):
                 index += [follow_history(start, evidence.actions, name).progress.index] * count
         self.progress = BatchProgress(self.table, np.array(missions, dtype=np.int64))
         self.progress.index = np.array(index, dtype=np.int64)
-        if self.use_audio:
-            sizes = [g.stop - g.start for g in groups]
-            self.heard = np.repeat([int(e.audio[-1]) for e in evidences], sizes)
+        self.conditioning.reset(evidences, [g.stop - g.start for g in groups], self._grids)
 
     def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         active = np.asarray(active)
@@ -118,18 +130,29 @@ class MCTSAgent(RolloutAgent):
             take_states(worlds.batch, active),
             self.progress.mission[active],
             self.progress.index[active],
+            self.conditioning.subgoal(active),
         )
-        if self.use_audio and self.first_step:
-            probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
-        self.first_step = False
-        return sample_rows(probs, rng)
+        return sample_rows(self.conditioning.refine(probs, active), rng)
 
     def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
-        """Move each rollout's mission on as the environment would."""
+        """Move each rollout's mission on as the environment would, and the policy's subgoal as the policy agent
+        would."""
         active = np.asarray(active)
         n = len(self.worlds)
         out = outcome_arrays(outcomes, active, n)
+        self.conditioning.observe(self.worlds.house, out, active, self._grids)
         mine = np.zeros(n, dtype=bool)
         mine[active] = True
         out = out._replace(success=out.success.astype(bool) & mine)  # finished rollouts idle: they move nothing on
         self.progress.update(self.worlds.house, self.worlds.batch, 0, out)
+
+    def _grids(self, rows: np.ndarray) -> np.ndarray:
+        """(len(rows), H, W, 8): the rollouts' vision grids, read from their batch."""
+        return np.take(self.worlds.batch.grid, rows, axis=0)
+
+    def _follow(
+        self, codes: np.ndarray, houses: HouseBatch, states: BatchedState, outcomes: BatchOutcome
+    ) -> np.ndarray:
+        """The policy's subgoal at a tree's new nodes: the policy agent's rule, applied to the step into them."""
+        rows = np.arange(len(codes))
+        return self.conditioning.moved_on(codes, houses, outcomes, rows, lambda r: np.take(states.grid, r, axis=0))

@@ -237,3 +237,47 @@ def test_on_a_gpu_rollouts_run_in_bf16_and_lockstep_scoring_agrees(data):
     ]
     assert runs[1].settings["trials_in_flight"] == 3 and runs[1].settings["device"] == "cuda"
     assert np.abs(runs[0].matrix() - runs[1].matrix()).mean() < 0.02
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_the_mcts_agent_model_searches_with_its_policy_on_the_device_and_precision_given(
+    tmp_path, monkeypatch, precision
+):
+    """The MCTS agent model (in simulation and in bip) loads its policy as every learned method does, with the
+    model's device and precision, so the search's prior runs where and how the plain policy agent's does."""
+    from marple_agents.checkpoints import save_checkpoint
+    from marple_agents.search.missions import take_states
+    from marple_eval.protocol import opaque
+    from marple_gym.world.batched_state import BatchedState
+
+    files = {}
+    for conditioning in ("vision", "language"):
+        cfg = tiny_config(conditioning)
+        torch.manual_seed(0)
+        path = save_checkpoint(tmp_path / conditioning / "policy.pt", build_model(cfg), cfg)
+        files[conditioning] = opaque(path)  # by content, as the protocol hands agent models over
+    prior = {"get_night_snack": 1.0}
+    searched = SimulationModel("vision", agent="mcts", simulations=2, device="cpu", precision=precision)
+    searched.setup({"x": {"policy": files["vision"], "prior": prior}})
+    plain = SimulationModel("vision", device="cpu", precision=precision)
+    plain.setup({"x": files["vision"]})
+    agent = searched.agents["x"]
+    policy = agent.policy
+    assert isinstance(policy, Policy) and policy.device == torch.device("cpu") and policy.precision == precision
+    assert policy is plain.agents["x"].policy  # the very copy the plain policy agent rolls out
+    assert searched.settings()["device"] == "cpu" and searched.settings()["precision"] == precision
+
+    # The search's prior at the root and at every node it adds is that policy's answer.
+    rows = []
+    ask = policy.action_probs
+    monkeypatch.setattr(policy, "action_probs", lambda v, s=None: rows.append(len(v)) or ask(v, s))
+    world = light_world()
+    states = take_states(BatchedState.repeat(world.state, 2), np.arange(2))
+    probs = agent.search.policy(world.house, states, np.zeros(2, int), np.zeros(2, int))
+    assert probs.shape == (2, 10) and len(rows) >= 2  # asked at the root, and at nodes the search added
+
+    bip = BipModel(agent="mcts", simulations=2, device="cpu", precision=precision)
+    bip.setup({"x": {"policy": files["language"], "prior": prior}})
+    language = bip.policies["x"]
+    assert isinstance(language, Policy) and language.device == torch.device("cpu") and language.precision == precision
+    assert bip._mission_search("x", list(prior)).prior.__self__.policy is language

@@ -5,11 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from conftest import make_world
+from test_simulation import evidence_for
 
 from marple_agents.inverse import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
-from marple_agents.simulation import MCTSAgent, SimulationModel
+from marple_agents.search.missions import DONE
+from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
+from marple_agents.simulation.agent_models import PolicyConditioning
 from marple_agents.simulation.mcts import share_rows
+from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_eval.models.registry import make_model
@@ -54,6 +58,35 @@ LEANING = np.array([0.05, 0.05, 0.4, 0.1, 0.05, 0.1, 0.05, 0.05, 0.05, 0.1])
 """A policy that mostly walks forward: not uniform, so that K = 0 is seen to give exactly this."""
 
 
+class IntentPolicy(FixedPolicy):
+    """A stand-in language-conditioned policy whose answers depend on what it is given: its action distribution on
+    the subgoal's codes, its decoders' subgoal on the vision grid (so that conditioning on another subgoal, or
+    decoding at another state, changes the draws)."""
+
+    SIZES = {"action": 10, "object": 83, "furniture": 25, "room": 7}
+
+    def __init__(self) -> None:
+        super().__init__(LEANING, "language")
+        self.subgoals_seen: list[np.ndarray | None] = []
+
+    def action_probs(self, vision, subgoal=None):
+        self.rows += len(vision)
+        self.subgoals_seen.append(None if subgoal is None else np.array(subgoal))
+        codes = np.zeros((len(vision), 4)) if subgoal is None else np.asarray(subgoal, dtype=np.float64)
+        logits = 2.0 * np.cos(np.arange(10)[None] * (1.0 + codes @ [1.0, 0.37, 0.11, 0.53])[:, None])
+        probs = np.exp(logits)
+        return (probs / probs.sum(axis=1, keepdims=True)).astype(np.float32)
+
+    def subgoal_probs(self, vision):
+        score = vision.reshape(len(vision), -1).astype(np.int64).sum(axis=1)
+        heads = {}
+        for i, (field, size) in enumerate(self.SIZES.items()):
+            head = np.ones((len(vision), size))
+            head[np.arange(len(vision)), (score * (i + 3)) % size] += 5.0
+            heads[field] = head / head.sum(axis=1, keepdims=True)
+        return heads
+
+
 def uniform_prior(vision, subgoals):
     return np.full((len(vision), 10), 0.1)
 
@@ -88,8 +121,9 @@ def test_many_simulations_with_a_uniform_prior_find_the_shortest_way_to_the_ligh
     assert world.state.fur_state[0] & 1  # the light is on
 
 
-def test_the_search_rewards_the_agents_own_mission_not_the_question():
-    """A mission whose subgoal is elsewhere pulls the search away from the light: the reward is the mission's."""
+def test_the_mission_pulls_the_search_and_a_complete_one_leaves_it_to_the_prior():
+    """The reward is the mission's progress: on the light's mission the search toggles it; once the mission is
+    complete nothing is worth more than anything else. (The question asked: the next test.)"""
     world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(5, 3, 0))
     search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings(simulations=64))
     one = (np.zeros(1, int), np.zeros(1, int))
@@ -98,6 +132,103 @@ def test_the_search_rewards_the_agents_own_mission_not_the_question():
     done = search.policy(world.house, BatchedState.repeat(world.state, 1), np.zeros(1, int), np.ones(1, int))
     # The mission is complete: nothing is worth more than anything else, so the search keeps to the prior's spread.
     assert done[0].max() < 0.5
+
+
+def kitchen_facing_the_light():
+    """A kitchen with a closed fridge on the east side and a light in the north-west corner, the agent beside the
+    light and facing it: get_night_snack switches the light on first, get_snack opens the fridge and never
+    touches the light."""
+    fridge = {"type": "electric_refrigerator", "pos": [5, 1], "state": {"openable": False}}
+    return make_world([fridge, {"type": "light", "pos": [1, 1], "state": {"toggleable": False}}], agent=(1, 2, 3))
+
+
+class RecordedMCTSAgent(MCTSAgent):
+    """The MCTS agent model, keeping the action each rollout row took at each step."""
+
+    def reset_groups(self, worlds, evidences, rngs) -> None:
+        super().reset_groups(worlds, evidences, rngs)
+        self.taken: dict[int, list[int]] = {}
+
+    def act(self, active, rng):
+        actions = super().act(active, rng)
+        for row, action in zip(np.asarray(active).tolist(), np.asarray(actions).tolist()):
+            self.taken.setdefault(row, []).append(action)
+        return actions
+
+
+def test_the_search_never_heads_for_the_query_state():
+    """P(query | agent) must measure whether an agent *would* reach the query state, not whether it could: the
+    search never sees the question. Its rollouts are the same whichever query is asked (the query only decides
+    where a rollout stops counting), and what pulls them is the agent's own mission: the culprit's (on the light)
+    reach the light more with more search, the innocent's (on the fridge) do not follow."""
+    world = kitchen_facing_the_light()
+    evidence = evidence_for(world)
+    blind = FixedPolicy(np.full(10, 0.1))
+    absent = Subgoal(Action.toggle, "television", "LivingRoom", state=("toggleable", True))  # not in this house
+
+    # One rollout per group, each with its own generator: a rollout that stops draws nothing more from anyone's.
+    rollouts = {}
+    for name, query in (("light", TOGGLE_ON), ("absent", absent)):
+        agent = RecordedMCTSAgent(blind, {"get_snack": 1.0}, SearchSettings(simulations=8))
+        rngs = [np.random.default_rng([7, i]) for i in range(24)]
+        found = query_probabilities([world] * 24, agent, [evidence] * 24, query, [6] * 24, 1, rngs)
+        rollouts[name] = (found, agent.taken)
+    (reached, light), (nothing, whole) = rollouts["light"], rollouts["absent"]
+    assert 0 < sum(reached) < 24 and sum(nothing) == 0  # the light was in reach, and switched on by some rollouts
+    for row, taken in light.items():
+        assert taken == whole[row][: len(taken)]  # the same actions, as far as the rollout went
+        if len(taken) < len(whole[row]):  # stopped early: it had switched the light on, with its last action
+            assert reached[row] == 1
+        if reached[row]:
+            assert taken[-1] == Action.toggle
+
+    reach = {}
+    for mission in ("get_night_snack", "get_snack"):
+        for k in (0, 16, 64):
+            agent = MCTSAgent(blind, {mission: 1.0}, SearchSettings(simulations=k))
+            reach[mission, k] = query_probability(world, agent, evidence, TOGGLE_ON, 4, 100, np.random.default_rng(3))
+    assert reach["get_night_snack", 0] == reach["get_snack", 0]  # no search: the same blind policy, the same draws
+    assert reach["get_night_snack", 16] > 0.7 and reach["get_night_snack", 64] > 0.9
+    # The innocent agent's reach stays near its blind policy's (it toggles only as the prior does, on its way).
+    assert all(reach["get_snack", k] < reach["get_snack", 0] + 0.1 < 0.5 for k in (16, 64))
+
+
+def test_deeper_nodes_give_the_prior_the_subgoal_the_policy_agent_would_follow():
+    """Past the root, a language prior is given the subgoal the policy agent's rule reaches along the node's path:
+    the intent until a step achieves it, then the decoders' next subgoal. After the toggle that completes the
+    mission, that is the decoded one, where the mission's own subgoals (bip's way) say "done"."""
+    world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(5, 3, 0))
+    toggled = world.clone()
+    apply_action(toggled.house, toggled.state, 0, int(Action.toggle))
+    conditioning = PolicyConditioning(IntentPolicy(), use_language=True)
+    intent = np.array([TOGGLE_ON.codes])
+    decoded = tuple(conditioning.decoded(toggled.state.grid[None], achieved=intent)[0].tolist())
+    assert decoded not in {TOGGLE_ON.codes, DONE}
+
+    def given_after_the_toggle(follow) -> list[tuple[int, ...]]:
+        """The subgoal codes the prior was given at every node whose world is the lit one."""
+        seen = []
+
+        def prior(vision, subgoals):
+            seen.extend(tuple(c) for v, c in zip(vision, subgoals.tolist()) if np.array_equal(v, toggled.state.grid))
+            return np.full((len(vision), 10), 0.1)
+
+        search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), prior, SearchSettings(simulations=16), follow)
+        one = (np.zeros(1, int), np.zeros(1, int))
+        search.policy(world.house, BatchedState.repeat(world.state, 1), *one, None if follow is None else intent)
+        return seen
+
+    def follow(codes, houses, states, outcomes):
+        return conditioning.moved_on(codes, houses, outcomes, np.arange(len(codes)), lambda r: states.grid[r])
+
+    # The toggle was searched (and steps that change nothing after it), each node given the decoded subgoal.
+    lit = given_after_the_toggle(follow)
+    assert lit and set(lit) == {decoded}
+    assert set(given_after_the_toggle(None)) == {DONE}
+    with pytest.raises(ValueError, match="follow rule"):
+        MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings()).policy(
+            world.house, BatchedState.repeat(world.state, 1), *(np.zeros(1, int),) * 2, intent
+        )
 
 
 def test_the_visit_policy_mixes_the_prior_as_one_visit():
@@ -158,6 +289,23 @@ def test_mcts_with_no_simulation_answers_exactly_as_the_policy(data):
     assert searched.predict_all(trials) == plain.predict_all(trials)
 
 
+@pytest.mark.parametrize("variant", ["vision", "audio", "language", "all"])
+def test_mcts_with_no_simulation_answers_exactly_as_the_policy_in_every_variant(data, variant):
+    """K = 0 is the learned policy given exactly what the plain policy agent gives it: for a language-conditioned
+    policy, the observed latest intent (then the decoders' next subgoal), not the mission prior's subgoals."""
+    episode = next(data.whodunit(SCENARIO))
+    searched = setup(mcts_model(0, variant), episode, IntentPolicy)
+    plain = SimulationModel(variant, rollouts=6, seed=5)
+    plain.setup({i: IntentPolicy() for i in IDS})
+    trials = trials_of(plain, episode)
+    assert searched.predict_all(trials) == plain.predict_all(trials)
+    for identity in IDS:  # the very same inputs, call by call (the answers alone could agree by chance)
+        mine, theirs = (m.agents[identity].policy.subgoals_seen for m in (searched, plain))
+        assert len(mine) == len(theirs) > 0
+        for a, b in zip(mine, theirs):
+            assert (a is None) == (b is None) and (a is None or np.array_equal(a, b))
+
+
 def test_mcts_rollouts_same_seed_same_answers_and_batched_as_one_at_a_time(data):
     episode = next(data.whodunit(SCENARIO))
     first = setup(mcts_model(3), episode)
@@ -184,23 +332,28 @@ def test_more_search_moves_the_culprit_toward_the_planner(data):
     assert reach[16] > reach[0]
 
 
-def test_a_language_policy_is_given_the_missions_current_subgoal(data):
-    class Recording(FixedPolicy):
-        seen: list[np.ndarray] = []
-
-        def action_probs(self, vision, subgoal=None):
-            self.seen.append(np.array(subgoal))
-            return super().action_probs(vision, subgoal)
-
+def test_a_language_policy_is_given_the_intent_in_simulation_and_the_missions_subgoals_in_bip(data):
+    """In simulation the search's root starts from what the policy agent gives the policy (the latest intent seen
+    at tau); bip's rollouts (``mission_subgoals``) give it the mission's current subgoal at every node."""
     episode = next(data.whodunit(SCENARIO))
-    policy = Recording(LEANING, "language")
+    policy = IntentPolicy()
     model = setup(mcts_model(2, "language"), episode, lambda: policy)
     trial = trials_of(model, episode)[0]
-    model.query_probabilities([trial.agents[0]], [trial])
-    role = "A" if episode.culprit == 0 else "B"
-    (mission,) = get_scenario(SCENARIO).roles[role]
-    allowed = {sg.codes for sg in get_mission(mission).subgoals} | {(-1, -1, -1, -1)}
-    assert {tuple(row) for rows in policy.seen for row in rows.tolist()} <= allowed
+    agent = trial.agents[0]
+    intent = agent.subgoals[-1]
+    assert intent[0] >= 0  # the agent is not done: the intent is what it is given
+    model.query_probabilities([agent], [trial])
+    np.testing.assert_array_equal(policy.subgoals_seen[0], intent[None])  # step 1: every rollout at one root
+
+    other = "B" if episode.culprit == 0 else "A"  # bip weighs every mission: here one the agent is not on
+    (mission,) = get_scenario(SCENARIO).roles[other]
+    allowed = {sg.codes for sg in get_mission(mission).subgoals} | {DONE}
+    assert tuple(intent.tolist()) not in allowed
+    bips = IntentPolicy()
+    searched = MCTSAgent(bips, {mission: 1.0}, SearchSettings(simulations=2), use_language=True, mission_subgoals=True)
+    world, _ = agent.replay()
+    query_probability(world, searched, agent, trial.query, 6, 4, np.random.default_rng(0))
+    assert {tuple(row) for rows in bips.subgoals_seen for row in rows.tolist()} <= allowed
 
 
 # ---- in bip ---------------------------------------------------------------------------------------------------------
