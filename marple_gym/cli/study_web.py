@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import signal
 import sys
 import threading
@@ -95,6 +96,14 @@ def add_server_parser(subparsers) -> None:
     parser.add_argument("--out", required=True, help="responses file (.jsonl) to append to")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free port)")
+    parser.add_argument(
+        "--max-per-address",
+        type=nonnegative_int,
+        default=None,
+        metavar="N",
+        help="open connections one client address may hold; more get a 503 (default: 32; 0: no cap, for a server "
+        "behind a reverse proxy, where every connection comes from the proxy)",
+    )
     parser.set_defaults(run=run_server)
 
 
@@ -137,11 +146,14 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from marple_gym.study.server import make_server
+    from marple_gym.study.server import Limits, make_server
 
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be in 0..65535, got {args.port}")
-    server = make_server(args.folder, args.out, args.host, args.port)
+    limits = Limits()
+    if args.max_per_address is not None:  # the default lives in Limits, read only when the server starts
+        limits = dataclasses.replace(limits, max_per_address=args.max_per_address)
+    server = make_server(args.folder, args.out, args.host, args.port, limits)
     host, port = server.server_address[:2]
     print(f"serving {args.folder} at http://{host}:{port}/ ; answers go to {args.out} (Ctrl-C stops)", flush=True)
     if server.key is None:

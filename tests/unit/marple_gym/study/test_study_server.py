@@ -18,7 +18,9 @@ import pytest
 from study_fixtures import KEY, ChildServer, answer, body, participant_lines, session, study_description
 
 from marple_eval.human import read_responses
-from marple_gym.study.server import KEY_HEADER, Limits, make_server
+from marple_gym.cli.main import main
+from marple_gym.study import server as server_module
+from marple_gym.study.server import KEY_HEADER, Limits, StudyServer, make_server
 from marple_gym.study.trials import StudyError
 from marple_gym.study.web import write_study_data
 
@@ -46,15 +48,25 @@ def post(port: int, data: bytes, key: str | None = KEY, path: str = "/answers") 
         conn.close()
 
 
-def raw(port: int, request: bytes) -> bytes:
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    """A connection to the server from ``source``: Linux answers on all of 127.0.0.0/8, so a test can play
+    clients at different addresses."""
+    return socket.create_connection(("127.0.0.1", port), timeout=60, source_address=(source, 0))
+
+
+def read_all(sock: socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def raw(port: int, request: bytes, source: str = "127.0.0.1") -> bytes:
     """Send raw bytes and no more, read the whole reply (the server closes the connection after one request)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+    with connect(port, source) as sock:
         sock.sendall(request)
         sock.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    return b"".join(chunks)
+        return read_all(sock)
 
 
 def status_of(reply: bytes) -> int:
@@ -63,21 +75,31 @@ def status_of(reply: bytes) -> int:
     return int(match.group(1))
 
 
-@pytest.fixture()
-def serve(folder, tmp_path):
-    """Start servers in this process: ``serve(out, limits) -> port``; all are stopped at the end."""
-    servers = []
+class Servers:
+    """Servers started in this process: ``serve(out, limits) -> port``; ``serve.started[-1]`` is the last one."""
 
-    def start(out: Path | None = None, limits: Limits | None = None) -> int:
-        server = make_server(folder, out or tmp_path / "answers.jsonl", port=0, limits=limits or Limits())
+    def __init__(self, folder: Path, out: Path) -> None:
+        self.folder, self.out = folder, out
+        self.started: list[StudyServer] = []
+
+    def __call__(self, out: Path | None = None, limits: Limits | None = None) -> int:
+        server = make_server(self.folder, out or self.out, port=0, limits=limits or Limits())
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
+        self.started.append(server)
         return server.server_address[1]
 
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    def stop(self) -> None:
+        for server in self.started:
+            server.shutdown()
+            server.server_close()
+
+
+@pytest.fixture()
+def serve(folder, tmp_path):
+    """Start servers in this process (see :class:`Servers`); all are stopped at the end."""
+    servers = Servers(folder, tmp_path / "answers.jsonl")
+    yield servers
+    servers.stop()
 
 
 def file_lines(path: Path) -> list[dict]:
@@ -238,6 +260,60 @@ def test_connections_past_the_cap_get_a_503_at_once_and_the_server_recovers(serv
             break
     else:
         raise AssertionError("the server did not recover its connection slots")
+
+
+GET = b"GET /index.html HTTP/1.1\r\n\r\n"
+
+
+def test_one_address_holding_its_share_of_connections_cannot_lock_out_another(serve, tmp_path):
+    # Long timeouts: the idle connections must stay open for as long as the test needs them, however slow it runs.
+    limits = Limits(max_connections=4, max_per_address=3, socket_timeout=60.0, request_deadline=60.0)
+    port = serve(tmp_path / "answers.jsonl", limits)
+    hog = [connect(port) for _ in range(3)]  # connect, send nothing: its whole share
+    try:
+        past_share = connect(port)  # one slot is still free, but not for this address
+        with past_share:
+            reply = read_all(past_share)  # the server accepts connections in order: the hog's 3 are counted first
+        assert status_of(reply) == 503 and b"Retry-After: 1" in reply
+        assert status_of(raw(port, GET, source="127.0.0.2")) == 200  # another address gets the free slot
+    finally:
+        for sock in hog:
+            sock.close()
+    for _ in range(1000):  # the server notices the closed connections and gives the address its share back
+        if status_of(raw(port, GET)) == 200:
+            break
+    else:
+        raise AssertionError("the server did not give the address its connections back")
+
+
+def test_without_a_per_address_cap_one_address_may_take_every_slot(serve, tmp_path):
+    # Behind a reverse proxy every connection comes from the proxy: --max-per-address 0 lifts the cap.
+    limits = Limits(max_connections=4, max_per_address=0, socket_timeout=60.0, request_deadline=60.0)
+    port = serve(tmp_path / "answers.jsonl", limits)
+    idle = [connect(port) for _ in range(3)]
+    try:
+        assert status_of(raw(port, GET)) == 200  # the fourth slot, from the same address
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_the_command_line_sets_the_per_address_cap_and_refuses_a_negative_one(folder, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "answers.jsonl"
+    with pytest.raises(SystemExit) as refused:
+        main(["study-server", str(folder), "--out", str(out), "--max-per-address", "-1"])
+    assert refused.value.code == 2 and "argument --max-per-address: expected an integer >= 0" in capsys.readouterr().err
+    assert not out.exists()
+    asked: list[Limits] = []
+
+    def no_server(folder: Path, out: Path, host: str, port: int, limits: Limits) -> None:
+        asked.append(limits)  # what the server would have been started with
+        raise StudyError("not started")
+
+    monkeypatch.setattr(server_module, "make_server", no_server)
+    for options in (["--max-per-address", "0"], []):
+        main(["study-server", str(folder), "--out", str(out), *options])
+    assert [limits.max_per_address for limits in asked] == [0, Limits().max_per_address]
 
 
 def test_a_full_disk_acknowledges_nothing_it_did_not_save_and_leaves_no_partial_line(folder, tmp_path):
