@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
 import socket
+import struct
+import sys
 import threading
 from pathlib import Path
 
@@ -314,6 +317,69 @@ def test_the_command_line_sets_the_per_address_cap_and_refuses_a_negative_one(fo
     for options in (["--max-per-address", "0"], []):
         main(["study-server", str(folder), "--out", str(out), *options])
     assert [limits.max_per_address for limits in asked] == [0, Limits().max_per_address]
+
+
+def listen_backlog(sock: socket.socket) -> int:
+    """The backlog the kernel gave a listening socket: Linux reports it in tcp_info's ``tcpi_sacked``
+    (a 32-bit field 28 bytes in; ``ss -lnt`` shows it as Send-Q)."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    return struct.unpack_from("I", info, 28)[0]
+
+
+def test_the_server_listens_with_the_configured_backlog(serve, tmp_path):
+    assert Limits().backlog >= 1024  # a burst of 200 clients at once queues, not resets (the old backlog was 5)
+    serve(tmp_path / "answers.jsonl")
+    serve(tmp_path / "other.jsonl", Limits(backlog=77))
+    default, small = serve.started
+    assert (default.request_queue_size, small.request_queue_size) == (Limits().backlog, 77)
+    if sys.platform == "linux":  # what listen() was really given (the kernel caps it at net.core.somaxconn)
+        somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
+        assert listen_backlog(default.socket) == min(Limits().backlog, somaxconn)
+        assert listen_backlog(small.socket) == 77
+
+
+def test_answers_of_concurrent_requests_share_fsyncs_and_every_acknowledged_line_is_on_disk(
+    serve, tmp_path, monkeypatch
+):
+    out = tmp_path / "answers.jsonl"
+    port = serve(out)
+    sink = serve.started[0].sink
+    requests = 20
+    queued = threading.Semaphore(0)  # one release per request that reached the writer's queue
+    put = sink._queue.put
+
+    def counting_put(item, *args, **kwargs) -> None:
+        put(item, *args, **kwargs)
+        queued.release()
+
+    commits: list[int] = []
+    fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        if fd == sink._fd:
+            if not commits:  # hold the first commit until every request is queued: the rest must share one
+                all(queued.acquire(timeout=60) for _ in range(requests))
+            commits.append(fd)
+        fsync(fd)
+
+    monkeypatch.setattr(sink._queue, "put", counting_put)
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    pages = [participant_lines(f"c{k}", f"p{k}")[:4] for k in range(requests)]  # a session line and 3 answers
+    replies: list[tuple[int, dict]] = []
+
+    def page(lines: list[dict]) -> None:
+        replies.append(post(port, body(*lines)))
+
+    threads = [threading.Thread(target=page, args=(lines,)) for lines in pages]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert replies == [(200, {"saved": 4, "received": 4})] * requests
+    assert 1 <= len(commits) <= 2 < requests  # the first request's commit, then one for all the others
+    assert sorted((e["client"], e["seq"]) for e in file_lines(out)) == sorted(
+        (line["client"], line["seq"]) for lines in pages for line in lines
+    )
 
 
 def test_a_full_disk_acknowledges_nothing_it_did_not_save_and_leaves_no_partial_line(folder, tmp_path):
