@@ -4,8 +4,9 @@
     python bench/bench_study_server.py --participants 50 --requests 10000
 
 It builds a small web study (a 2-scenario dataset, 4 trials a scenario, 8-pixel tiles) in a temporary folder,
-starts `marple study-server` on it in a child process (port 0), and plays participants as the page does: a
-session line, then each answer in its own POST (with the study's write key) as soon as it is given.
+starts `marple study-server` on it in a child process (port 0, ``--max-per-address 0``: every participant here
+comes from 127.0.0.1, as behind a reverse proxy), and plays participants as the page does: a session line, then
+each answer in its own POST (with the study's write key) as soon as it is given.
 
 * **answers per second**: ``--participants`` participants at once, each answering every evidence point of every
   trial as fast as the server replies; also the server's CPU seconds per 1,000 answers (its own process);
@@ -77,7 +78,9 @@ def page_lines(study: dict, client: str) -> list[dict]:
 class Server:
     def __init__(self, folder: Path, out: Path) -> None:
         argv = [sys.executable, "-m", "marple_gym.cli.main", "study-server", str(folder), "--out", str(out)]
-        self.process = subprocess.Popen([*argv, "--port", "0"], stdout=subprocess.PIPE, text=True)
+        # All participants share one address here, as behind a proxy: the per-address cap would turn most away.
+        argv += ["--port", "0", "--max-per-address", "0"]
+        self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
         self.port = int(re.search(r":(\d+)/", self.process.stdout.readline()).group(1))
         self.key = read_web_study(folder)["write_key"]
         self.requests = 0

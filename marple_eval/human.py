@@ -29,7 +29,10 @@ What is scored (:func:`collect`):
 * **Attention checks** are not scored; each participant's checks passed are
   reported (``settings["attention"]``), and with ``exclude_inattentive`` a
   participant who failed one is left out.
-* An evidence point answered twice in one session keeps its first answer.
+* An evidence point answered twice in one session keeps its first answer; the
+  later ones are counted per participant (``settings["repeated_answers"]``) and
+  named in one warning, since a page that sends answers twice is a bug worth
+  seeing, not a detail to drop silently.
 
 :func:`write_csv` writes every answer and check line, one row each, with
 whether it was scored and why not.
@@ -56,6 +59,7 @@ CSV_COLUMNS = (
     *("trial_index", "culprit_shown_as", "evidence_point", "tau", "horizon", "evidence_fraction", "slider"),
     *("p_culprit", "check", "expected", "passed", "time", "rt_ms"),
 )
+ANSWERED_BEFORE = "answered before"  # why an answer to an evidence point its session answered already is not scored
 
 
 def p_culprit(slider: float, culprit_shown_as: str) -> float:
@@ -172,7 +176,7 @@ def _scored_answers(responses: Responses, exclude_inattentive: bool) -> tuple[li
             elif session.participant in inattentive:
                 why_not[id(line)] = "failed an attention check"
             elif point in seen:
-                why_not[id(line)] = "answered before"
+                why_not[id(line)] = ANSWERED_BEFORE
             else:
                 seen.add(point)
                 scored.append((session, line))
@@ -206,18 +210,8 @@ def read_responses(paths: list[str | Path], points: int = 11, exclude_inattentiv
                 [{"participant": participant}],
             )
         )
-    for session in responses.repeats:
-        log.warning(
-            "%s: participant %s took part again (session %s): that session is not scored (the first one counts)",
-            session.file,
-            session.participant,
-            session.name,
-        )
-    for participant, a in responses.attention().items():
-        if a["passed"] < a["checks"]:
-            log.warning("participant %s passed %d of %d attention checks", participant, a["passed"], a["checks"])
-    if partial:
-        log.warning("left out %d trial(s) with answers missing at some evidence points", partial)
+    repeated = repeated_answers(why_not, responses)
+    _warn_about(responses, repeated, partial)
     if not complete:
         raise ResultsError("no complete trial in the responses")
     counted = responses.counted
@@ -231,6 +225,7 @@ def read_responses(paths: list[str | Path], points: int = 11, exclude_inattentiv
         "seeds": sorted({s.line.get("seed") for s in counted if s.line.get("seed") is not None}),
         "incomplete_trials": partial,
         "practice_answers": sum(1 for reason in why_not.values() if reason == "practice"),
+        "repeated_answers": repeated,
         "attention": attention,
         "excluded_inattentive": sorted(p for p, a in attention.items() if a["passed"] < a["checks"])
         if exclude_inattentive
@@ -245,6 +240,41 @@ def read_responses(paths: list[str | Path], points: int = 11, exclude_inattentiv
         "combines_query_probabilities": False,
     }
     return RunResults("human", settings, complete)
+
+
+def _warn_about(responses: Responses, repeated: dict[str, int], partial: int) -> None:
+    """The warnings of a scoring run: what was read but is not scored, one line per kind of thing (repeat sessions
+    and failed checks, one per session or participant: each is a decision the researcher must see)."""
+    for session in responses.repeats:
+        log.warning(
+            "%s: participant %s took part again (session %s): that session is not scored (the first one counts)",
+            session.file,
+            session.participant,
+            session.name,
+        )
+    for participant, a in responses.attention().items():
+        if a["passed"] < a["checks"]:
+            log.warning("participant %s passed %d of %d attention checks", participant, a["passed"], a["checks"])
+    if repeated:
+        log.warning(
+            "ignored %d repeated answer(s) to evidence points already answered in the same session, keeping the "
+            "first: %s",
+            sum(repeated.values()),
+            ", ".join(f"{participant} {n}" for participant, n in repeated.items()),
+        )
+    if partial:
+        log.warning("left out %d trial(s) with answers missing at some evidence points", partial)
+
+
+def repeated_answers(why_not: dict[int, str], responses: Responses) -> dict[str, int]:
+    """Participant -> answers left out because their session had answered that evidence point before
+    (participants with such answers only, sorted)."""
+    counts: dict[str, int] = {}
+    for session in responses.counted:
+        for line in session.lines:
+            if why_not.get(id(line)) == ANSWERED_BEFORE:
+                counts[session.participant] = counts.get(session.participant, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def run_label(files: list[Path], participants: list[str]) -> str:

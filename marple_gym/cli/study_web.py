@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -93,6 +94,14 @@ def add_server_parser(subparsers) -> None:
     parser.add_argument("--out", required=True, help="responses file (.jsonl) to append to")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0: any free port)")
+    parser.add_argument(
+        "--max-per-address",
+        type=nonnegative_int,
+        default=None,
+        metavar="N",
+        help="open connections one client address may hold; more get a 503 (default: 32; 0: no cap, for a server "
+        "behind a reverse proxy, where every connection comes from the proxy)",
+    )
     parser.set_defaults(run=run_server)
 
 
@@ -134,7 +143,7 @@ def run_build(args: argparse.Namespace) -> int:
 
 
 def run_server(args: argparse.Namespace) -> int:
-    from marple_gym.study.server import serve_study
+    from marple_gym.study.server import Limits, serve_study
 
     def ready(server) -> None:
         host, port = server.server_address[:2]
@@ -142,5 +151,8 @@ def run_server(args: argparse.Namespace) -> int:
         if server.key is None:
             print("note: this study was built without --post: its pages send no answers here", file=sys.stderr)
 
-    serve_study(args.folder, args.out, args.host, args.port, ready)
+    limits = Limits()
+    if args.max_per_address is not None:  # the default lives in Limits, read only when the server starts
+        limits = dataclasses.replace(limits, max_per_address=args.max_per_address)
+    serve_study(args.folder, args.out, args.host, args.port, ready, limits)
     return 0

@@ -12,8 +12,9 @@ they cannot be written the reply is a 503 and the page sends them again.
 
 Limits keep one client from taking the server from others (:class:`Limits`):
 request size and lines per request, a timeout on every socket read and a
-deadline for the whole request, a cap on open connections (more get a 503 at
-once) and a listen backlog; answers are written in group commits by one
+deadline for the whole request, a cap on open connections and a smaller one per
+client address (more get a 503 at once, so idle sockets of one address cannot
+take every slot) and a listen backlog; answers are written in group commits by one
 thread, so a client sending many lines costs others one fsync. No response
 carries ``Access-Control-Allow-Origin``: the page posts to the server that
 served it. Every malformed request gets a 4xx.
@@ -61,6 +62,10 @@ class Limits:
     socket_timeout: float = 10.0  # seconds any one read from or write to a client may take
     request_deadline: float = 30.0  # seconds a connection may stay open in all
     max_connections: int = 256  # open connections; more are answered 503 and closed at once
+    # Open connections from one client address; more from it get a 503 as above (0: no cap). A browser opens at most
+    # 6 to a server, so 32 leaves room for a few participants behind one NAT. Behind a reverse proxy every
+    # connection comes from the proxy's address: set 0 there and let the proxy cap each client (docs/study.md).
+    max_per_address: int = 32
     backlog: int = 1024  # connections the kernel queues before the server accepts them
     commit_wait: float = 30.0  # seconds a POST waits for its lines to be on disk before a 503
 
@@ -84,7 +89,9 @@ class StudyServer(ThreadingHTTPServer):
     ) -> None:
         self.folder, self.sink, self.key, self.limits = folder, sink, key, limits
         self.request_queue_size = limits.backlog
-        self._open: dict[socket.socket, float] = {}  # connection -> when its deadline passes (monotonic)
+        self._open: dict[socket.socket, tuple[float, str]] = {}  # connection -> (deadline, monotonic; its address)
+        self._per_address: dict[str, int] = {}  # client address -> its open connections (addresses with some only)
+        self._warned_per_address = False  # the per-address cap was hit and logged once (it may mean a proxy)
         self._turned_away: dict[socket.socket, float] = {}  # answered 503, read until closed or this time
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -93,14 +100,40 @@ class StudyServer(ThreadingHTTPServer):
         self._reaper.start()
 
     def process_request(self, request: socket.socket, client_address: Any) -> None:
+        address = str(client_address[0] if isinstance(client_address, tuple) else client_address)
         with self._lock:
-            full = len(self._open) >= self.limits.max_connections
-            if not full:
-                self._open[request] = time.monotonic() + self.limits.request_deadline
-        if full:  # answered here, without a thread: a flood of connections cannot exhaust them
+            refused = self._refusal(address)
+            if refused is None:
+                self._open[request] = (time.monotonic() + self.limits.request_deadline, address)
+                self._per_address[address] = self._per_address.get(address, 0) + 1
+        if refused is not None:  # answered here, without a thread: a flood of connections cannot exhaust them
+            self._log_refusal(refused, address)
             self._turn_away(request)
             return
         super().process_request(request, client_address)
+
+    def _refusal(self, address: str) -> str | None:
+        """Why a new connection from ``address`` gets no slot (None: it gets one); called holding the lock."""
+        if len(self._open) >= self.limits.max_connections:
+            return "full"
+        cap = self.limits.max_per_address
+        if cap and self._per_address.get(address, 0) >= cap:
+            return "per address"
+        return None
+
+    def _log_refusal(self, refused: str, address: str) -> None:
+        # The first time one address fills its share, say so loudly: behind a proxy that has not been declared
+        # (every connection from one address) it turns participants away, and only the log can tell.
+        if refused == "per address" and not self._warned_per_address:
+            self._warned_per_address = True
+            log.warning(
+                "%s holds %d connections, the most one address may: more from it get a 503 (behind a reverse "
+                "proxy every connection comes from the proxy: start the server with --max-per-address 0)",
+                address,
+                self.limits.max_per_address,
+            )
+        else:
+            log.debug("%s turned away: %s", address, refused)
 
     def _turn_away(self, request: socket.socket) -> None:
         """Answer 503 and close gently: the reaper reads what the client still sends.
@@ -126,7 +159,12 @@ class StudyServer(ThreadingHTTPServer):
 
     def close_request(self, request: socket.socket) -> None:
         with self._lock:
-            self._open.pop(request, None)
+            opened = self._open.pop(request, None)
+            if opened is not None:  # an address without open connections leaves the table: it cannot grow for ever
+                address = opened[1]
+                self._per_address[address] -= 1
+                if not self._per_address[address]:
+                    del self._per_address[address]
         super().close_request(request)
 
     def _reap(self) -> None:
@@ -141,7 +179,7 @@ class StudyServer(ThreadingHTTPServer):
                 self._drain_turned_away(watching, pause)
                 now = time.monotonic()
                 with self._lock:
-                    late = [conn for conn, deadline in self._open.items() if deadline < now]
+                    late = [conn for conn, (deadline, _) in self._open.items() if deadline < now]
                 for conn in late:
                     with contextlib.suppress(OSError):
                         conn.shutdown(socket.SHUT_RDWR)
@@ -333,14 +371,15 @@ def serve_study(
     host: str = "127.0.0.1",
     port: int = 8000,
     ready: Callable[[StudyServer], None] = _quiet,
+    limits: Limits | None = None,
 ) -> None:
     """Serve the study ``folder``, its answers appended to ``out``, until Ctrl-C or SIGTERM (a service manager
     stopping it), either of which stops it cleanly: what is queued is written first. ``ready(server)`` is called
-    once it listens (its ``server_address`` has the port when ``port`` is 0). Call it from the main thread (it
-    sets the SIGTERM handler)."""
+    once it listens (its ``server_address`` has the port when ``port`` is 0); ``limits`` default to
+    :class:`Limits`'. Call it from the main thread (it sets the SIGTERM handler)."""
     if not 0 <= port <= 65535:
         raise ValueError(f"--port must be in 0..65535, got {port}")
-    server = make_server(folder, out, host, port)
+    server = make_server(folder, out, host, port, limits or Limits())
     ready(server)
     # SIGTERM stops it as Ctrl-C does. The handler runs in this thread, inside serve_forever, and shutdown() waits
     # for serve_forever to return: called from here it would wait for itself, so another thread calls it.

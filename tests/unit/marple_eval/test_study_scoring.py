@@ -45,6 +45,28 @@ def test_a_participant_s_first_session_counts_and_later_ones_are_reported_not_sc
     assert sliders(read_responses([tmp_path / "a.jsonl", tmp_path / "b.jsonl"]), "p1") == sliders(alone, "p1")
 
 
+def test_an_evidence_point_answered_twice_in_a_session_keeps_the_first_answer_and_is_reported(tmp_path, caplog):
+    twice = participant_lines("c1", "p1") + [answer("c1", "p1", 99, 0, 0, slider=90)]  # point 0 again, other slider
+    again = participant_lines("c2", "p2") + [answer("c2", "p2", 98, 1, 4, slider=3), answer("c2", "p2", 99, 1, 4)]
+    path = tmp_path / "answers.jsonl"
+    path.write_bytes(body(*twice, *again, *participant_lines("c3", "p3")))
+    with caplog.at_level(logging.WARNING):
+        run = read_responses([path])
+    assert run.settings["repeated_answers"] == {"p1": 1, "p2": 2}  # p3 answered each point once: not listed
+    warnings = [r.getMessage() for r in caplog.records if "repeated answer" in r.getMessage()]
+    assert warnings == [
+        "ignored 3 repeated answer(s) to evidence points already answered in the same session, keeping the first: "
+        "p1 1, p2 2"
+    ]
+    (tmp_path / "once.jsonl").write_bytes(body(*participant_lines("c1", "p1")))
+    once = read_responses([tmp_path / "once.jsonl"])
+    assert sliders(run, "p1") == sliders(once, "p1")  # the first answer is the one scored
+    assert once.settings["repeated_answers"] == {}
+    write_csv([path], tmp_path / "answers.csv")
+    rows = list(csv.DictReader((tmp_path / "answers.csv").open()))
+    assert [r["participant"] for r in rows if r["why_not_scored"] == "answered before"] == ["p1", "p2", "p2"]
+
+
 def test_practice_and_attention_checks_are_not_scored_and_checks_are_reported(tmp_path, caplog):
     careful = participant_lines("c1", "p1")
     careful.insert(12, check("c1", "p1", 99, slider=97))

@@ -7,12 +7,16 @@ need no dataset. Servers bind port 0 and report the port they got; nothing waits
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import itertools
 import json
 import os
 import re
 import signal
 import socket
+import struct
+import sys
 import threading
 from pathlib import Path
 
@@ -20,7 +24,9 @@ import pytest
 from study_fixtures import KEY, ChildServer, answer, body, participant_lines, session, study_description
 
 from marple_eval.human import read_responses
-from marple_gym.study.server import KEY_HEADER, Limits, make_server, serve_study
+from marple_gym.cli.main import main
+from marple_gym.study import server as server_module
+from marple_gym.study.server import KEY_HEADER, Limits, StudyServer, make_server, serve_study
 from marple_gym.study.trials import StudyError
 from marple_gym.study.web import write_study_data
 
@@ -48,15 +54,25 @@ def post(port: int, data: bytes, key: str | None = KEY, path: str = "/answers") 
         conn.close()
 
 
-def raw(port: int, request: bytes) -> bytes:
+def connect(port: int, source: str = "127.0.0.1") -> socket.socket:
+    """A connection to the server from ``source``: Linux answers on all of 127.0.0.0/8, so a test can play
+    clients at different addresses."""
+    return socket.create_connection(("127.0.0.1", port), timeout=60, source_address=(source, 0))
+
+
+def read_all(sock: socket.socket) -> bytes:
+    chunks = []
+    while chunk := sock.recv(65536):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def raw(port: int, request: bytes, source: str = "127.0.0.1") -> bytes:
     """Send raw bytes and no more, read the whole reply (the server closes the connection after one request)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:
+    with connect(port, source) as sock:
         sock.sendall(request)
         sock.shutdown(socket.SHUT_WR)
-        chunks = []
-        while chunk := sock.recv(65536):
-            chunks.append(chunk)
-    return b"".join(chunks)
+        return read_all(sock)
 
 
 def status_of(reply: bytes) -> int:
@@ -65,21 +81,31 @@ def status_of(reply: bytes) -> int:
     return int(match.group(1))
 
 
-@pytest.fixture()
-def serve(folder, tmp_path):
-    """Start servers in this process: ``serve(out, limits) -> port``; all are stopped at the end."""
-    servers = []
+class Servers:
+    """Servers started in this process: ``serve(out, limits) -> port``; ``serve.started[-1]`` is the last one."""
 
-    def start(out: Path | None = None, limits: Limits | None = None) -> int:
-        server = make_server(folder, out or tmp_path / "answers.jsonl", port=0, limits=limits or Limits())
+    def __init__(self, folder: Path, out: Path) -> None:
+        self.folder, self.out = folder, out
+        self.started: list[StudyServer] = []
+
+    def __call__(self, out: Path | None = None, limits: Limits | None = None) -> int:
+        server = make_server(self.folder, out or self.out, port=0, limits=limits or Limits())
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
+        self.started.append(server)
         return server.server_address[1]
 
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
+    def stop(self) -> None:
+        for server in self.started:
+            server.shutdown()
+            server.server_close()
+
+
+@pytest.fixture()
+def serve(folder, tmp_path):
+    """Start servers in this process (see :class:`Servers`); all are stopped at the end."""
+    servers = Servers(folder, tmp_path / "answers.jsonl")
+    yield servers
+    servers.stop()
 
 
 def test_serve_study_tells_where_it_listens_and_stops_cleanly_on_sigterm(folder, tmp_path):
@@ -231,19 +257,45 @@ def test_concurrent_clients_sending_again_write_each_line_once_and_score(serve, 
     assert len(run.trials) == 40 and len(run.settings["participants"]) == 20
 
 
+def trickle(sock: socket.socket, stop: threading.Event) -> None:
+    """Send a header a byte at a time, a byte every 0.1 s, until ``stop`` or the server cuts the connection."""
+    with contextlib.suppress(OSError):
+        for byte in itertools.cycle(b"X-Slow: 1\r\n"):
+            if stop.wait(0.1):
+                return
+            sock.send(bytes([byte]))
+
+
+def read_until_cut(sock: socket.socket) -> bytes:
+    """What the server sent before it closed the connection (a reset counts as closed: the server drops unread
+    bytes of a client it cuts, and the kernel may then answer with a reset)."""
+    try:
+        return read_all(sock)
+    except ConnectionResetError:
+        return b""
+
+
 def test_a_slow_client_is_cut_off_and_does_not_hold_up_others(serve, tmp_path):
     out = tmp_path / "answers.jsonl"
-    port = serve(out, Limits(socket_timeout=30.0, request_deadline=1.0))
-    slow = socket.create_connection(("127.0.0.1", port), timeout=60)
-    slow.sendall(b"POST /answers HTTP/1.1\r\nContent-Length: 1000\r\n")  # and then nothing more, for ever
-    others = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(5)]  # idle, not even a line
+    # The deadline cuts the trickling client, whose every read is quick (the read timeout never fires). It is the
+    # same for every connection, so it leaves the POST that must succeed 3 s, room on a loaded machine for what
+    # takes milliseconds, and the test still takes only about 3 s.
+    port = serve(out, Limits(socket_timeout=30.0, request_deadline=3.0))
+    slow = connect(port)
+    slow.sendall(b"POST /answers HTTP/1.1\r\nContent-Length: 1000\r\n")
+    stop = threading.Event()
+    trickling = threading.Thread(target=trickle, args=(slow, stop), daemon=True)
+    trickling.start()
+    others = [connect(port) for _ in range(5)]  # idle, not even a line
     try:
         assert post(port, body(session("c1", "p1")))[0] == 200  # served while the slow ones hang
-        cut = slow.recv(1024)  # at its deadline
+        cut = read_until_cut(slow)  # at its deadline, although it never stopped sending
         assert cut == b"" or status_of(cut) == 408
         for idle in others:
             assert idle.recv(1024) == b""
     finally:
+        stop.set()
+        trickling.join()
         slow.close()
         for idle in others:
             idle.close()
@@ -264,6 +316,123 @@ def test_connections_past_the_cap_get_a_503_at_once_and_the_server_recovers(serv
             break
     else:
         raise AssertionError("the server did not recover its connection slots")
+
+
+GET = b"GET /index.html HTTP/1.1\r\n\r\n"
+
+
+def test_one_address_holding_its_share_of_connections_cannot_lock_out_another(serve, tmp_path):
+    # Long timeouts: the idle connections must stay open for as long as the test needs them, however slow it runs.
+    limits = Limits(max_connections=4, max_per_address=3, socket_timeout=60.0, request_deadline=60.0)
+    port = serve(tmp_path / "answers.jsonl", limits)
+    hog = [connect(port) for _ in range(3)]  # connect, send nothing: its whole share
+    try:
+        past_share = connect(port)  # one slot is still free, but not for this address
+        with past_share:
+            reply = read_all(past_share)  # the server accepts connections in order: the hog's 3 are counted first
+        assert status_of(reply) == 503 and b"Retry-After: 1" in reply
+        assert status_of(raw(port, GET, source="127.0.0.2")) == 200  # another address gets the free slot
+    finally:
+        for sock in hog:
+            sock.close()
+    for _ in range(1000):  # the server notices the closed connections and gives the address its share back
+        if status_of(raw(port, GET)) == 200:
+            break
+    else:
+        raise AssertionError("the server did not give the address its connections back")
+
+
+def test_without_a_per_address_cap_one_address_may_take_every_slot(serve, tmp_path):
+    # Behind a reverse proxy every connection comes from the proxy: --max-per-address 0 lifts the cap.
+    limits = Limits(max_connections=4, max_per_address=0, socket_timeout=60.0, request_deadline=60.0)
+    port = serve(tmp_path / "answers.jsonl", limits)
+    idle = [connect(port) for _ in range(3)]
+    try:
+        assert status_of(raw(port, GET)) == 200  # the fourth slot, from the same address
+    finally:
+        for sock in idle:
+            sock.close()
+
+
+def test_the_command_line_sets_the_per_address_cap_and_refuses_a_negative_one(folder, tmp_path, monkeypatch, capsys):
+    out = tmp_path / "answers.jsonl"
+    with pytest.raises(SystemExit) as refused:
+        main(["study-server", str(folder), "--out", str(out), "--max-per-address", "-1"])
+    assert refused.value.code == 2 and "argument --max-per-address: expected an integer >= 0" in capsys.readouterr().err
+    assert not out.exists()
+    asked: list[Limits] = []
+
+    def no_server(folder: Path, out: Path, host: str, port: int, limits: Limits) -> None:
+        asked.append(limits)  # what the server would have been started with
+        raise StudyError("not started")
+
+    monkeypatch.setattr(server_module, "make_server", no_server)
+    for options in (["--max-per-address", "0"], []):
+        main(["study-server", str(folder), "--out", str(out), *options])
+    assert [limits.max_per_address for limits in asked] == [0, Limits().max_per_address]
+
+
+def listen_backlog(sock: socket.socket) -> int:
+    """The backlog the kernel gave a listening socket: Linux reports it in tcp_info's ``tcpi_sacked``
+    (a 32-bit field 28 bytes in; ``ss -lnt`` shows it as Send-Q)."""
+    info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    return struct.unpack_from("I", info, 28)[0]
+
+
+def test_the_server_listens_with_the_configured_backlog(serve, tmp_path):
+    assert Limits().backlog >= 1024  # a burst of 200 clients at once queues, not resets (the old backlog was 5)
+    serve(tmp_path / "answers.jsonl")
+    serve(tmp_path / "other.jsonl", Limits(backlog=77))
+    default, small = serve.started
+    assert (default.request_queue_size, small.request_queue_size) == (Limits().backlog, 77)
+    if sys.platform == "linux":  # what listen() was really given (the kernel caps it at net.core.somaxconn)
+        somaxconn = int(Path("/proc/sys/net/core/somaxconn").read_text())
+        assert listen_backlog(default.socket) == min(Limits().backlog, somaxconn)
+        assert listen_backlog(small.socket) == 77
+
+
+def test_answers_of_concurrent_requests_share_fsyncs_and_every_acknowledged_line_is_on_disk(
+    serve, tmp_path, monkeypatch
+):
+    out = tmp_path / "answers.jsonl"
+    port = serve(out)
+    sink = serve.started[0].sink
+    requests = 20
+    queued = threading.Semaphore(0)  # one release per request that reached the writer's queue
+    put = sink._queue.put
+
+    def counting_put(item, *args, **kwargs) -> None:
+        put(item, *args, **kwargs)
+        queued.release()
+
+    commits: list[int] = []
+    fsync = os.fsync
+
+    def counting_fsync(fd: int) -> None:
+        if fd == sink._fd:
+            if not commits:  # hold the first commit until every request is queued: the rest must share one
+                all(queued.acquire(timeout=60) for _ in range(requests))
+            commits.append(fd)
+        fsync(fd)
+
+    monkeypatch.setattr(sink._queue, "put", counting_put)
+    monkeypatch.setattr(os, "fsync", counting_fsync)
+    pages = [participant_lines(f"c{k}", f"p{k}")[:4] for k in range(requests)]  # a session line and 3 answers
+    replies: list[tuple[int, dict]] = []
+
+    def page(lines: list[dict]) -> None:
+        replies.append(post(port, body(*lines)))
+
+    threads = [threading.Thread(target=page, args=(lines,)) for lines in pages]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert replies == [(200, {"saved": 4, "received": 4})] * requests
+    assert 1 <= len(commits) <= 2 < requests  # the first request's commit, then one for all the others
+    assert sorted((e["client"], e["seq"]) for e in file_lines(out)) == sorted(
+        (line["client"], line["seq"]) for lines in pages for line in lines
+    )
 
 
 def test_a_full_disk_acknowledges_nothing_it_did_not_save_and_leaves_no_partial_line(folder, tmp_path):
