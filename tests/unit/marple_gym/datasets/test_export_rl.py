@@ -154,7 +154,9 @@ def test_trajectory_repr_is_one_short_line(data):
 
 
 def _tiny_training(tmp_path, logger: str):
-    from test_agents import train_tiny
+    pytest.importorskip("torch")
+    pytest.importorskip("lightning")
+    from tiny_models import train_tiny
 
     return train_tiny(tmp_path, epochs=2, logger=logger)
 
