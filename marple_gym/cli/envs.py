@@ -20,12 +20,13 @@ def run(args: argparse.Namespace) -> int:
     from marple_gym.levels import LEVELS
     from marple_gym.missions import MISSIONS
 
-    for name, mission in MISSIONS.items():
-        print(f"{mission_env_id(name):34s} {mission.title}")
-    print(f"{HOUSEHOLD_ID:34s} any mission(s) in any house config")
+    rows = [(mission_env_id(name), mission.title) for name, mission in MISSIONS.items()]
+    rows.append((HOUSEHOLD_ID, "any mission(s) in any house config"))
     if args.all:
-        for env_id, level in LEVELS.items():
-            print(f"{env_id:34s} {level.rung}: {level.description}")
-    else:
+        rows += [(env_id, f"{level.rung}: {level.description}") for env_id, level in LEVELS.items()]
+    width = max(len(env_id) for env_id, _ in rows)  # one column, however long the longest id
+    for env_id, description in rows:
+        print(f"{env_id:{width}s}   {description}")
+    if not args.all:
         print(f"... and {len(LEVELS)} more: the RL ladder's levels (marple envs --all)")
     return 0
