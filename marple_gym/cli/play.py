@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from marple_gym.cli.options import seed, tile_size
+from marple_gym.cli.options import env_id, seed, tile_size
 
 
 def _keys_epilog() -> str:
@@ -27,6 +27,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "env_id",
         nargs="?",
+        type=env_id,
         default="Marple-DoLaundry-v0",
         help="environment id (default: Marple-DoLaundry-v0; `marple envs` lists them)",
     )
@@ -42,9 +43,6 @@ def make_env(args: argparse.Namespace):
 
     import marple_gym  # noqa: F401  (registers the environments)
 
-    if args.env_id not in gym.registry:
-        known = ", ".join(marple_gym.env_ids())
-        raise ValueError(f"unknown environment {args.env_id!r}; choose from {known}")
     if args.tile_size < 4:
         raise ValueError(f"--tile-size must be at least 4, got {args.tile_size}")
     kwargs = {"mission": args.mission} if args.mission else {}
