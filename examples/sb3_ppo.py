@@ -39,6 +39,7 @@ from marple_agents.rl import (
     save_ppo,
     wilson_interval,
 )
+from marple_gym.cli.options import env_id, positive_int, seed
 
 FRESH_SEEDS = 1_000_000
 """Evaluation resets with seeds FRESH_SEEDS, FRESH_SEEDS + 1, ...: houses training did not see."""
@@ -61,17 +62,21 @@ def evaluate(model, stack: EnvStack, episodes: int, seed: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--env", default="Marple-GoTo-OneRoom-v0", help="a ladder level or mission id")
-    parser.add_argument("--steps", type=int, default=20_000, help="environment steps to train (default: 20000)")
+    parser.add_argument(
+        "--env", type=env_id, default="Marple-GoTo-OneRoom-v0", help="a ladder level or mission id (marple envs --all)"
+    )
+    parser.add_argument(
+        "--steps", type=positive_int, default=20_000, help="environment steps to train (default: 20000)"
+    )
     parser.add_argument("--mission", action="store_true", help="train with MISSION_RECIPE (for the ten missions)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the envs and the network (default: 0)")
+    parser.add_argument("--seed", type=seed, default=0, help="seed of the envs and the network (default: 0)")
     parser.add_argument(
         "--out", default="ppo_marple", help="folder for model.zip and policy.json (default: ppo_marple)"
     )
-    parser.add_argument("--episodes", type=int, default=100, help="evaluation episodes on fresh seeds (default: 100)")
+    parser.add_argument(
+        "--episodes", type=positive_int, default=100, help="evaluation episodes on fresh seeds (default: 100)"
+    )
     args = parser.parse_args()
-    if args.steps < 1 or args.episodes < 1:
-        parser.error("--steps and --episodes must be at least 1")
 
     recipe = MISSION_RECIPE if args.mission else {}
     model = make_ppo(args.env, seed=args.seed, verbose=1, **recipe)  # 16 envs, marple_agents.rl.PPO_SETTINGS

@@ -9,20 +9,35 @@ python -m pytest tests/unit/marple_gym/world/test_fuzz.py`` does the same for on
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-TESTS = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve()
+TESTS = HERE.parent
 PROPERTY_MODULES = sorted(
-    p.relative_to(TESTS).as_posix() for p in TESTS.rglob("test_*.py") if "from hypothesis import" in p.read_text()
+    p.relative_to(TESTS).as_posix()
+    for p in TESTS.rglob("test_*.py")
+    if p != HERE and "from hypothesis import" in p.read_text()  # this file names the import; it has no property
 )
 
 
 def test_the_property_modules_are_found():
-    assert {Path(m).name for m in PROPERTY_MODULES} >= {"test_fuzz.py", "test_fuzz_inputs.py", "test_generation.py"}
+    names = {Path(m).name for m in PROPERTY_MODULES}
+    assert names >= {"test_fuzz.py", "test_fuzz_inputs.py", "test_generation.py", "test_scene_graph.py"}
+    assert HERE.name not in names
+
+
+def test_no_property_test_overrides_the_profile():
+    """A test's own ``derandomize``, ``database`` or ``deadline`` would win over the profile: the explore job
+    would then draw the same examples as CI (or a loaded machine could fail it on the clock)."""
+    pinned = [
+        m for m in PROPERTY_MODULES if re.search(r"\b(derandomize|database|deadline)\s*=", (TESTS / m).read_text())
+    ]
+    assert not pinned, f"leave these settings to the profiles in tests/conftest.py: {pinned}"
 
 
 @pytest.mark.slow

@@ -5,9 +5,15 @@ arguments, the exploring job) and the shared helpers sit in ``tests/`` itself. P
 test module's folder on ``sys.path``, so no folder there may carry an importable name: ``tests/marple_gym/`` would
 be found as a namespace package ``marple_gym`` before an editable install's own finder is asked, in a fresh
 process; hence ``tests/unit/``, and test modules only in folders without subfolders.
+
+A test module imports only the shared helpers in ``tests/`` (``paths``, ``scripted``, ``tiny_models`` ...), never
+another test module: that one is on ``sys.path`` only when its folder was collected too, so the importer would
+fail when run alone.
 """
 
 from __future__ import annotations
+
+import ast
 
 from paths import ROOT, TESTS
 
@@ -48,3 +54,20 @@ def test_no_folder_on_the_tests_path_shadows_a_package():
 def test_test_module_names_are_unique_across_folders():
     names = [p.name for p in TESTS.rglob("test_*.py")]
     assert len(names) == len(set(names)), "pytest imports test modules by name: two with one name collide"
+
+
+def test_no_test_module_imports_another():
+    """Helpers that two test modules share live in a helper module in ``tests/``, so each file runs alone."""
+    offenders = []
+    for path in sorted(TESTS.rglob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level:
+                names = [node.module or ""]
+            else:
+                continue
+            offenders += [
+                f"{path.relative_to(TESTS)}:{node.lineno} imports {n}" for n in names if n.startswith("test_")
+            ]
+    assert not offenders, f"move what these share into a helper module in tests/: {offenders}"

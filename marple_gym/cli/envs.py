@@ -19,8 +19,9 @@ def run(args: argparse.Namespace) -> int:
     from marple_gym.levels.catalog import env_catalog
 
     catalog = env_catalog(levels=args.all)
+    width = max(len(env_id) for env_id, _ in catalog.rows)  # one column, however long the longest id
     for env_id, what in catalog.rows:
-        print(f"{env_id:34s} {what}")
+        print(f"{env_id:{width}s}   {what}")
     if catalog.more_levels:
         print(f"... and {catalog.more_levels} more: the RL ladder's levels (marple envs --all)")
     return 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+import traceback
 from importlib.metadata import entry_points
 
 from marple_gym import __version__
@@ -23,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="MARPLE-Gym: household whodunit benchmark for long-horizon inference.",
     )
     parser.add_argument("--version", action="version", version=f"marple-gym {__version__}")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log progress details")
+    add_verbose(parser, default=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for ep in sorted(entry_points(group="marple.commands"), key=lambda e: e.name):
         try:
@@ -33,7 +34,17 @@ def build_parser() -> argparse.ArgumentParser:
             logging.getLogger(__name__).debug("marple %s unavailable: %s", ep.name, exc)
             continue
         add(sub)
+    for command in set(sub.choices.values()):  # aliases share one parser
+        # Also after the subcommand (`marple evaluate ... -v`), where the error hint's reader puts it. Set only
+        # when given there, so that it cannot reset the `marple -v evaluate ...` form to False.
+        add_verbose(command, default=argparse.SUPPRESS)
     return parser
+
+
+def add_verbose(parser: argparse.ArgumentParser, default) -> None:
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", default=default, help="log progress details; show tracebacks of errors"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -48,19 +59,26 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (MarpleError, ValueError, OSError) as exc:
+    except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (ModelError): exit 2
         if args.verbose:
-            raise
-        print(f"marple {args.command}: error: {exc} (run with -v for details)", file=sys.stderr)
+            traceback.print_exc()  # -v adds the traceback; the exit status stays the documented one
+            print(f"marple {args.command}: error: {exc}", file=sys.stderr)
+        else:
+            print(f"marple {args.command}: error: {exc} (run with -v for details)", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
         if args.verbose:
-            raise
-        print(
-            f"marple {args.command}: internal error: {type(exc).__name__}: {exc} "
-            "(run with -v for the traceback, and please report it)",
-            file=sys.stderr,
-        )
+            traceback.print_exc()
+            print(
+                f"marple {args.command}: internal error: {type(exc).__name__}: {exc} (please report it)",
+                file=sys.stderr,
+            )
+        else:
+            print(
+                f"marple {args.command}: internal error: {type(exc).__name__}: {exc} "
+                "(run with -v for the traceback, and please report it)",
+                file=sys.stderr,
+            )
         return 1
 
 

@@ -1,14 +1,16 @@
-"""Argument types for numeric command-line options: range-checked by the parser, with the option named.
+"""Argument types for command-line options: range-checked by the parser, with the option named.
 
 ``parser.add_argument("--workers", type=positive_int)`` makes ``--workers 0``
 fail in argparse itself (``argument --workers: expected an integer >= 1, got
 '0'``, exit status 2) before the command runs, so nothing is written for an
-option out of range. Floats must be finite: ``nan`` and ``inf`` are refused.
+option out of range. Floats must be finite: ``nan`` and ``inf`` are refused. :func:`env_id` takes only an
+environment id this package registers.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import math
 import re
 from collections.abc import Callable
@@ -81,6 +83,21 @@ def device_spec(text: str) -> str:
     if value in ("auto", "cpu", "cuda") or re.fullmatch(r"cuda:\d+", value):
         return value
     raise argparse.ArgumentTypeError(f"expected {DEVICE_SPECS}, got {text!r}")
+
+
+def env_id(text: str) -> str:
+    """An environment id this package registers (``marple envs --all`` lists them), or the nearest ids named."""
+    from marple_gym.envs.registration import env_ids
+    from marple_gym.levels.ladder import level_ids
+
+    known = [*env_ids(), *level_ids(include_missions=False)]
+    if text in known:
+        return text
+    near = difflib.get_close_matches(text, known, n=3)
+    hint = f"did you mean {' or '.join(near)}? " if near else ""
+    raise argparse.ArgumentTypeError(
+        f"unknown environment {text!r}; {hint}`marple envs --all` lists the {len(known)} ids"
+    )
 
 
 positive_int = int_in(1)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from marple_gym.cli.options import seed, tile_size
+from marple_gym.cli.options import env_id, seed, tile_size
 
 
 def _keys_epilog() -> str:
@@ -27,6 +27,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument(
         "env_id",
         nargs="?",
+        type=env_id,
         default="Marple-DoLaundry-v0",
         help="environment id (default: Marple-DoLaundry-v0; `marple envs` lists them)",
     )

@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -240,17 +241,23 @@ def _write_minari(data: MarpleDataset, unit: str, split: str, dataset_id: str, r
                 infos={},
             )
         )
-    minari.create_dataset_from_buffers(
-        dataset_id,
-        buffers,
-        env=source_env_spec(data, unit, split, role),
-        observation_space=observation_space(*shape),
-        action_space=spaces.Discrete(NUM_ACTIONS),
-        algorithm_name="MARPLE hierarchical planner",
-        author="MARPLE-Gym",
-        description=f"MARPLE-Gym {data.root.name}: unit {unit}, split {split}" + (f", role {role}" if role else ""),
-        data_format="arrow",
-    )
+    env = source_env_spec(data, unit, split, role)
+    with warnings.catch_warnings():
+        # Minari warns unless told the env to evaluate in: we give the one the episodes come from. A shared-house
+        # unit has no Gymnasium env to give (None), and the warning would add nothing to that.
+        warnings.filterwarnings("ignore", message="`eval_env` is set to None", category=UserWarning)
+        minari.create_dataset_from_buffers(
+            dataset_id,
+            buffers,
+            env=env,
+            eval_env=env,
+            observation_space=observation_space(*shape),
+            action_space=spaces.Discrete(NUM_ACTIONS),
+            algorithm_name="MARPLE hierarchical planner",
+            author="MARPLE-Gym",
+            description=f"MARPLE-Gym {data.root.name}: unit {unit}, split {split}" + (f", role {role}" if role else ""),
+            data_format="arrow",
+        )
 
 
 # ---- Parquet ---------------------------------------------------------------------------------------------

@@ -8,7 +8,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from marple_agents import CheckpointError, Policy, load_policy, refine_with_audio, train_policy  # noqa: E402
+from tiny_models import random_subgoal, random_vision, synthetic_samples, tiny_config, train_tiny  # noqa: E402
+
+from marple_agents import CheckpointError, Policy, load_policy, refine_with_audio  # noqa: E402
 from marple_agents.checkpoints import save_checkpoint  # noqa: E402
 from marple_agents.config import ConfigError, ModelConfig, preset  # noqa: E402
 from marple_agents.models import SUBGOAL_SIZES, build_model, count_parameters  # noqa: E402
@@ -18,55 +20,6 @@ from marple_agents.training.states import distinct_states, holdout_mask  # noqa:
 from marple_gym.datasets import Samples  # noqa: E402
 from marple_gym.evidence import AUDIO  # noqa: E402
 from marple_gym.world.actions import Action  # noqa: E402
-
-TINY = {
-    "width": 32,
-    "depth": 2,
-    "heads": 2,
-    "mlp_ratio": 2,
-    "head_hidden": 32,
-    "decoder_hidden": 16,
-    "readout_depth": 1,
-    "glimpse": 0,
-}
-
-
-def tiny_config(conditioning: str = "vision", **changes) -> ModelConfig:
-    return ModelConfig(conditioning=conditioning, **{**TINY, **changes})
-
-
-def random_vision(rng: np.random.Generator, n: int, h: int = 7, w: int = 9) -> np.ndarray:
-    """Arrays with valid codes and one agent per array."""
-    v = np.zeros((n, h, w, 8), dtype=np.uint8)
-    v[..., 0] = rng.integers(0, 7, size=(n, h, w))
-    v[..., 1] = rng.integers(0, 25, size=(n, h, w))
-    v[..., 3] = rng.integers(0, 83, size=(n, h, w))
-    ys, xs = rng.integers(0, h, size=n), rng.integers(0, w, size=n)
-    v[np.arange(n), ys, xs, 6] = 1
-    v[np.arange(n), ys, xs, 7] = rng.integers(1, 5, size=n)
-    return v
-
-
-def random_subgoal(rng: np.random.Generator, n: int) -> np.ndarray:
-    sizes = [SUBGOAL_SIZES[f] for f in ("action", "object", "furniture", "room")]
-    return np.stack([rng.integers(0, s, size=n) for s in sizes], axis=1).astype(np.int64)
-
-
-def synthetic_samples(seed: int = 0, houses: int = 4, per_house: int = 48) -> Samples:
-    """The action is the agent's direction (0..3), a function of the agent's own cell: learnable in seconds."""
-    rng = np.random.default_rng(seed)
-    n = houses * per_house
-    vision = random_vision(rng, n, 6, 6)
-    direction = vision[..., 7].max(axis=(1, 2)).astype(np.int64) - 1
-    return Samples(
-        vision=vision,
-        action=direction,
-        subgoal=np.tile([3, 22, 4, 2], (n, 1)),  # "pick up the clothes on the bed in the Bedroom"
-        audio=np.ones(n, dtype=np.int64),
-        house=np.repeat([f"h{i}" for i in range(houses)], per_house),
-        episode=np.repeat(np.arange(n // 8), 8),
-    )
-
 
 # ---- models: shapes ----------------------------------------------------------------------------------------
 
@@ -280,23 +233,6 @@ def test_distinct_states_keep_counts_and_action_distributions():
 
 
 # ---- training, checkpoints, determinism --------------------------------------------------------------------------------
-
-
-def train_tiny(tmp_path, conditioning="vision", seed=0, epochs=30, **kw):
-    return train_policy(
-        None,
-        model=conditioning,
-        out_dir=tmp_path,
-        seed=seed,
-        max_epochs=epochs,
-        accelerator="cpu",
-        devices=1,
-        progress=False,
-        samples=kw.pop("samples", synthetic_samples()),
-        batch_size=32,
-        lr=3e-3,
-        **{**TINY, **kw},
-    )
 
 
 @pytest.mark.parametrize("conditioning", ["vision", "language"])

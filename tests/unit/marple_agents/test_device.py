@@ -10,8 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from test_agents import random_subgoal, random_vision, tiny_config  # noqa: E402
-from test_simulation import TOGGLE_ON, evidence_for, light_world  # noqa: E402
+from light_room import TOGGLE_ON, evidence_for, light_world  # noqa: E402
+from tiny_models import random_subgoal, random_vision, sharp_policy, tiny_config  # noqa: E402
 
 from marple_agents import Policy  # noqa: E402
 from marple_agents.device import DeviceError, devices_for, resolve_device, resolve_precision  # noqa: E402
@@ -46,16 +46,6 @@ def data(tmp_path_factory):
     spec = DatasetSpec([Unit.scenario("pillow")], Sizes(2, 2, 1, 1), seed=4, splits=("test",))
     generate_dataset(spec, root, workers=1, progress=False)
     return MarpleDataset(root)
-
-
-def sharp_policy(conditioning: str, precision: str = "auto", seed: int = 0, **size) -> Policy:
-    """A small untrained policy with a sharpened head: peaked distributions, as a trained one gives."""
-    cfg = tiny_config(conditioning, **{"width": 64, "depth": 3, "heads": 4, **size})
-    torch.manual_seed(seed)
-    net = build_model(cfg)
-    with torch.no_grad():
-        net.head[-1].weight.mul_(100)
-    return Policy(net, cfg, precision=precision)
 
 
 def test_auto_falls_back_to_the_cpu_without_a_gpu(gpus):

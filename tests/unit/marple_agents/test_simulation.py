@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_world
+from light_room import TOGGLE_ON, evidence_for, light_world
 
 from marple_agents.simulation import PlannerAgent, PolicyAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import sample_rows
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
-from marple_gym.evidence import AUDIO
-from marple_gym.missions import Subgoal
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.world import Action
 
@@ -46,32 +44,6 @@ class FixedPolicy:
 
     def subgoal_probs(self, vision):
         return None
-
-
-def light_world():
-    return make_world(furniture=[{"type": "light", "pos": [3, 3], "state": {"toggleable": False}}])
-
-
-TOGGLE_ON = Subgoal(Action.toggle, "light", "Kitchen", state=("toggleable", True))
-
-
-def evidence_for(world):
-    """Minimal agent evidence at tau = 0 in a hand-made world."""
-    from marple_eval.evidence import AgentEvidence
-
-    config = world.house.source["config"]
-    return AgentEvidence(
-        "A",
-        "agent-x",
-        0,
-        frozenset({"vision", "audio"}),
-        config,
-        world.state.grid[None].copy(),
-        np.zeros(0, dtype=np.int8),
-        np.array([AUDIO.index["toggle_on_light"]]),
-        None,
-        None,
-    )
 
 
 def test_rollouts_run_in_lockstep_with_one_batched_call_per_step():

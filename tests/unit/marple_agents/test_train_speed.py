@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from test_agents import TINY, synthetic_samples  # noqa: E402
+from tiny_models import TINY, synthetic_samples  # noqa: E402
 
 from marple_agents import train_policy  # noqa: E402
 from marple_agents.checkpoints import read_checkpoint  # noqa: E402

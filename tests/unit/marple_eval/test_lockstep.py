@@ -74,8 +74,8 @@ def test_outside_the_executor_a_batched_call_is_a_plain_call():
 
 torch = pytest.importorskip("torch")
 
-from test_device import sharp_policy  # noqa: E402
-from test_simulation import TOGGLE_ON, evidence_for, light_world  # noqa: E402
+from light_room import TOGGLE_ON, evidence_for, light_world  # noqa: E402
+from tiny_models import sharp_policy  # noqa: E402
 
 from marple_agents.simulation import PolicyAgent, query_probability  # noqa: E402
 

@@ -18,7 +18,7 @@ import torch
 
 from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, ModelError, RescaledAnswerWarning, check_answer
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
-from marple_gym.cli.main import main
+from marple_gym.cli.main import build_parser, main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
 PLUGIN = textwrap.dedent(
@@ -111,6 +111,25 @@ def test_a_plugins_own_failure_is_its_error_with_exit_2_and_no_results(data, plu
     err = capsys.readouterr().err
     assert err.startswith(f"marple evaluate: error: {message}") and "internal error" not in err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_verbose_shows_the_models_traceback_and_still_exits_2(data, plugin, capsys, where):
+    """``-v`` before the subcommand or after it (where the hint's reader puts it): the same exit, plus the trace."""
+    out = plugin / "run.json"
+    args = ["evaluate", "--data", str(data.root), "--model", "plugin_models:Raiser", "--out", str(out), "--no-progress"]
+    assert main(["-v", *args] if where == "before" else [*args, "-v"]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and 'return {}["boom"]' in err  # the model's own line, through the cause
+    assert "marple evaluate: error: model 'raiser' raised KeyError" in err and "run with -v" not in err
+    assert not out.exists()
+
+
+def test_verbose_is_off_unless_given_on_either_side():
+    parser = build_parser()
+    assert parser.parse_args(["evaluate"]).verbose is False
+    assert parser.parse_args(["-v", "evaluate"]).verbose is True
+    assert parser.parse_args(["evaluate", "--verbose"]).verbose is True
 
 
 @pytest.mark.parametrize(

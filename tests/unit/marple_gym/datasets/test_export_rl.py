@@ -29,7 +29,7 @@ def test_minari_round_trip_keeps_every_step(data, tmp_path, monkeypatch):
     import minari
 
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
-    with pytest.warns(UserWarning):  # Minari asks for a code permalink and an eval env, which we do not have
+    with pytest.warns(UserWarning):  # Minari asks for a code permalink, which we do not have
         export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
     loaded = minari.load_dataset("marple/get_snack/train-in-v0")
     originals = list(data.trajectories("get_snack", "train-in"))
@@ -50,10 +50,12 @@ def test_a_minari_export_recovers_the_env_its_episodes_come_from(data, tmp_path,
     import minari
 
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
-    with pytest.warns(UserWarning):  # no code permalink
+    with pytest.warns(UserWarning) as caught:  # no code permalink ...
         export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
+    assert not [w for w in caught if "eval_env" in str(w.message)]  # ... but the env to evaluate in is given
     loaded = minari.load_dataset("marple/get_snack/train-in-v0")
     assert loaded.env_spec.id == "Marple-Household-v0"
+    assert loaded.recover_environment(eval_env=True).spec.kwargs == loaded.env_spec.kwargs
     env = loaded.recover_environment()
     assert env.observation_space == loaded.observation_space and env.action_space == loaded.action_space
     obs, info = env.reset(seed=0)
@@ -168,7 +170,9 @@ def test_trajectory_repr_is_one_short_line(data):
 
 
 def _tiny_training(tmp_path, logger: str):
-    from test_agents import train_tiny
+    pytest.importorskip("torch")
+    pytest.importorskip("lightning")
+    from tiny_models import train_tiny
 
     return train_tiny(tmp_path, epochs=2, logger=logger)
 

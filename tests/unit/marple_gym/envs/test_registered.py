@@ -111,8 +111,11 @@ def test_marple_envs_lists_every_registered_id_with_all_and_says_how_many_more_w
 
     registered = {i for i in gym.registry if i.startswith("Marple-")}
     assert main(["envs", "--all"]) == 0
-    listed = [line.split()[0] for line in capsys.readouterr().out.splitlines()]
+    lines = capsys.readouterr().out.splitlines()
+    listed = [line.split()[0] for line in lines]
     assert sorted(listed) == sorted(registered) and len(listed) == 31
+    column = {len(line) - len(line.split(maxsplit=1)[1]) for line in lines}  # where each description starts
+    assert column == {max(map(len, listed)) + 3}, "the descriptions are one aligned column"
     assert main(["envs"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 12 and out[-1].startswith("... and 20 more") and "--all" in out[-1]

@@ -503,6 +503,17 @@ def run_sb3_example(tmp_path: Path, *args: str) -> dict:
     return json.loads(run.stdout[run.stdout.index("{\n") :])
 
 
+def test_the_sb3_example_refuses_an_unknown_env_in_one_line_naming_the_nearest(tmp_path):
+    example = ROOT / "examples" / "sb3_ppo.py"
+    run = subprocess.run(
+        [sys.executable, str(example), "--env", "Marple-GoTo-OneRom-v0"], cwd=tmp_path, capture_output=True, text=True
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr and not list(tmp_path.iterdir())
+    error = run.stderr.splitlines()[-1]
+    assert error.startswith("sb3_ppo.py: error: argument --env: unknown environment 'Marple-GoTo-OneRom-v0'")
+    assert "did you mean Marple-GoTo-OneRoom-v0" in error and "marple envs --all" in error
+
+
 def test_the_saved_stack_of_the_mission_recipe_is_the_env_make_ppo_trains_on():
     from marple_agents.rl import MISSION_RECIPE, EnvStack, make_ppo
 

@@ -82,7 +82,7 @@ def assert_same_graph(graph: nx.DiGraph, house, state) -> None:
     assert nx.utils.graphs_equal(graph, reference)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True)
+@settings(max_examples=40)  # derandomized (or not) and deadline-free by the profile: tests/conftest.py
 @given(seed=st.integers(0, 2**32 - 1), actions=st.lists(st.integers(0, 9), min_size=1, max_size=400))
 def test_the_envs_scene_graph_equals_a_rebuild_after_any_actions(seed, actions):
     env = gym.make("Marple-DoLaundry-v0", scene_graph=True).unwrapped

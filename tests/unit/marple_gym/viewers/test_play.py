@@ -127,8 +127,11 @@ def test_marple_play_cli_records_a_gif_and_lists_its_keys(tmp_path, capsys):
     text = capsys.readouterr().out
     for names, action, _ in KEYS:
         assert names[0] in text and action.name in text
-    assert main(["play", "Marple-Nope-v0"]) == 2
-    assert "unknown environment" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # by the parser: nothing opens
+        main(["play", "Marple-DoLaundy-v0"])
+    err = capsys.readouterr().err
+    assert refused.value.code == 2 and "argument env_id: unknown environment 'Marple-DoLaundy-v0'" in err
+    assert "did you mean Marple-DoLaundry-v0" in err
 
 
 def test_gymnasiums_play_drives_an_env_with_its_keymap():
