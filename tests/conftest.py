@@ -1,4 +1,4 @@
-"""Shared fixtures: small hand-made worlds for exact rule tests; the Hypothesis profiles."""
+"""The Hypothesis profiles and the shared fixtures (hand-made worlds are in worlds.py: no test imports conftest)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,11 @@ from hypothesis import HealthCheck, settings
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+# Under pytest-xdist every worker is one process per core already: a worker's torch (and what its subprocesses
+# run) on one thread each, since OpenMP threads that wait on a busy core spin, and two workers of two threads
+# each on a loaded 2-core machine made one small training test run 50 times longer than alone.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 # Property tests draw the same examples on every run, so a red run is one that reproduces: "ci" is the
 # default, CI=true or not. HYPOTHESIS_PROFILE=explore draws new random ones (and keeps failures in .hypothesis/
@@ -19,48 +24,6 @@ WALL_CLOCK_FREE = {"deadline": None, "suppress_health_check": [HealthCheck.too_s
 settings.register_profile("ci", derandomize=True, database=None, print_blob=True, **WALL_CLOCK_FREE)
 settings.register_profile("explore", derandomize=False, print_blob=True, **WALL_CLOCK_FREE)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
-
-from marple_gym.generation import generate_world  # noqa: E402
-from marple_gym.world import World  # noqa: E402
-
-
-def make_world(
-    furniture: list[dict] | None = None,
-    agent: tuple[int, int, int] = (2, 3, 0),
-    floor_objects: list[dict] | None = None,
-    width: int = 9,
-    height: int = 7,
-    room: str = "Kitchen",
-) -> World:
-    """One room filling a ``width`` x ``height`` grid, with exactly the given contents.
-
-    ``furniture`` entries are dicts in the plain config form: ``{"type": "closet",
-    "pos": [5, 1], "state": {...}, "objects": [{"type": "clothes", "pos": [5, 1]}]}``.
-    """
-    pieces = []
-    for f in furniture or []:
-        f = dict(f)
-        f.setdefault("objects", [])
-        f["num_objects"] = len(f["objects"])
-        pieces.append(f)
-    config = {
-        "width": width,
-        "height": height,
-        "rooms": [
-            {
-                "type": room,
-                "top": [1, 1],
-                "size": [width - 2, height - 2],
-                "furniture": pieces,
-                "num_furniture": len(pieces),
-                "floor_objects": floor_objects or [],
-                "num_floor_objects": len(floor_objects or []),
-            }
-        ],
-        "doors": [],
-        "agents": [{"name": "A", "pos": [agent[0], agent[1]], "dir": agent[2]}],
-    }
-    return generate_world(config, np.random.default_rng(0))
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import make_world
+from worlds import make_world
 
 from marple_eval.evidence import AgentEvidence
 from marple_gym.evidence import AUDIO

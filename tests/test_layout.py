@@ -1,19 +1,20 @@
-"""Tests sit in folders that mirror the packages: ``tests/unit/marple_gym/world/`` tests ``marple_gym/world/``.
+"""Tests sit in folders that mirror the packages: ``tests/unit/marple_gym/world/`` tests ``marple_gym/world/``,
+``tests/unit/marple_agents/`` the package's top-level modules (``device.py``) and its subfolders their own.
 
 Only the tests of the project as a whole (layers, docs, fresh imports, packaging, file formats, the CLI's bad
-arguments, the exploring job) and the shared helpers sit in ``tests/`` itself. Pytest puts ``tests/`` and each
-test module's folder on ``sys.path``, so no folder there may carry an importable name: ``tests/marple_gym/`` would
-be found as a namespace package ``marple_gym`` before an editable install's own finder is asked, in a fresh
-process; hence ``tests/unit/``, and test modules only in folders without subfolders.
+arguments, the exploring job) and the shared helpers sit in ``tests/`` itself. Pytest imports test modules by
+their path (``--import-mode=importlib``) and puts only ``tests/`` on ``sys.path``, for the helpers; so no folder in
+``tests/`` may be named like a package (``tests/marple_gym/`` would be found as a namespace package
+``marple_gym`` before an editable install's own finder is asked, in a fresh process): hence ``tests/unit/``.
 
-A test module imports only the shared helpers in ``tests/`` (``paths``, ``scripted``, ``tiny_models`` ...), never
-another test module: that one is on ``sys.path`` only when its folder was collected too, so the importer would
-fail when run alone.
+A test module imports only the shared helpers in ``tests/`` (``paths``, ``scripted``, ``worlds``, ``tiny_models``
+...), never another test module nor ``conftest``, so each file runs alone.
 """
 
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from paths import ROOT, TESTS
 
@@ -43,17 +44,16 @@ def test_only_project_wide_tests_sit_at_the_top():
     assert top <= PROJECT_WIDE, f"move these into the folder of the package they test: {sorted(top - PROJECT_WIDE)}"
 
 
-def test_no_folder_on_the_tests_path_shadows_a_package():
-    on_path = {TESTS} | {p.parent for p in TESTS.rglob("test_*.py")}
-    shadows = sorted(str(sub) for folder in on_path for sub in folder.iterdir() if sub.is_dir() and folder != TESTS)
-    assert not shadows, f"test modules in a folder with subfolders (importable names on sys.path): {shadows}"
+def test_tests_are_imported_by_path_and_only_tests_is_on_sys_path(pytestconfig):
+    """In pytest's default mode each test module's folder would go on ``sys.path``, where its subfolders shadow
+    packages of the same name; pyproject.toml sets the mode, read here from the running pytest."""
+    assert pytestconfig.option.importmode == "importlib"
+    assert [Path(p) for p in pytestconfig.getini("pythonpath")] == [TESTS]
+
+
+def test_no_folder_in_tests_is_named_like_a_package():
     packages = {p.parent.name for p in ROOT.glob("*/__init__.py")}
     assert not packages & {p.name for p in TESTS.iterdir() if p.is_dir()}, "a folder in tests/ named like a package"
-
-
-def test_test_module_names_are_unique_across_folders():
-    names = [p.name for p in TESTS.rglob("test_*.py")]
-    assert len(names) == len(set(names)), "pytest imports test modules by name: two with one name collide"
 
 
 def test_no_test_module_imports_another():
@@ -68,6 +68,8 @@ def test_no_test_module_imports_another():
             else:
                 continue
             offenders += [
-                f"{path.relative_to(TESTS)}:{node.lineno} imports {n}" for n in names if n.startswith("test_")
+                f"{path.relative_to(TESTS)}:{node.lineno} imports {n}"
+                for n in names
+                if n.startswith("test_") or n == "conftest"
             ]
     assert not offenders, f"move what these share into a helper module in tests/: {offenders}"

@@ -12,9 +12,9 @@ from types import SimpleNamespace
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import make_world
 from gymnasium.utils.env_checker import check_env
 from paths import ROOT
+from worlds import make_world
 
 import marple_gym
 from marple_gym import EgocentricView, NumericObservation

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import make_world
 from scripted import SNACK_HOUSE
+from worlds import make_world
 
 from marple_gym.evidence import AUDIO, FOOTSTEP, SILENCE, audio_token, intent, language, scene_graph
 from marple_gym.generation import generate_world

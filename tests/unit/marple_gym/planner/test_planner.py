@@ -9,7 +9,7 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 import pytest
-from conftest import make_world
+from worlds import make_world
 
 from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS, Mission, Subgoal, target_cells

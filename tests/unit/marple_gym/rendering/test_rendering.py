@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 import pytest
-from conftest import make_world
+from worlds import make_world
 
 import marple_gym  # noqa: F401
 from marple_gym.datasets.replay_sources import planner_trajectory

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import make_world
+from worlds import make_world
 
 from marple_gym.world import Action
 from marple_gym.world.assets import ASSETS

@@ -8,7 +8,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from conftest import make_world
+from worlds import make_world
 
 from marple_agents.simulation import SimulationModel
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate

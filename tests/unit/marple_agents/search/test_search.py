@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import make_world
-from test_simulation import evidence_for
+from light_room import evidence_for
+from worlds import make_world
 
 from marple_agents.inverse import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
