@@ -1,0 +1,72 @@
+"""bench/compare_runs.py: two run folders hold the same figures, or it says where they differ."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from paths import ROOT  # noqa: E402
+
+
+def load_compare():
+    spec = importlib.util.spec_from_file_location("compare_runs", ROOT / "bench" / "compare_runs.py")
+    compare = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(compare)
+    return compare
+
+
+def write_run(run, *, shard: bytes = b"shard", weights: str = "w0", p_a: float = 0.7, extra: bool = False) -> None:
+    """A run folder as marple benchmark leaves it, cut to what the comparison reads."""
+    (run / "data" / "pillow").mkdir(parents=True)
+    (run / "data" / "pillow" / "shard-00000.npz").write_bytes(shard)
+    manifest = {"shards": {"b": {"sha256": "2"}, "a": {"sha256": "1"}}, "created": str(run)}
+    (run / "data" / "manifest.json").write_text(json.dumps(manifest))
+    (run / "models" / "pillow" / "A").mkdir(parents=True)
+    torch.save({"weights_sha256": weights}, run / "models" / "pillow" / "A" / "policy.pt")
+    trial = {"episode_id": "pillow/h00/000", "labelings": [{"p_a": [p_a], "p_b": [1 - p_a]}]}
+    if extra:
+        trial["query_taus"] = [0]  # what a newer version stores beside the old fields
+    results = {"version": 2 if extra else 1, "created": "now", "settings": {"dataset": str(run)}, "trials": [trial]}
+    (run / "results").mkdir()
+    (run / "results" / "vision.json").write_text(json.dumps(results))
+    (run / "benchmark.json").write_text(json.dumps({"accuracies": {"pillow": 0.62}, "preset": {"estimate": str(run)}}))
+
+
+def test_runs_that_differ_only_in_where_and_when_and_new_fields_are_identical(tmp_path, capsys):
+    write_run(tmp_path / "a")
+    write_run(tmp_path / "b", extra=True)
+    manifest = tmp_path / "b" / "data" / "manifest.json"
+    listed = json.loads(manifest.read_text())
+    manifest.write_text(json.dumps({**listed, "shards": dict(reversed(listed["shards"].items()))}))  # other order
+    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    out = capsys.readouterr().out
+    assert "identical figures" in out and "results/vision.json/trials[]/query_taus (B only)" in out
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"shard": b"other"}, "data/pillow/shard-00000.npz"),
+        ({"weights": "w1"}, "models/pillow/A/policy.pt"),
+        ({"p_a": 0.71}, "results/vision.json/trials[]/labelings[]/p_a"),
+    ],
+)
+def test_a_changed_shard_model_or_answer_is_named_and_fails(tmp_path, capsys, change, named):
+    write_run(tmp_path / "a")
+    write_run(tmp_path / "b", **change)
+    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
+    assert f"DIFFERS: {named}" in capsys.readouterr().out
+
+
+def test_an_unfinished_run_is_refused_by_name(tmp_path, capsys):
+    write_run(tmp_path / "a")
+    shutil.copytree(tmp_path / "a", tmp_path / "b")
+    (tmp_path / "b" / "benchmark.json").unlink()
+    with pytest.raises(SystemExit) as refused:
+        load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")])
+    assert refused.value.code == 2 and "is not a finished benchmark run" in capsys.readouterr().err
