@@ -254,27 +254,21 @@ def _check_served(draft: Draft, req: Requirement, f: PlacedFurniture) -> None:
 
 
 def _place_agents(draft: Draft) -> None:
-    walkable = draft.floor & ~draft.taken
-    used: set[tuple[int, int]] = set()
+    board = draft.board
+    free = draft.floor & ~draft.taken
     for spec in draft.config.agents:
         if spec.pos is not None:
-            x, y = spec.pos
-            if not walkable[y, x] or spec.pos in used:
+            if not free & board.bit(*spec.pos):
                 raise ConfigError(
                     spec.where + ".pos",
                     f"agent {spec.name} cannot start at {list(spec.pos)}: the cell is not free floor",
                 )
             pos = spec.pos
         else:
-            free = walkable.copy()
-            for x, y in used:
-                free[y, x] = False
-            ys, xs = np.nonzero(free)
-            if not len(xs):
+            if not free:
                 raise PlacementFailed("no free floor left for the agents")
-            k = int(draft.rng.integers(len(xs)))
-            pos = (int(xs[k]), int(ys[k]))
-        used.add(pos)
+            pos = board.nth(free, int(draft.rng.integers(free.bit_count())))
+        free &= ~board.bit(*pos)
         direction = spec.dir if spec.dir is not None else int(draft.rng.integers(4))
         draft.agents.append((pos, direction))
 

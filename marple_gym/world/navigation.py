@@ -60,6 +60,19 @@ class Bitboard:
             bits ^= low
         return out
 
+    def nth(self, bits: int, k: int) -> tuple[int, int]:
+        """The (x, y) of the ``k``-th cell (from 0) of a set in row-major order, found by halving the set."""
+        index, size = 0, bits.bit_length()
+        while size > 1:
+            half = size // 2
+            low = bits & ((1 << half) - 1)
+            below = low.bit_count()
+            if k < below:
+                bits, size = low, half
+            else:
+                bits, k, index, size = bits >> half, k - below, index + half, size - half
+        return index % self.width, index // self.width
+
     def neighbours(self, bits: int) -> int:
         """Cells 4-adjacent to any cell of ``bits`` (may include ``bits`` itself)."""
         w = self.width
