@@ -14,7 +14,9 @@ cell, whatever the generator's seed.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from collections.abc import Callable
+from functools import cache, lru_cache, partial
+from typing import Any
 
 import numpy as np
 
@@ -317,6 +319,9 @@ def _build(draft: Draft) -> World:
         obj_names=_names([o.type for o in objects], [o.name for o in objects]),
         agent_names=tuple(a.name for a in draft.config.agents),
         agent_colors=tuple(a.color for a in draft.config.agents),
+        source=_LazySource(
+            partial(_resolved_config, draft.config, layout, furniture, draft.floor_objects, draft.agents, fur_names)
+        ),
     )
     fur_state = np.array(
         [bits_from_states(f.state) for f in furniture] + [OPEN_BIT if is_open else 0 for _, _, is_open in layout.doors],
@@ -333,16 +338,49 @@ def _build(draft: Draft) -> World:
         carrying=np.full((len(draft.agents), HANDS), -1, dtype=np.int16),
     )
     paint_grid(house, state)
-    house.source["config"] = _resolved_config(draft, furniture, fur_names)
     return World(house, state)
 
 
-def _resolved_config(draft: Draft, furniture: list[PlacedFurniture], fur_names: tuple[str, ...]) -> HouseConfig:
+class _LazySource(dict):
+    """A generated house's ``source``: its ``"config"`` (the resolved config) is built on the first read.
+
+    Building it is a good part of a reset, and most houses are played, never saved. It is built from the
+    finished draft's pieces, which nothing changes after :func:`_build`, and the config the house was generated
+    from (which callers do not change after generating). Copied or pickled, it is a plain dict.
+    """
+
+    def __init__(self, resolve: Callable[[], HouseConfig]) -> None:
+        super().__init__()
+        self._resolve = resolve
+
+    def __missing__(self, key: str) -> Any:
+        if key != "config":
+            raise KeyError(key)
+        self[key] = value = self._resolve()
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key == "config" or super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self["config"] if key == "config" else super().get(key, default)
+
+    def __reduce__(self) -> tuple:
+        return dict, ({**self, "config": self["config"]},)
+
+
+def _resolved_config(
+    config: HouseConfig,
+    layout: Layout,
+    furniture: list[PlacedFurniture],
+    floor_objects: list[tuple[int, PlacedObject]],
+    agents: list[tuple[tuple[int, int], int]],
+    fur_names: tuple[str, ...],
+) -> HouseConfig:
     """A config that states every choice made, so it rebuilds this exact house."""
-    layout = draft.layout
     rooms = []
     names = iter(fur_names)
-    floor = sorted(draft.floor_objects, key=lambda r: r[0])
+    floor = sorted(floor_objects, key=lambda r: r[0])
     for i, room in enumerate(layout.rooms):
         pieces = [
             FurnitureSpec(
@@ -360,7 +398,6 @@ def _resolved_config(draft: Draft, furniture: list[PlacedFurniture], fur_names: 
         rooms.append(
             RoomSpec(room.type, room.top, room.size, pieces, len(pieces), floor_objs, len(floor_objs), room.name)
         )
-    config = draft.config
     return HouseConfig(
         width=config.width,
         height=config.height,
@@ -372,7 +409,7 @@ def _resolved_config(draft: Draft, furniture: list[PlacedFurniture], fur_names: 
         doors=[DoorSpec((x, y), is_open) for x, y, is_open in layout.doors],
         agents=[
             AgentSpec(a.name, pos, d, a.color, dict(a.mission_preferences))
-            for a, (pos, d) in zip(config.agents, draft.agents)
+            for a, (pos, d) in zip(config.agents, agents)
         ],
         furniture_per_room=config.furniture_per_room,
         objects_per_furniture=config.objects_per_furniture,
