@@ -260,7 +260,8 @@ def _place_agents(draft: Draft) -> None:
     free = draft.floor & ~draft.taken
     for spec in draft.config.agents:
         if spec.pos is not None:
-            if not free & board.bit(*spec.pos):
+            x, y = spec.pos
+            if not free & board.bit(int(x), int(y)):  # a position may come as numpy integers
                 raise ConfigError(
                     spec.where + ".pos",
                     f"agent {spec.name} cannot start at {list(spec.pos)}: the cell is not free floor",
@@ -270,7 +271,7 @@ def _place_agents(draft: Draft) -> None:
             if not free:
                 raise PlacementFailed("no free floor left for the agents")
             pos = board.nth(free, int(draft.rng.integers(free.bit_count())))
-        free &= ~board.bit(*pos)
+        free &= ~board.bit(int(pos[0]), int(pos[1]))
         direction = spec.dir if spec.dir is not None else int(draft.rng.integers(4))
         draft.agents.append((pos, direction))
 
