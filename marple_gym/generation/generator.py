@@ -201,39 +201,39 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
     f.state = sample_states(ftype.abilities, {**f.state, **f.fixed}, draft.rng)
     if ftype.holds is None:
         return
-    cells = set(f.cells())
-    access = draft.access_cells(f)  # the floor is laid: objects on furniture do not change it
+    free = draft.access_cells(f)  # reachable cells no object uses yet (the floor is laid: objects do not change it)
 
-    def free_cells() -> list[tuple[int, int]]:
-        used = {o.pos for o in f.objects}
-        return [c for c in access if c not in used]
+    def put(obj: PlacedObject) -> None:
+        f.objects.append(obj)
+        if obj.pos in free:
+            free.remove(obj.pos)  # the others keep their row-major order
 
     for spec in f.spec.objects if f.spec else []:
         if spec.pos is not None:
+            cells = f.cells()
             if spec.pos not in cells or any(o.pos == spec.pos for o in f.objects):
                 reason = "is not a cell of" if spec.pos not in cells else "is already used on"
                 raise ConfigError(spec.where + ".pos", f"{list(spec.pos)} {reason} the {f.type} at {list(f.pos)}")
-            f.objects.append(_new_object(draft, spec.type, spec.pos, spec))
+            put(_new_object(draft, spec.type, spec.pos, spec))
         else:
-            free = free_cells() or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
-            if not free:
+            cells = free or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
+            if not cells:
                 raise PlacementFailed(f"{spec.where}: the {f.type} is full")
-            f.objects.append(_new_object(draft, spec.type, _pick(draft, free), spec))
-    if len(free_cells()) < len(f.required_objects) + f.keep_free:
+            put(_new_object(draft, spec.type, _pick(draft, cells), spec))
+    if len(free) < len(f.required_objects) + f.keep_free:
         raise PlacementFailed(f"the {f.type} in {room.name} has too few reachable cells for what the missions need")
     for obj in f.required_objects:
-        f.objects.append(_new_object(draft, obj, _pick(draft, free_cells())))
+        put(_new_object(draft, obj, _pick(draft, free)))
     lo, hi = draft.config.objects_per_furniture
     given = f.spec.num_objects if f.spec else None
     target = given if given is not None else int(draft.rng.integers(lo, hi + 1)) + len(f.required_objects)
     kinds = _object_kinds(room.type, ftype.accepts)
     while len(f.objects) < target and kinds:
-        free = free_cells()
         if len(free) <= f.keep_free:
             if given is not None:
                 raise PlacementFailed(f"{f.spec.where}: no room for {given} objects on the {f.type}")
             break
-        f.objects.append(_new_object(draft, _pick(draft, kinds), _pick(draft, free)))
+        put(_new_object(draft, _pick(draft, kinds), _pick(draft, free)))
 
 
 def _check_served(draft: Draft, req: Requirement, f: PlacedFurniture) -> None:
