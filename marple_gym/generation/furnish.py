@@ -97,15 +97,14 @@ class Draft:
         floor = layout.room_map >= 0
         self.floor = self.board.from_mask(floor)  # room floor: bits, like every set of cells here
         self.taken = 0
-        self.door_bits = 0
-        clear = 0
+        doors = clear = 0
         walkable = bytearray(floor.tobytes())
         for x, y, _ in layout.doors:  # a door lies in a wall between two rooms: never on the border
-            self.door_bits |= self.board.bit(x, y)
+            doors |= self.board.bit(x, y)
             clear |= self.board.block(3, 3) << ((y - 1) * layout.width + x - 1)
             walkable[y * layout.width + x] = 1
         self._open = self.floor & ~clear  # where random pieces and floor objects may go
-        self.walk = self.floor | self.door_bits
+        self.walk = self.floor | doors
         self._walkable = walkable
         self._piece_at = [-1] * len(walkable)  # index into ``furniture`` of the piece on each cell
         self.furniture: list[PlacedFurniture] = []
@@ -148,6 +147,9 @@ class Draft:
         only the pieces next to the block can lose their last walkable neighbour.
         """
         width, walkable, piece_at = self.board.width, self._walkable, self._piece_at
+        around = _ring_bits(w, h, width) << ((y - 1) * width + x - 1)
+        if self.walk & around == around:  # walkable all round: one run, and no piece is next to the block
+            return True
         ring = _ring(x, y, w, h, width)
         if _touching_runs(ring, walkable) != 1:
             return False
@@ -276,6 +278,12 @@ def _ring_offsets(w: int, h: int, width: int) -> tuple[tuple[int, bool], ...]:
     cells += [(cx, h) for cx in range(w, -2, -1)]
     cells += [(-1, cy) for cy in range(h - 1, -1, -1)]
     return tuple((cy * width + cx, -1 < cx < w or -1 < cy < h) for cx, cy in cells)
+
+
+@lru_cache(maxsize=1024)
+def _ring_bits(w: int, h: int, width: int) -> int:
+    """The cells of :func:`_ring` as bits, for the block at (1, 1)."""
+    return sum(1 << (width + 1 + offset) for offset, _ in _ring_offsets(w, h, width))
 
 
 def _touching_runs(ring: list[tuple[int, bool]], walkable: bytearray) -> int:

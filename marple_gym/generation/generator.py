@@ -301,6 +301,9 @@ def _build(draft: Draft) -> World:
             "uint8 object-id channel; lower furniture_per_room or objects_per_furniture",
         )
     n_doors = len(layout.doors)
+    wall = layout.room_map < 0
+    for x, y, _ in layout.doors:
+        wall[y, x] = False
     fur_names = _names([f.type for f in furniture], [f.spec.name if f.spec else None for f in furniture])
     door_names = tuple(f"door_{i + 1}" for i in range(n_doors))
     house = House(
@@ -308,7 +311,7 @@ def _build(draft: Draft) -> World:
         height=layout.height,
         rooms=tuple(Room(r.name, r.type, tuple(r.top), tuple(r.size)) for r in layout.rooms),
         room_map=layout.room_map.copy(),
-        wall=(layout.room_map < 0) & ~draft.board.to_mask(draft.door_bits),
+        wall=wall,
         fur_type=np.array([ASSETS.furniture_code[f.type] for f in furniture] + [DOOR] * n_doors, dtype=np.int16),
         fur_room=np.array([f.room for f in furniture] + [-1] * n_doors, dtype=np.int16),
         fur_pos=np.array([f.pos for f in furniture] + [(x, y) for x, y, _ in layout.doors], dtype=np.int16).reshape(
