@@ -104,6 +104,7 @@ class Draft:
             clear |= self.board.block(3, 3) << ((y - 1) * layout.width + x - 1)
             walkable[y * layout.width + x] = 1
         self._open = self.floor & ~clear  # where random pieces and floor objects may go
+        self._room_bits = [self.board.rect(*room.top, *room.size) for room in layout.rooms]
         self.walk = self.floor | doors
         self._walkable = walkable
         self._piece_at = [-1] * len(walkable)  # index into ``furniture`` of the piece on each cell
@@ -203,20 +204,20 @@ class Draft:
     def place_furniture_randomly(self, f: PlacedFurniture) -> bool:
         """Try every free anchor in the room in random order; keep the first that breaks nothing."""
         w, h = f.size
-        room = self.layout.rooms[f.room]
-        (rx, ry), (rw, rh) = room.top, room.size
+        rw, rh = self.layout.rooms[f.room].size
         if w > rw or h > rh:
             return False
         width = self.board.width
-        fits = self.board.block(rw - w + 1, rh - h + 1) << (ry * width + rx)  # anchors that keep it in the room
+        # Anchors in the room whose cells are all open; a block running out of the room meets its wall, never open.
+        fits = self._room_bits[f.room]
         for dy in range(h):
             for dx in range(w):
                 fits &= self._open >> (dy * width + dx)
         block = self.board.block(w, h)
         # The permutation covers every anchor, in row-major order (the generator's draws stay those of the pinned
         # houses), but the anchors are read one by one: the first one usually fits.
-        for k in self.rng.permutation(fits.bit_count()).tolist():
-            x, y = self.board.nth(fits, k)
+        for k in self.rng.permutation(fits.bit_count()):
+            x, y = self.board.nth(fits, int(k))
             bits = block << (y * width + x)
             if self._problem_taking(x, y, w, h, bits, extra=bits) is None:
                 f.pos = (x, y)
@@ -250,9 +251,8 @@ class Draft:
                 raise ConfigError(where + ".pos", f"a {type_name} at {list(obj.pos)} cannot lie there: {problem}")
             candidates = [(x, y)]
         else:
-            (rx, ry), (rw, rh) = self.layout.rooms[room].top, self.layout.rooms[room].size
-            free = self._open & (self.board.block(rw, rh) << (ry * self.board.width + rx))
-            candidates = (self.board.nth(free, k) for k in self.rng.permutation(free.bit_count()).tolist())
+            free = self._open & self._room_bits[room]
+            candidates = (self.board.nth(free, int(k)) for k in self.rng.permutation(free.bit_count()))
         for x, y in candidates:
             bit = self.board.bit(x, y)
             if self._problem_taking(x, y, 1, 1, bit) is None:

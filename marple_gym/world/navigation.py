@@ -49,6 +49,12 @@ class Bitboard:
             bits = self._blocks[w, h] = sum(row << (cy * self.width) for cy in range(h))
         return bits
 
+    def rect(self, x: int, y: int, w: int, h: int) -> int:
+        """Bits of the ``w`` x ``h`` block of cells at (x, y), for any size (:meth:`block` keeps the few piece
+        sizes; rooms come in too many): one bit per row, times the row."""
+        rows = ((1 << (h * self.width)) - 1) // ((1 << self.width) - 1)
+        return rows * ((1 << w) - 1) << (y * self.width + x)
+
     def cells(self, bits: int) -> list[tuple[int, int]]:
         """The (x, y) cells of a set, in row-major order."""
         out = []
