@@ -162,7 +162,8 @@ def describe(value: Any) -> str:
 
 def is_int(value: Any) -> bool:
     """An integer that is not a bool (JSON true/false); numpy integers count (configs built from arrays)."""
-    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    # A plain int first: the ABC check is slow, and every reset validates its config.
+    return type(value) is int or (isinstance(value, numbers.Integral) and not isinstance(value, bool))
 
 
 def is_number(value: Any) -> bool:

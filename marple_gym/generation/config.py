@@ -223,9 +223,9 @@ class HouseConfig:
     # ---- checks that need no generation -------------------------------------
     def validate(self) -> None:
         """Check names, numbers and positions that can be checked before building."""
-        for f in fields(self):  # the bounds the reader checks, for a config built in Python
-            if f.metadata["low"] is not None and getattr(self, f.name) is not None:
-                _check_int(f.name, getattr(self, f.name), f.metadata["low"], f.metadata["high"])
+        for name, low, high in _bounded(type(self)):  # the bounds the reader checks, for a config built in Python
+            if getattr(self, name) is not None:
+                _check_int(name, getattr(self, name), low, high)
         for d in self.room_split_dirs:
             if d not in SPLIT_DIRS:
                 raise ConfigError("room_split_dirs", f"unknown split direction {describe(d)}; use 'vert' or 'horz'")
@@ -401,6 +401,12 @@ BLOCK_KEYS = ("num", "initial")
 
 def _config_error(file: str | None, field: str, reason: str) -> ConfigError:
     return ConfigError(field, reason, file)
+
+
+@functools.cache
+def _bounded(spec: type) -> tuple[tuple[str, int, int | None], ...]:
+    """(name, low, high) of each field with integer bounds (every reset validates its config: list them once)."""
+    return tuple((f.name, f.metadata["low"], f.metadata["high"]) for f in fields(spec) if f.metadata["low"] is not None)
 
 
 @functools.cache

@@ -79,9 +79,11 @@ def _state_odds(abilities: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
 class Draft:
     """A house being furnished: what is placed where, and the walkable floor.
 
-    The walkable floor is kept as bits (``walk``, for checks of the whole floor)
-    and cell by cell (for local checks), updated as pieces and floor objects take
-    cells. A placement is first checked around the cells it takes, which is
+    Sets of cells (the floor, what is taken, where random pieces may go, the
+    walkable floor ``walk``) are bitboards: a placement updates them with a few
+    integer operations, and the k-th free cell of a room is found without
+    listing them all. The walkable floor is also kept cell by cell (for local
+    checks). A placement is first checked around the cells it takes, which is
     enough whenever the floor stays connected there; only when it is not does
     the check flood the whole floor, so a placement costs the same in a large
     house as in a small one.
@@ -92,21 +94,20 @@ class Draft:
         self.layout = layout
         self.rng = rng
         self.board: Bitboard = bitboard(layout.width, layout.height)
-        h, w = layout.room_map.shape
-        self.floor = layout.room_map >= 0
-        self.taken = np.zeros((h, w), dtype=bool)
-        self.door_bits = 0
-        clear = np.zeros((h, w), dtype=bool)
-        walkable = self.floor.copy()
-        for x, y, _ in layout.doors:
-            self.door_bits |= self.board.bit(x, y)
-            clear[max(y - 1, 0) : y + 2, max(x - 1, 0) : x + 2] = True
-            walkable[y, x] = True
-        self.keep_clear = clear & self.floor
-        self._open = ~(self.taken | self.keep_clear)  # where random pieces and floor objects may go
-        self.walk = self.board.from_mask(walkable)
-        self._walkable = bytearray(walkable.ravel().tobytes())
-        self._piece_at = [-1] * (w * h)  # index into ``furniture`` of the piece on each cell
+        floor = layout.room_map >= 0
+        self.floor = self.board.from_mask(floor)  # room floor: bits, like every set of cells here
+        self.taken = 0
+        doors = clear = 0
+        walkable = bytearray(floor.tobytes())
+        for x, y, _ in layout.doors:  # a door lies in a wall between two rooms: never on the border
+            doors |= self.board.bit(x, y)
+            clear |= self.board.block(3, 3) << ((y - 1) * layout.width + x - 1)
+            walkable[y * layout.width + x] = 1
+        self._open = self.floor & ~clear  # where random pieces and floor objects may go
+        self._room_bits = [self.board.rect(*room.top, *room.size) for room in layout.rooms]
+        self.walk = self.floor | doors
+        self._walkable = walkable
+        self._piece_at = [-1] * len(walkable)  # index into ``furniture`` of the piece on each cell
         self.furniture: list[PlacedFurniture] = []
         self.floor_objects: list[tuple[int, PlacedObject]] = []
         self.agents: list[tuple[tuple[int, int], int]] = []
@@ -147,6 +148,9 @@ class Draft:
         only the pieces next to the block can lose their last walkable neighbour.
         """
         width, walkable, piece_at = self.board.width, self._walkable, self._piece_at
+        around = _ring_bits(w, h, width) << ((y - 1) * width + x - 1)
+        if self.walk & around == around:  # walkable all round: one run, and no piece is next to the block
+            return True
         ring = _ring(x, y, w, h, width)
         if _touching_runs(ring, walkable) != 1:
             return False
@@ -160,15 +164,12 @@ class Draft:
 
     def _take(self, x: int, y: int, w: int, h: int, bits: int) -> None:
         """Cells stop being walkable floor."""
-        self.taken[y : y + h, x : x + w] = True
-        self._open[y : y + h, x : x + w] = False
+        self.taken |= bits
+        self._open &= ~bits
         self.walk &= ~bits
         width = self.board.width
         for cy in range(y, y + h):
             self._walkable[cy * width + x : cy * width + x + w] = bytes(w)
-
-    def room_cells_free(self, room: int) -> np.ndarray:
-        return (self.layout.room_map == room) & ~self.taken
 
     # ---- furniture -------------------------------------------------------------------------
     def place_furniture_at(self, f: PlacedFurniture, where: str) -> None:
@@ -182,7 +183,7 @@ class Draft:
                 f"a {f.type} ({w} x {h} cells) at {list(f.pos)} does not fit inside room {room.name} "
                 f"(floor {list(room.top)} size {list(room.size)})",
             )
-        if self.taken[y : y + h, x : x + w].any():
+        if self.taken & (self.board.block(w, h) << (y * self.board.width + x)):
             other = next(o for o in self.furniture if any(c in o.cells() for c in f.cells()))
             raise ConfigError(where, f"the {f.type} at {list(f.pos)} overlaps the {other.type} at {list(other.pos)}")
         fine = self._fine_around(x, y, w, h)
@@ -203,25 +204,21 @@ class Draft:
     def place_furniture_randomly(self, f: PlacedFurniture) -> bool:
         """Try every free anchor in the room in random order; keep the first that breaks nothing."""
         w, h = f.size
-        room = self.layout.rooms[f.room]
-        (rx, ry), (rw, rh) = room.top, room.size
+        rw, rh = self.layout.rooms[f.room].size
         if w > rw or h > rh:
             return False
-        free = self._open[ry : ry + rh, rx : rx + rw]
-        fits = free[: rh - h + 1, : rw - w + 1].copy()
+        width = self.board.width
+        # Anchors in the room whose cells are all open; a block running out of the room meets its wall, never open.
+        fits = self._room_bits[f.room]
         for dy in range(h):
             for dx in range(w):
-                if dx or dy:
-                    fits &= free[dy : dy + rh - h + 1, dx : dx + rw - w + 1]
-        anchors = np.flatnonzero(fits)  # row-major in the room: the order the random permutation indexes
-        span = rw - w + 1
+                fits &= self._open >> (dy * width + dx)
         block = self.board.block(w, h)
-        # The permutation covers every anchor (the generator's draws stay those of the pinned houses), but the
-        # anchors are read one by one: the first one usually fits.
-        for k in self.rng.permutation(len(anchors)):
-            y, x = divmod(int(anchors[k]), span)
-            x, y = x + rx, y + ry
-            bits = block << (y * self.board.width + x)
+        # The permutation covers every anchor, in row-major order (the generator's draws stay those of the pinned
+        # houses), but the anchors are read one by one: the first one usually fits.
+        for k in self.rng.permutation(fits.bit_count()):
+            x, y = self.board.nth(fits, int(k))
+            bits = block << (y * width + x)
             if self._problem_taking(x, y, w, h, bits, extra=bits) is None:
                 f.pos = (x, y)
                 self._commit(f)
@@ -245,7 +242,7 @@ class Draft:
         """Put an object on the floor of ``room`` (at ``obj.pos`` if given) without blocking the way."""
         if obj is not None and obj.pos is not None:
             x, y = obj.pos
-            if self.layout.room_map[y, x] != room or self.taken[y, x]:
+            if self.layout.room_map[y, x] != room or self.taken & self.board.bit(x, y):
                 raise ConfigError(
                     where + ".pos", f"{list(obj.pos)} is not a free floor cell of room {self.layout.rooms[room].name}"
                 )
@@ -254,9 +251,8 @@ class Draft:
                 raise ConfigError(where + ".pos", f"a {type_name} at {list(obj.pos)} cannot lie there: {problem}")
             candidates = [(x, y)]
         else:
-            (rx, ry), (rw, rh) = self.layout.rooms[room].top, self.layout.rooms[room].size
-            free = np.flatnonzero(self._open[ry : ry + rh, rx : rx + rw])
-            candidates = ((int(free[k]) % rw + rx, int(free[k]) // rw + ry) for k in self.rng.permutation(len(free)))
+            free = self._open & self._room_bits[room]
+            candidates = (self.board.nth(free, int(k)) for k in self.rng.permutation(free.bit_count()))
         for x, y in candidates:
             bit = self.board.bit(x, y)
             if self._problem_taking(x, y, 1, 1, bit) is None:
@@ -282,6 +278,12 @@ def _ring_offsets(w: int, h: int, width: int) -> tuple[tuple[int, bool], ...]:
     cells += [(cx, h) for cx in range(w, -2, -1)]
     cells += [(-1, cy) for cy in range(h - 1, -1, -1)]
     return tuple((cy * width + cx, -1 < cx < w or -1 < cy < h) for cx, cy in cells)
+
+
+@lru_cache(maxsize=1024)
+def _ring_bits(w: int, h: int, width: int) -> int:
+    """The cells of :func:`_ring` as bits, for the block at (1, 1)."""
+    return sum(1 << (width + 1 + offset) for offset, _ in _ring_offsets(w, h, width))
 
 
 def _touching_runs(ring: list[tuple[int, bool]], walkable: bytearray) -> int:

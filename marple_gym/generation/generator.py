@@ -14,7 +14,10 @@ cell, whatever the generator's seed.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from collections.abc import Callable
+from functools import cache, lru_cache, partial
+from itertools import chain
+from typing import Any
 
 import numpy as np
 
@@ -122,7 +125,7 @@ def _assign(draft: Draft, req: Requirement) -> PlacedFurniture:
         chosen = pool[int(draft.rng.integers(len(pool)))]
     else:
         chosen = None
-        for room in draft.rng.permutation(rooms).tolist():
+        for room in _shuffled(draft, rooms):
             f = PlacedFurniture(req.fur, room, (0, 0))
             if draft.place_furniture_randomly(f):
                 chosen = f
@@ -193,45 +196,52 @@ def _pick(draft: Draft, options: list):
     return options[0] if len(options) == 1 else options[int(draft.rng.integers(len(options)))]
 
 
+def _shuffled(draft: Draft, options: list) -> list:
+    """``draft.rng.permutation(options)`` as a list, drawn as numpy draws it (numpy shuffles an array of the
+    options and an ``arange`` with the same swaps), without turning the options into an array; a single option
+    draws nothing, as in numpy."""
+    return options if len(options) < 2 else [options[i] for i in draft.rng.permutation(len(options)).tolist()]
+
+
 def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
     ftype = ASSETS.furniture_type(f.type)
     room = draft.layout.rooms[f.room]
     f.state = sample_states(ftype.abilities, {**f.state, **f.fixed}, draft.rng)
     if ftype.holds is None:
         return
-    cells = set(f.cells())
-    access = draft.access_cells(f)  # the floor is laid: objects on furniture do not change it
+    free = draft.access_cells(f)  # reachable cells no object uses yet (the floor is laid: objects do not change it)
 
-    def free_cells() -> list[tuple[int, int]]:
-        used = {o.pos for o in f.objects}
-        return [c for c in access if c not in used]
+    def put(obj: PlacedObject) -> None:
+        f.objects.append(obj)
+        if obj.pos in free:
+            free.remove(obj.pos)  # the others keep their row-major order
 
     for spec in f.spec.objects if f.spec else []:
         if spec.pos is not None:
+            cells = f.cells()
             if spec.pos not in cells or any(o.pos == spec.pos for o in f.objects):
                 reason = "is not a cell of" if spec.pos not in cells else "is already used on"
                 raise ConfigError(spec.where + ".pos", f"{list(spec.pos)} {reason} the {f.type} at {list(f.pos)}")
-            f.objects.append(_new_object(draft, spec.type, spec.pos, spec))
+            put(_new_object(draft, spec.type, spec.pos, spec))
         else:
-            free = free_cells() or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
-            if not free:
+            cells = free or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
+            if not cells:
                 raise PlacementFailed(f"{spec.where}: the {f.type} is full")
-            f.objects.append(_new_object(draft, spec.type, _pick(draft, free), spec))
-    if len(free_cells()) < len(f.required_objects) + f.keep_free:
+            put(_new_object(draft, spec.type, _pick(draft, cells), spec))
+    if len(free) < len(f.required_objects) + f.keep_free:
         raise PlacementFailed(f"the {f.type} in {room.name} has too few reachable cells for what the missions need")
     for obj in f.required_objects:
-        f.objects.append(_new_object(draft, obj, _pick(draft, free_cells())))
+        put(_new_object(draft, obj, _pick(draft, free)))
     lo, hi = draft.config.objects_per_furniture
     given = f.spec.num_objects if f.spec else None
     target = given if given is not None else int(draft.rng.integers(lo, hi + 1)) + len(f.required_objects)
     kinds = _object_kinds(room.type, ftype.accepts)
     while len(f.objects) < target and kinds:
-        free = free_cells()
         if len(free) <= f.keep_free:
             if given is not None:
                 raise PlacementFailed(f"{f.spec.where}: no room for {given} objects on the {f.type}")
             break
-        f.objects.append(_new_object(draft, _pick(draft, kinds), _pick(draft, free)))
+        put(_new_object(draft, _pick(draft, kinds), _pick(draft, free)))
 
 
 def _check_served(draft: Draft, req: Requirement, f: PlacedFurniture) -> None:
@@ -254,27 +264,22 @@ def _check_served(draft: Draft, req: Requirement, f: PlacedFurniture) -> None:
 
 
 def _place_agents(draft: Draft) -> None:
-    walkable = draft.floor & ~draft.taken
-    used: set[tuple[int, int]] = set()
+    board = draft.board
+    free = draft.floor & ~draft.taken
     for spec in draft.config.agents:
         if spec.pos is not None:
             x, y = spec.pos
-            if not walkable[y, x] or spec.pos in used:
+            if not free & board.bit(int(x), int(y)):  # a position may come as numpy integers
                 raise ConfigError(
                     spec.where + ".pos",
                     f"agent {spec.name} cannot start at {list(spec.pos)}: the cell is not free floor",
                 )
             pos = spec.pos
         else:
-            free = walkable.copy()
-            for x, y in used:
-                free[y, x] = False
-            ys, xs = np.nonzero(free)
-            if not len(xs):
+            if not free:
                 raise PlacementFailed("no free floor left for the agents")
-            k = int(draft.rng.integers(len(xs)))
-            pos = (int(xs[k]), int(ys[k]))
-        used.add(pos)
+            pos = board.nth(free, int(draft.rng.integers(free.bit_count())))
+        free &= ~board.bit(int(pos[0]), int(pos[1]))
         direction = spec.dir if spec.dir is not None else int(draft.rng.integers(4))
         draft.agents.append((pos, direction))
 
@@ -291,6 +296,11 @@ def _names(types: list[str], given: list[str | None]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _pairs(pairs: list[tuple[int, int]]) -> np.ndarray:
+    """An (n, 2) int16 array of (x, y) pairs (numpy reads a flat list of numbers twice as fast as pairs)."""
+    return np.array(list(chain.from_iterable(pairs)), dtype=np.int16).reshape(-1, 2)
+
+
 def _build(draft: Draft) -> World:
     layout: Layout = draft.layout
     furniture = sorted(draft.furniture, key=lambda f: f.room)  # stable: config order within a room
@@ -304,6 +314,9 @@ def _build(draft: Draft) -> World:
             "uint8 object-id channel; lower furniture_per_room or objects_per_furniture",
         )
     n_doors = len(layout.doors)
+    wall = layout.room_map < 0
+    for x, y, _ in layout.doors:
+        wall[y, x] = False
     fur_names = _names([f.type for f in furniture], [f.spec.name if f.spec else None for f in furniture])
     door_names = tuple(f"door_{i + 1}" for i in range(n_doors))
     house = House(
@@ -311,18 +324,19 @@ def _build(draft: Draft) -> World:
         height=layout.height,
         rooms=tuple(Room(r.name, r.type, tuple(r.top), tuple(r.size)) for r in layout.rooms),
         room_map=layout.room_map.copy(),
-        wall=(layout.room_map < 0) & ~draft.board.to_mask(draft.door_bits),
+        wall=wall,
         fur_type=np.array([ASSETS.furniture_code[f.type] for f in furniture] + [DOOR] * n_doors, dtype=np.int16),
         fur_room=np.array([f.room for f in furniture] + [-1] * n_doors, dtype=np.int16),
-        fur_pos=np.array([f.pos for f in furniture] + [(x, y) for x, y, _ in layout.doors], dtype=np.int16).reshape(
-            -1, 2
-        ),
-        fur_size=np.array([f.size for f in furniture] + [(1, 1)] * n_doors, dtype=np.int16).reshape(-1, 2),
+        fur_pos=_pairs([f.pos for f in furniture] + [(x, y) for x, y, _ in layout.doors]),
+        fur_size=_pairs([f.size for f in furniture] + [(1, 1)] * n_doors),
         fur_names=fur_names + door_names,
         obj_type=np.array([ASSETS.object_code[o.type] for o in objects], dtype=np.int16),
         obj_names=_names([o.type for o in objects], [o.name for o in objects]),
         agent_names=tuple(a.name for a in draft.config.agents),
         agent_colors=tuple(a.color for a in draft.config.agents),
+        source=_LazySource(
+            partial(_resolved_config, draft.config, layout, furniture, draft.floor_objects, draft.agents, fur_names)
+        ),
     )
     fur_state = np.array(
         [bits_from_states(f.state) for f in furniture] + [OPEN_BIT if is_open else 0 for _, _, is_open in layout.doors],
@@ -332,23 +346,56 @@ def _build(draft: Draft) -> World:
     state = WorldState(
         grid=np.zeros((layout.height, layout.width, 8), dtype=np.uint8),
         fur_state=fur_state,
-        obj_pos=np.array([o.pos for o in objects], dtype=np.int16).reshape(-1, 2),
+        obj_pos=_pairs([o.pos for o in objects]),
         obj_state=obj_state,
-        agent_pos=np.array([p for p, _ in draft.agents], dtype=np.int16).reshape(-1, 2),
+        agent_pos=_pairs([p for p, _ in draft.agents]),
         agent_dir=np.array([d for _, d in draft.agents], dtype=np.int8),
         carrying=np.full((len(draft.agents), HANDS), -1, dtype=np.int16),
     )
     paint_grid(house, state)
-    house.source["config"] = _resolved_config(draft, furniture, fur_names)
     return World(house, state)
 
 
-def _resolved_config(draft: Draft, furniture: list[PlacedFurniture], fur_names: tuple[str, ...]) -> HouseConfig:
+class _LazySource(dict):
+    """A generated house's ``source``: its ``"config"`` (the resolved config) is built on the first read.
+
+    Building it is a good part of a reset, and most houses are played, never saved. It is built from the
+    finished draft's pieces, which nothing changes after :func:`_build`, and the config the house was generated
+    from (which callers do not change after generating). Copied or pickled, it is a plain dict.
+    """
+
+    def __init__(self, resolve: Callable[[], HouseConfig]) -> None:
+        super().__init__()
+        self._resolve = resolve
+
+    def __missing__(self, key: str) -> Any:
+        if key != "config":
+            raise KeyError(key)
+        self[key] = value = self._resolve()
+        return value
+
+    def __contains__(self, key: object) -> bool:
+        return key == "config" or super().__contains__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self["config"] if key == "config" else super().get(key, default)
+
+    def __reduce__(self) -> tuple:
+        return dict, ({**self, "config": self["config"]},)
+
+
+def _resolved_config(
+    config: HouseConfig,
+    layout: Layout,
+    furniture: list[PlacedFurniture],
+    floor_objects: list[tuple[int, PlacedObject]],
+    agents: list[tuple[tuple[int, int], int]],
+    fur_names: tuple[str, ...],
+) -> HouseConfig:
     """A config that states every choice made, so it rebuilds this exact house."""
-    layout = draft.layout
     rooms = []
     names = iter(fur_names)
-    floor = sorted(draft.floor_objects, key=lambda r: r[0])
+    floor = sorted(floor_objects, key=lambda r: r[0])
     for i, room in enumerate(layout.rooms):
         pieces = [
             FurnitureSpec(
@@ -366,7 +413,6 @@ def _resolved_config(draft: Draft, furniture: list[PlacedFurniture], fur_names: 
         rooms.append(
             RoomSpec(room.type, room.top, room.size, pieces, len(pieces), floor_objs, len(floor_objs), room.name)
         )
-    config = draft.config
     return HouseConfig(
         width=config.width,
         height=config.height,
@@ -378,7 +424,7 @@ def _resolved_config(draft: Draft, furniture: list[PlacedFurniture], fur_names: 
         doors=[DoorSpec((x, y), is_open) for x, y, is_open in layout.doors],
         agents=[
             AgentSpec(a.name, pos, d, a.color, dict(a.mission_preferences))
-            for a, (pos, d) in zip(config.agents, draft.agents)
+            for a, (pos, d) in zip(config.agents, agents)
         ],
         furniture_per_room=config.furniture_per_room,
         objects_per_furniture=config.objects_per_furniture,

@@ -67,8 +67,9 @@ def _split(config: HouseConfig, n: int, rng: np.random.Generator) -> list[tuple[
                 "num_rooms",
                 f"cannot split a {config.width} x {config.height} grid into {n} rooms of at least {m} x {m} cells",
             )
-        weights = np.array([a for _, _, a in options], dtype=float)
-        i, direction, _ = options[weighted_index(rng, weights / weights.sum())]
+        # Areas are integers: their sum is exact, and each share the same float numpy divides to.
+        total = sum(a for _, _, a in options)
+        i, direction, _ = options[weighted_index(rng, [a / total for _, _, a in options])]
         x, y, w, h = rects.pop(i)
         if direction == "vert":
             cut = int(rng.integers(x + m, x + w - m))
@@ -91,7 +92,8 @@ def _room_types(config: HouseConfig, n: int, required: list[str], rng: np.random
         )
     entries += missing
     # Other rooms get types the house lacks (a house rarely has three bedrooms); repeats only once all six are used.
-    unused = [t for t in ASSETS.room_types if t not in {e.type if isinstance(e, RoomSpec) else e for e in entries}]
+    present = {e.type if isinstance(e, RoomSpec) else e for e in entries}
+    unused = [t for t in ASSETS.room_types if t not in present]
     while len(entries) < n:
         pool = unused or list(ASSETS.room_types)
         pick = pool[int(rng.integers(len(pool)))]
@@ -201,8 +203,8 @@ def _connected(n: int, edges: list[tuple[int, int]]) -> list[int]:
 def add_doors(config: HouseConfig, layout: Layout, rng: np.random.Generator) -> None:
     """Check the config's doors, or add a random spanning tree of doors."""
     candidates = _door_candidates(layout.rooms)
-    where_pair = {cell: pair for pair, cells in candidates.items() for cell in cells}
     if config.doors is not None:
+        where_pair = {cell: pair for pair, cells in candidates.items() for cell in cells}
         edges = []
         for door in config.doors:
             pair = where_pair.get(tuple(door.pos))

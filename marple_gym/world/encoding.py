@@ -18,35 +18,37 @@ from marple_gym.world.state import (
     CH_FUR_STATE,
     CH_OBJ,
     CH_OBJ_ID,
-    CH_OBJ_STATE,
     CH_ROOM,
     WorldState,
 )
 
 
 def paint_grid(house: House, state: WorldState) -> None:
-    """Overwrite ``state.grid`` with the encoding of the house and the state tables."""
+    """Overwrite ``state.grid`` with the encoding of the house and the state tables.
+
+    Whole channels are looked up from the furniture map (a cell without furniture, -1, reads the 0 appended to
+    each table) rather than written through boolean masks: generation paints every new house, and a handful of
+    whole-array lookups cost less than a mask write each. Objects and agents are a few cells, written one by one.
+    """
     grid = state.grid
-    grid[:] = 0
     grid[..., CH_ROOM] = house.room_type_map
-    grid[house.wall, CH_FUR : CH_FUR_STATE + 1] = (WALL, 1)
-    fur = house.fur_map >= 0
-    index = house.fur_map[fur]
-    grid[fur, CH_FUR] = house.fur_type[index]
-    grid[fur, CH_FUR_STATE] = state.fur_state[index] + 1
-    placed = np.flatnonzero(state.obj_pos[:, 0] >= 0)
-    xs, ys = state.obj_pos[placed, 0], state.obj_pos[placed, 1]
-    grid[ys, xs, CH_OBJ] = house.obj_type[placed]
-    grid[ys, xs, CH_OBJ_STATE] = state.obj_state[placed] + 1
-    grid[ys, xs, CH_OBJ_ID] = placed + 1
-    for agent, ((x, y), d) in enumerate(zip(state.agent_pos.tolist(), state.agent_dir.tolist())):
-        grid[y, x, CH_AGENT] = agent + 1
-        grid[y, x, CH_AGENT_DIR] = d + 1
-        held = int(state.carrying[agent, 0])
-        if held >= 0:
-            grid[y, x, CH_OBJ] = house.obj_type[held]
-            grid[y, x, CH_OBJ_STATE] = int(state.obj_state[held]) + 1
-            grid[y, x, CH_OBJ_ID] = held + 1
+    grid[..., CH_FUR] = np.where(house.wall, WALL, house.fur_codes[house.fur_map])
+    grid[..., CH_FUR_STATE] = np.where(house.wall, 1, np.append(state.fur_state + 1, 0)[house.fur_map])
+    grid[..., CH_OBJ:] = 0
+    obj_type, obj_state = house.obj_type_list, state.obj_state.tolist()
+
+    def paint_object(x: int, y: int, i: int) -> None:  # the three object channels lie side by side
+        grid[y, x, CH_OBJ : CH_OBJ_ID + 1] = (obj_type[i], obj_state[i] + 1, i + 1)
+
+    for i, (x, y) in enumerate(state.obj_pos.tolist()):
+        if x >= 0:
+            paint_object(x, y, i)
+    for agent, ((x, y), d, held) in enumerate(
+        zip(state.agent_pos.tolist(), state.agent_dir.tolist(), state.carrying[:, 0].tolist())
+    ):
+        grid[y, x, CH_AGENT : CH_AGENT_DIR + 1] = (agent + 1, d + 1)
+        if held >= 0:  # the first hand's object shows on the agent's cell
+            paint_object(x, y, held)
 
 
 def encoded_grid(house: House, state: WorldState) -> np.ndarray:

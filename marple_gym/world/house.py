@@ -7,7 +7,7 @@ Nothing here changes while agents act, so copies of a world share one
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache, cached_property
 from typing import Any
 
@@ -73,15 +73,14 @@ class House:
 
     def __post_init__(self) -> None:
         # Every world cloned from this house shares its arrays: freeze them so none can change the others'.
-        for f in fields(self):
-            value = getattr(self, f.name)
+        for value in vars(self).values():  # the fields, just set (dataclasses.fields is slow on every reset)
             if isinstance(value, np.ndarray):
                 _read_only(value)
 
     @cached_property
     def fingerprint(self) -> str:
         """A digest of the layout, furniture and objects: equal for houses the rules cannot tell apart."""
-        digest = hashlib.sha256(f"{self.width}x{self.height}".encode())
+        parts = [f"{self.width}x{self.height}".encode()]
         for array in (
             self.room_map,
             self.wall,
@@ -91,10 +90,9 @@ class House:
             self.fur_size,
             self.obj_type,
         ):
-            digest.update(_dtype_text(array.dtype) + str(array.shape).encode())
-            digest.update(np.ascontiguousarray(array).tobytes())
-        digest.update("|".join(r.type for r in self.rooms).encode())
-        return digest.hexdigest()
+            parts += (_dtype_text(array.dtype) + str(array.shape).encode(), array.tobytes())
+        parts.append("|".join(r.type for r in self.rooms).encode())
+        return hashlib.sha256(b"".join(parts)).hexdigest()  # one update of the whole: the same digest
 
     @property
     def num_furniture(self) -> int:
@@ -137,8 +135,8 @@ class House:
     @cached_property
     def room_type_map(self) -> np.ndarray:
         """(H, W) uint8 room-type code per cell (0 for walls and doors)."""
-        codes = np.array([0] + [ASSETS.room_code[r.type] for r in self.rooms], dtype=np.uint8)
-        return _read_only(codes[self.room_map.astype(np.int64) + 1])
+        codes = np.array([ASSETS.room_code[r.type] for r in self.rooms] + [0], dtype=np.uint8)
+        return _read_only(codes[self.room_map])  # room -1 reads the last code, 0
 
     @cached_property
     def room_type_at(self) -> list[list[int]]:

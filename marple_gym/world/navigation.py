@@ -49,6 +49,12 @@ class Bitboard:
             bits = self._blocks[w, h] = sum(row << (cy * self.width) for cy in range(h))
         return bits
 
+    def rect(self, x: int, y: int, w: int, h: int) -> int:
+        """Bits of the ``w`` x ``h`` block of cells at (x, y), for any size (:meth:`block` keeps the few piece
+        sizes; rooms come in too many): one bit per row, times the row."""
+        rows = ((1 << (h * self.width)) - 1) // ((1 << self.width) - 1)
+        return rows * ((1 << w) - 1) << (y * self.width + x)
+
     def cells(self, bits: int) -> list[tuple[int, int]]:
         """The (x, y) cells of a set, in row-major order."""
         out = []
@@ -59,6 +65,19 @@ class Bitboard:
             out.append((i % w, i // w))
             bits ^= low
         return out
+
+    def nth(self, bits: int, k: int) -> tuple[int, int]:
+        """The (x, y) of the ``k``-th cell (from 0) of a set in row-major order, found by halving the set."""
+        index, size = 0, bits.bit_length()
+        while size > 1:
+            half = size // 2
+            low = bits & ((1 << half) - 1)
+            below = low.bit_count()
+            if k < below:
+                bits, size = low, half
+            else:
+                bits, k, index, size = bits >> half, k - below, index + half, size - half
+        return index % self.width, index // self.width
 
     def neighbours(self, bits: int) -> int:
         """Cells 4-adjacent to any cell of ``bits`` (may include ``bits`` itself)."""
