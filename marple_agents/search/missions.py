@@ -30,7 +30,7 @@ import numpy as np
 
 from marple_agents.search.puct import SearchSettings, run_search, visit_policy
 from marple_gym.episode.batch import EpisodeBatch
-from marple_gym.missions.batch import MissionTable
+from marple_gym.missions.batch import DONE_CODES, BatchProgress, MissionTable
 from marple_gym.world.assets import ASSETS, DOOR
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
@@ -40,11 +40,8 @@ from marple_gym.world.state import CH_FUR
 
 PriorFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
 """``prior(vision, subgoals)``: (R, H, W, 8) grids and (R, 4) subgoal codes -> (R, 10) action probabilities."""
-DONE = (-1, -1, -1, -1)
+DONE = DONE_CODES
 """The subgoal codes of a complete mission, as datasets and policies write them."""
-_POLICY_CODES = [0, 3, 1, 2]
-"""A mission table's code columns (action, furniture, room, object) in the policies' order (action, object,
-furniture, room)."""
 
 
 def take_states(batch: BatchedState, rows: np.ndarray) -> BatchedState:
@@ -69,9 +66,7 @@ class MissionSearch:
 
     def subgoals(self, mission: np.ndarray, index: np.ndarray) -> np.ndarray:
         """(R, 4) the policy's codes of each row's current subgoal (:data:`DONE` once complete)."""
-        codes = self.table.codes[mission, index][:, _POLICY_CODES]
-        done = index >= self.table.length[mission]
-        return np.where(done[:, None], np.array(DONE), codes)
+        return self.table.policy_codes(mission, index)
 
     def policy(
         self, house: House | HouseBatch, states: BatchedState, mission: np.ndarray, index: np.ndarray
@@ -90,9 +85,9 @@ class MissionSearch:
 
         def expand(parent: np.ndarray, action: np.ndarray, node: int):
             # Each child resumes its mission at its parent's subgoal, then takes one step through the episode.
-            child = EpisodeBatch.start(nodes.take(parent, trees), self.table, (mission,))
             before = progress[parent, trees]
-            child.progress[0].index[:] = before
+            child = EpisodeBatch.start(nodes.take(parent, trees))
+            child.track(0, BatchProgress(self.table, mission, before))
             child.advance(houses, action)
             nodes.put(node, child.world)
             progress[node] = after = child.progress[0].index
