@@ -14,7 +14,9 @@ Which mission: each rollout works on one mission of the agent's mission prior
 (from its training split, as for ``bip``), resumed from how far the observed
 actions got in it. The rows of a group are shared out among the missions in
 proportion to the prior (largest remainders, drawing nothing at random), so a
-search with K = 0 draws exactly what the policy agent draws.
+search with K = 0 draws exactly what the policy agent draws. The rollouts'
+batch tracks each rollout's mission (:meth:`EpisodeBatch.track`) and moves it
+on as it steps; the search reads where each rollout is from there.
 """
 
 from __future__ import annotations
@@ -28,13 +30,12 @@ from marple_agents.audio import refine_with_audio
 from marple_agents.cache import PolicyCache
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
-from marple_agents.simulation.agent_models import RolloutAgent, outcome_arrays, sample_rows
+from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.rollouts import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import get_mission
 from marple_gym.planner.planner import follow_history
-from marple_gym.world.actions import Outcome
 
 
 def share_rows(rows: int, weights: Sequence[float]) -> np.ndarray:
@@ -82,7 +83,6 @@ class MCTSAgent(RolloutAgent):
             self.table, lambda v, s: cache.action_probs(v, s if use_language else None), self.settings
         )
         self.worlds: RolloutWorlds | None = None
-        self.progress = BatchProgress(self.table, np.zeros(0, dtype=np.int64))
         self.heard = np.zeros(0, dtype=np.int64)
         self.first_step = True
 
@@ -104,32 +104,22 @@ class MCTSAgent(RolloutAgent):
             for m, (name, count) in enumerate(zip(self.preferences, counts.tolist())):
                 missions += [m] * count
                 index += [follow_history(start, evidence.actions, name).progress.index] * count
-        self.progress = BatchProgress(self.table, np.array(missions, dtype=np.int64))
-        self.progress.index = np.array(index, dtype=np.int64)
+        worlds.episodes.track(0, BatchProgress(self.table, np.array(missions, dtype=np.int64), np.array(index)))
         if self.use_audio:
             sizes = [g.stop - g.start for g in groups]
             self.heard = np.repeat([int(e.audio[-1]) for e in evidences], sizes)
 
     def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         active = np.asarray(active)
-        worlds = self.worlds  # the rollouts' batch: its states and houses are read directly
+        worlds = self.worlds  # the rollouts' batch: its states, houses and missions' progress are read directly
+        progress = worlds.episodes.progress[0]
         probs = self.search.policy(
             house_rows(worlds.house, active),
             take_states(worlds.batch, active),
-            self.progress.mission[active],
-            self.progress.index[active],
+            progress.mission[active],
+            progress.index[active],
         )
         if self.use_audio and self.first_step:
             probs = refine_with_audio(probs, self.heard[active]).astype(np.float64)
         self.first_step = False
         return sample_rows(probs, rng)
-
-    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
-        """Move each rollout's mission on as the environment would."""
-        active = np.asarray(active)
-        n = len(self.worlds)
-        out = outcome_arrays(outcomes, active, n)
-        mine = np.zeros(n, dtype=bool)
-        mine[active] = True
-        out = out._replace(success=out.success.astype(bool) & mine)  # finished rollouts idle: they move nothing on
-        self.progress.update(self.worlds.house, self.worlds.batch, 0, out)
