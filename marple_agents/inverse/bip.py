@@ -9,11 +9,13 @@ with the mission's own state machine on the true world), so::
     log P(actions to tau | m) = sum_t log pi(a_t | vision_t, subgoal_m(t))
 
 and P(reach the query | m) comes from rollouts of the same policy, conditioned
-on ``m``'s subgoals as each rollout achieves them. Only the missions' subgoal
-lists and the world's rules are known; the planner is not, so it applies to
-houses and agents whose planner it does not know. Each agent's resources: its
-policy (a checkpoint path or a loaded policy) and its mission prior from its
-training split (:class:`BipResources`).
+on ``m``'s subgoals as each rollout achieves them. Each mission's account is an
+episode (:class:`~marple_gym.episode.EpisodeState`) of the agent on that
+mission, whose progress is the mission's; the rollouts' batch tracks each
+rollout's. Only the missions' subgoal lists and the world's rules are known;
+the planner is not, so it applies to houses and agents whose planner it does
+not know. Each agent's resources: its policy (a checkpoint path or a loaded
+policy) and its mission prior from its training split (:class:`BipResources`).
 
 ``agent="mcts"`` (our extension) takes both the likelihood and the rollouts
 from the MCTS agent model instead of the bare policy: pi is then the action
@@ -24,6 +26,7 @@ the reward (:mod:`marple_agents.search`); with 0 simulations it is the policy's.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -38,17 +41,17 @@ from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.inference import AGENT_MODELS
 from marple_agents.simulation.mcts import MCTSAgent
-from marple_agents.simulation.rollouts import query_probability
+from marple_agents.simulation.rollouts import RolloutWorlds, query_probability
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
 from marple_eval.protocol import opaque
 from marple_gym.episode import EpisodeState
-from marple_gym.missions.batch import MissionTable
+from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
-from marple_gym.world.actions import Outcome
 from marple_gym.world.batched_state import BatchedState
+from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
@@ -62,39 +65,49 @@ def subgoal_codes(progress: MissionProgress) -> tuple[int, int, int, int]:
 
 @dataclass
 class _Hypothesis:
-    """One mission's account of an agent's actions so far: its subgoal state machine and the actions' log-probabilities."""
+    """One mission's account of an agent's actions so far: the agent's episode on that mission in its house (the
+    world and the mission's progress, advanced together) and the actions' log-probabilities."""
 
-    progress: MissionProgress
-    world: World
+    house: House
+    episode: EpisodeState
     log_probs: list[float]
-    episode: EpisodeState  # the world's state and the mission's progress, advanced together
+
+    @property
+    def progress(self) -> MissionProgress:
+        """The mission's progress: its episode's (the one record of it)."""
+        return self.episode.progress[0]
+
+
+@functools.lru_cache(maxsize=64)
+def mission_table(mission: Mission) -> MissionTable:
+    """The table of one mission (shared by the rollouts of every hypothesis on it)."""
+    return MissionTable([mission])
 
 
 class MissionPolicyAgent(RolloutAgent):
-    """A language-conditioned policy that works through one mission's subgoals, from where the agent is at tau.
+    """A language-conditioned policy that works through one mission's subgoals, from subgoal ``index`` (where the
+    agent is at tau): the rollouts' batch tracks each rollout's progress, and the policy is given its subgoal.
 
     ``policy`` is a policy or a :class:`~marple_agents.cache.PolicyCache` of one (answers kept across rollouts).
     """
 
-    def __init__(self, policy: Any, progress: MissionProgress) -> None:
+    def __init__(self, policy: Any, mission: Mission, index: int) -> None:
         self.policy = policy
-        self.start = progress
-        self.worlds: list[World] = []
-        self.progress: list[MissionProgress] = []
+        self.table = mission_table(mission)
+        self.index = index
+        self.worlds: RolloutWorlds | None = None
 
-    def reset(self, worlds: list[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+    def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.worlds = worlds
-        self.progress = [self.start.copy() for _ in worlds]
+        n = len(worlds)
+        worlds.episodes.track(0, BatchProgress(self.table, np.zeros(n, dtype=np.int64), np.full(n, self.index)))
 
-    def act(self, active: list[int], rng: np.random.Generator) -> list[int]:
-        vision = np.stack([self.worlds[i].state.grid for i in active])
-        subgoals = np.array([subgoal_codes(self.progress[i]) for i in active], dtype=np.int64)
+    def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        progress = self.worlds.episodes.progress[0]
+        vision = np.take(self.worlds.batch.grid, active, axis=0)
+        subgoals = self.table.policy_codes(progress.mission[active], progress.index[active])
         probs = np.asarray(self.policy.action_probs(vision, subgoals), dtype=np.float64)
-        return sample_rows(probs, rng).tolist()
-
-    def observe(self, active: list[int], outcomes: list[Outcome]) -> None:
-        for i, outcome in zip(active, outcomes):
-            self.progress[i].update(outcome, self.worlds[i])
+        return sample_rows(probs, rng)
 
 
 class BipModel(InversePlanningModel):
@@ -163,10 +176,9 @@ class BipModel(InversePlanningModel):
 
     @staticmethod
     def _start(mission: Mission, start: World) -> _Hypothesis:
-        world = start.clone()
-        episode = EpisodeState.start(world.house, world.state, (mission,))
-        episode.progress[0].skip_infeasible(world)
-        return _Hypothesis(episode.progress[0], world, [], episode)
+        episode = EpisodeState.start(start.house, start.state.copy(), (mission,))
+        episode.skip_infeasible(start.house)
+        return _Hypothesis(start.house, episode, [])
 
     def _extend(self, agent: AgentEvidence, hypotheses: dict[str, _Hypothesis], actions: list[int]) -> None:
         """Score the new actions under every mission with one batched policy call."""
@@ -177,9 +189,9 @@ class BipModel(InversePlanningModel):
                 vision.append(agent.vision[t])
                 subgoals.append(subgoal_codes(h.progress))
                 if self.search is not None:  # where the search starts: the world and the mission's progress at t
-                    states.append(h.world.state.copy())
+                    states.append(h.episode.world.copy())
                     indices.append(h.progress.index)
-                h.episode.advance(h.world.house, (actions[t],))
+                h.episode.advance(h.house, (actions[t],))
         if not rows:
             return
         if self.search is None:
@@ -200,7 +212,7 @@ class BipModel(InversePlanningModel):
         """The MCTS agent model's action distributions at the given states, each on its mission, in one search."""
         names = list(hypotheses)
         search = self._mission_search(agent.identity, names)
-        house = next(iter(hypotheses.values())).world.house
+        house = next(iter(hypotheses.values())).house
         ids = np.array([names.index(m) for m in missions], dtype=np.int64)
         return search.policy(house, BatchedState.stack(states), ids, np.array(indices, dtype=np.int64))
 
@@ -222,7 +234,8 @@ class BipModel(InversePlanningModel):
     ) -> float:
         progress = self.hypotheses(agent)[mission].progress
         if self.search is None:
-            rollout_agent: RolloutAgent = MissionPolicyAgent(self.caches[agent.identity], progress)
+            cache = self.caches[agent.identity]
+            rollout_agent: RolloutAgent = MissionPolicyAgent(cache, progress.mission, progress.index)
         else:
             # Conditioned on m's subgoals, as the likelihood is (not on the intents the simulation agent follows).
             policy = self.policies[agent.identity]

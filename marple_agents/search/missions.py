@@ -35,7 +35,7 @@ import numpy as np
 
 from marple_agents.search.puct import SearchSettings, run_search, visit_policy
 from marple_gym.episode.batch import EpisodeBatch
-from marple_gym.missions.batch import MissionTable
+from marple_gym.missions.batch import DONE_CODES, BatchProgress, MissionTable
 from marple_gym.world.assets import ASSETS, DOOR
 from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house import House
@@ -49,11 +49,8 @@ probabilities."""
 FollowFn = Callable[[np.ndarray, HouseBatch, BatchedState, BatchOutcome], np.ndarray]
 """``follow(codes, houses, states, outcomes)``: the (R, 4) subgoal codes the prior is given after a step, from
 those it was given before (``codes``), the states the step led to and its outcomes (one row per tree)."""
-DONE = (-1, -1, -1, -1)
+DONE = DONE_CODES
 """The subgoal codes of a complete mission, as datasets and policies write them."""
-_POLICY_CODES = [0, 3, 1, 2]
-"""A mission table's code columns (action, furniture, room, object) in the policies' order (action, object,
-furniture, room)."""
 
 
 def take_states(batch: BatchedState, rows: np.ndarray) -> BatchedState:
@@ -85,9 +82,7 @@ class MissionSearch:
 
     def subgoals(self, mission: np.ndarray, index: np.ndarray) -> np.ndarray:
         """(R, 4) the policy's codes of each row's current subgoal (:data:`DONE` once complete)."""
-        codes = self.table.codes[mission, index][:, _POLICY_CODES]
-        done = index >= self.table.length[mission]
-        return np.where(done[:, None], np.array(DONE), codes)
+        return self.table.policy_codes(mission, index)
 
     def policy(
         self,
@@ -124,10 +119,11 @@ class MissionSearch:
 
         def expand(parent: np.ndarray, action: np.ndarray, node: int):
             # Each child resumes its mission at its parent's subgoal, then takes one step through the episode.
-            child = EpisodeBatch.start(nodes.take(parent, trees), self.table, (mission,))
             before = progress[parent, trees]
-            child.progress[0].index[:] = before
-            ((outcomes, _),) = child.advance(houses, action)
+            child = EpisodeBatch.start(nodes.take(parent, trees))
+            child.track(0, BatchProgress(self.table, mission, before))
+            (step,) = child.advance(houses, action)
+            outcomes = step.outcome
             nodes.put(node, child.world)
             progress[node] = after = child.progress[0].index
             if self.follow is None:

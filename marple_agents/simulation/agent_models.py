@@ -3,9 +3,12 @@
 * :class:`PlannerAgent`: the true hierarchical planner with the agent's mission
   preferences, resuming each sampled mission from the agent's observed
   history. A perfect agent model: the upper bound of simulation inference.
+  Each planner acts in its rollout's episode of the batch, which holds its
+  mission progress and moves it on (the planner reads it and plans).
 * :class:`PolicyAgent`: a learned policy (``marple_agents.Policy``): vision only
   or language-conditioned, optionally refining its first action with the sound
-  heard at tau.
+  heard at tau. It knows no mission: a language-conditioned one follows the
+  subgoal it was told (the latest intent at tau) and then the ones it decodes.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -21,14 +24,18 @@ from marple_agents.audio import refine_with_audio
 from marple_agents.cache import PolicyCache
 from marple_agents.inputs import SUBGOAL_FIELDS
 from marple_eval.evidence import AgentEvidence
+from marple_gym.episode import AgentStep, BatchStep, EpisodeState
 from marple_gym.missions import MISSIONS
 from marple_gym.missions.batch import outcomes_match
-from marple_gym.planner.planner import HierarchicalPlanner, follow_history
-from marple_gym.world.actions import Action, Outcome
+from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, follow_history
+from marple_gym.world.actions import Action
 from marple_gym.world.batched_state import BatchOutcome
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
+
+if TYPE_CHECKING:  # the rollouts import the agent models
+    from marple_agents.simulation.rollouts import RolloutWorlds
 
 IDLE = int(Action.idle)
 
@@ -38,6 +45,8 @@ class RolloutAgent(ABC):
 
     Rows are numbered as in the rollouts' batch; ``active`` (ascending) are the
     rows still rolling out; ``rng`` gives uniform draws with ``rng.random(len(active))``.
+    An agent model that works on a mission sets it up in the rollouts' batch
+    (``worlds.episodes``) when it starts, and reads its progress from there.
     An agent model with ``groups_starts`` also takes, in :meth:`reset_groups`,
     the rollouts of several evidence points in one batch.
     """
@@ -46,11 +55,11 @@ class RolloutAgent(ABC):
     """Whether :meth:`reset_groups` is implemented (rollouts of several evidence points in one batch)."""
 
     @abstractmethod
-    def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+    def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
         """Start rollouts in ``worlds`` (clones of the agent's world at tau)."""
 
     def reset_groups(
-        self, worlds: Sequence[World], evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+        self, worlds: RolloutWorlds, evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
     ) -> None:
         """Start rollouts of several evidence points: rows ``worlds.groups[g]`` start at ``evidences[g]``, and
         draw from ``rngs[g]`` as :meth:`reset` would from its generator."""
@@ -60,9 +69,10 @@ class RolloutAgent(ABC):
     def act(self, active: np.ndarray, rng: np.random.Generator) -> Sequence[int] | np.ndarray:
         """One action for each world index in ``active``."""
 
-    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:  # noqa: B027  (optional hook)
-        """What the actions did (same order as ``active``; :class:`~marple_agents.simulation.rollouts.OutcomeRows`
-        also gives them as the batch's arrays)."""
+    def observe(self, active: np.ndarray, step: BatchStep) -> None:  # noqa: B027  (optional hook)
+        """What the actions did, the batch having moved the missions on: ``step.outcome`` (rows ``active`` acted,
+        the others idled) and the subgoal each rollout achieved (``step.achieved``, -1: none; None when the batch
+        tracks no mission)."""
 
 
 def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -72,19 +82,7 @@ def sample_rows(probs: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.minimum((u > cdf).sum(axis=1), probs.shape[1] - 1)
 
 
-def outcome_arrays(outcomes: Sequence[Outcome], active: np.ndarray, n: int) -> BatchOutcome:
-    """The outcomes of rows ``active`` of a batch of ``n`` as the batch's arrays (other rows: all 0, no success)."""
-    batch = getattr(outcomes, "batch", None)
-    if batch is not None:
-        return batch
-    batch = BatchOutcome(*(np.zeros(n, dtype=np.int64) for _ in BatchOutcome._fields))
-    for i, outcome in zip(np.asarray(active).tolist(), outcomes):
-        for name, value in zip(BatchOutcome._fields, outcome):
-            getattr(batch, name)[i] = value
-    return batch
-
-
-def _group_rows(worlds: Sequence[World], groups: int) -> list[range]:
+def _group_rows(worlds: RolloutWorlds, groups: int) -> list[range]:
     """The rows of each group of a rollout batch (one group: all of them)."""
     slices = getattr(worlds, "groups", None) or (slice(0, len(worlds)),)
     if len(slices) != groups:
@@ -93,7 +91,11 @@ def _group_rows(worlds: Sequence[World], groups: int) -> list[range]:
 
 
 class PlannerAgent(RolloutAgent):
-    """The hierarchical planner as the agent model (each rollout samples a mission from ``preferences``)."""
+    """The hierarchical planner as the agent model (each rollout samples a mission from ``preferences``).
+
+    Each rollout's planner acts in its episode of the rollouts' batch (:meth:`EpisodeBatch.one_by_one`), the one
+    record of its mission progress: the batch moves it on, the planner reads it and plans.
+    """
 
     groups_starts = True
 
@@ -101,35 +103,52 @@ class PlannerAgent(RolloutAgent):
         total = float(sum(preferences.values()))
         self.preferences = {m: w / total for m, w in preferences.items() if w > 0}
         self.planners: list[HierarchicalPlanner] = []
+        self.episodes: tuple[EpisodeState, ...] = ()
+        self.moved: list[int] = []  # the rows whose planner took an action last step (the others were done)
 
-    def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+    def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])
 
     def reset_groups(
-        self, worlds: Sequence[World], evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+        self, worlds: RolloutWorlds, evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
     ) -> None:
         names = list(self.preferences)
+        self.episodes = worlds.episodes.one_by_one(worlds.house)
         self.planners = []
         for rows, evidence, rng in zip(_group_rows(worlds, len(evidences)), evidences, rngs):
             start = evidence.world(0)
             histories = {m: follow_history(start, evidence.actions, m) for m in self.preferences}
             picks = rng.choice(len(names), size=len(rows), p=list(self.preferences.values()))
             self.planners += [
-                HierarchicalPlanner(worlds[i], history=histories[names[k]], rng=rng)
+                self._planner(worlds.house.house(i), self.episodes[i], histories[names[k]], rng)
                 for i, k in zip(rows, picks.tolist())
             ]
 
+    @staticmethod
+    def _planner(
+        house: House, episode: EpisodeState, history: MissionHistory, rng: np.random.Generator
+    ) -> HierarchicalPlanner:
+        """A planner resuming ``history`` in rollout ``episode``, where its mission progress is kept from now on."""
+        planner = HierarchicalPlanner(World(house, episode.world), history=history, rng=rng)
+        planner.act_in(episode)
+        return planner
+
     def act(self, active: np.ndarray, rng: np.random.Generator) -> list[int]:
-        actions = []
+        actions, self.moved = [], []
         for i in active.tolist():
             action = self.planners[i].next_action()
-            actions.append(IDLE if action is None else action)
+            if action is None:  # done: the rollout idles
+                actions.append(IDLE)
+            else:
+                actions.append(action)
+                self.moved.append(i)
         return actions
 
-    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
-        for i, outcome in zip(active.tolist(), outcomes):
-            if not self.planners[i].done:
-                self.planners[i].observe(outcome)
+    def observe(self, active: np.ndarray, step: BatchStep) -> None:
+        """Each planner that acted follows what its action did in its episode (and plans again when needed)."""
+        for i in self.moved:
+            achieved = int(step.achieved[i])
+            self.planners[i].follow(AgentStep(self.episodes[i].last_outcomes[0], None if achieved < 0 else achieved))
 
 
 GridsOf = Callable[[np.ndarray], np.ndarray]
@@ -234,11 +253,11 @@ class PolicyAgent(RolloutAgent):
         self.worlds: Sequence[World] = []
         self.cache = PolicyCache(policy)  # kept across resets: later evidence points revisit the same states
 
-    def reset(self, worlds: Sequence[World], evidence: AgentEvidence, rng: np.random.Generator) -> None:
+    def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])
 
     def reset_groups(
-        self, worlds: Sequence[World], evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+        self, worlds: RolloutWorlds, evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
     ) -> None:
         self.worlds = worlds
         sizes = [len(rows) for rows in _group_rows(worlds, len(evidences))]
@@ -256,10 +275,8 @@ class PolicyAgent(RolloutAgent):
             return np.take(batch.grid, rows, axis=0)
         return np.stack([self.worlds[i].state.grid for i in rows])
 
-    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
-        if self.conditioning.use_language:
-            out = outcome_arrays(outcomes, active, len(self.worlds))
-            self.conditioning.observe(self._house(), out, np.asarray(active), self._grids)
+    def observe(self, active: np.ndarray, step: BatchStep) -> None:
+        self.conditioning.observe(self._house(), step.outcome, np.asarray(active), self._grids)
 
     def _house(self) -> House | HouseBatch:
         house = getattr(self.worlds, "house", None)

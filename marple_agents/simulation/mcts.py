@@ -25,7 +25,9 @@ Which mission: each rollout works on one mission of the agent's mission prior
 (from its training split, as for ``bip``), resumed from how far the observed
 actions got in it. The rows of a group are shared out among the missions in
 proportion to the prior (largest remainders, drawing nothing at random), so a
-search with K = 0 draws exactly what the policy agent draws.
+search with K = 0 draws exactly what the policy agent draws. The rollouts'
+batch tracks each rollout's mission (:meth:`EpisodeBatch.track`) and moves it
+on as it steps; the search reads where each rollout is from there.
 """
 
 from __future__ import annotations
@@ -38,13 +40,13 @@ import numpy as np
 from marple_agents.cache import PolicyCache
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
-from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, outcome_arrays, sample_rows
+from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, sample_rows
 from marple_agents.simulation.rollouts import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
+from marple_gym.episode.batch import BatchStep
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import get_mission
 from marple_gym.planner.planner import follow_history
-from marple_gym.world.actions import Outcome
 from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house_batch import HouseBatch
 
@@ -99,7 +101,6 @@ class MCTSAgent(RolloutAgent):
         follow = None if mission_subgoals else self._follow
         self.search = MissionSearch(self.table, self.cache.action_probs, self.settings, follow)
         self.worlds: RolloutWorlds | None = None
-        self.progress = BatchProgress(self.table, np.zeros(0, dtype=np.int64))
 
     def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])
@@ -118,33 +119,25 @@ class MCTSAgent(RolloutAgent):
             for m, (name, count) in enumerate(zip(self.preferences, counts.tolist())):
                 missions += [m] * count
                 index += [follow_history(start, evidence.actions, name).progress.index] * count
-        self.progress = BatchProgress(self.table, np.array(missions, dtype=np.int64))
-        self.progress.index = np.array(index, dtype=np.int64)
+        worlds.episodes.track(0, BatchProgress(self.table, np.array(missions, dtype=np.int64), np.array(index)))
         self.conditioning.reset(evidences, [g.stop - g.start for g in groups], self._grids)
 
     def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         active = np.asarray(active)
-        worlds = self.worlds  # the rollouts' batch: its states and houses are read directly
+        worlds = self.worlds  # the rollouts' batch: its states, houses and missions' progress are read directly
+        progress = worlds.episodes.progress[0]
         probs = self.search.policy(
             house_rows(worlds.house, active),
             take_states(worlds.batch, active),
-            self.progress.mission[active],
-            self.progress.index[active],
+            progress.mission[active],
+            progress.index[active],
             self.conditioning.subgoal(active),
         )
         return sample_rows(self.conditioning.refine(probs, active), rng)
 
-    def observe(self, active: np.ndarray, outcomes: Sequence[Outcome]) -> None:
-        """Move each rollout's mission on as the environment would, and the policy's subgoal as the policy agent
-        would."""
-        active = np.asarray(active)
-        n = len(self.worlds)
-        out = outcome_arrays(outcomes, active, n)
-        self.conditioning.observe(self.worlds.house, out, active, self._grids)
-        mine = np.zeros(n, dtype=bool)
-        mine[active] = True
-        out = out._replace(success=out.success.astype(bool) & mine)  # finished rollouts idle: they move nothing on
-        self.progress.update(self.worlds.house, self.worlds.batch, 0, out)
+    def observe(self, active: np.ndarray, step: BatchStep) -> None:
+        """Move the policy's subgoal on as the policy agent would (each rollout's mission moves on in its batch)."""
+        self.conditioning.observe(self.worlds.house, step.outcome, np.asarray(active), self._grids)
 
     def _grids(self, rows: np.ndarray) -> np.ndarray:
         """(len(rows), H, W, 8): the rollouts' vision grids, read from their batch."""

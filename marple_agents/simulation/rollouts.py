@@ -3,8 +3,12 @@
 The ``m`` rollouts of one agent at one evidence point are ``m`` episodes of one
 batch (:class:`~marple_gym.episode.EpisodeBatch`), stepped in lockstep: each
 step asks the agent model for a batch of actions (one policy forward pass) and
-advances every episode at once (the vectorised world rules; the agent models
-track the missions themselves, so the batch scores none).
+advances every episode at once, the vectorised world rules, then each rollout's
+mission progress. The batch carries the missions: an agent model that works on
+one says so when it starts (over arrays, :meth:`EpisodeBatch.track`, or a
+planner per rollout acting in its episode, :meth:`EpisodeBatch.one_by_one`),
+reads the progress from the batch and moves none on itself. Finished rollouts
+idle, and their missions stay where they are.
 
 :func:`query_probabilities` puts the rollouts of several evidence points of one
 agent (a group of ``m`` rows per point, each from the agent's world at that
@@ -29,8 +33,8 @@ from marple_eval.evidence import AgentEvidence
 from marple_gym.episode.batch import EpisodeBatch
 from marple_gym.missions.batch import subgoal_reached
 from marple_gym.missions.mission import Subgoal
-from marple_gym.world.actions import Action, Outcome
-from marple_gym.world.batched_state import BatchedState, BatchOutcome
+from marple_gym.world.actions import Action
+from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
@@ -99,22 +103,6 @@ class RowRandom:
         return out
 
 
-class OutcomeRows(Sequence[Outcome]):
-    """What the actions of rows ``rows`` did: the batch's arrays (``batch``), or one :class:`Outcome` per row."""
-
-    def __init__(self, batch: BatchOutcome, rows: np.ndarray) -> None:
-        self.batch = batch
-        self.rows = rows
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    def __getitem__(self, k):  # type: ignore[override]
-        if isinstance(k, slice):
-            return [self[j] for j in range(*k.indices(len(self)))]
-        return self.batch.row(int(self.rows[k]))
-
-
 def query_probability(
     world: World,
     agent: RolloutAgent,
@@ -170,9 +158,9 @@ def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, query: Subgoal, budget
     for t in range(int(budget.max())):
         draws.rows = active
         actions[active] = agent.act(active, draws)
-        ((out, _),) = episodes.advance(house, actions)
-        agent.observe(active, OutcomeRows(out, active))
-        reached = subgoal_reached(query, house, out)[active]
+        (step,) = episodes.advance(house, actions, acting=active)  # the rules, then each rollout's progress
+        agent.observe(active, step)
+        reached = subgoal_reached(query, house, step.outcome)[active]
         hits[active[reached]] = 1
         actions[active] = IDLE
         active = active[~reached & (budget[active] > t + 1)]

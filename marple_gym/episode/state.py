@@ -81,9 +81,11 @@ class EpisodeState:
         progress = tuple(None if m is None else MissionProgress(m, agent=a) for m, a in zip(missions, agents))
         return cls(world, agents, progress, (None,) * len(agents), house.fingerprint)
 
-    def copy(self) -> EpisodeState:
-        """An independent copy (the world arrays and the progress trackers are copied)."""
-        return replace(self, world=self.world.copy(), progress=tuple(p and p.copy() for p in self.progress))
+    def copy(self, world: WorldState | None = None) -> EpisodeState:
+        """An independent copy (the world arrays and the progress trackers are copied); ``world``: the copy's
+        world instead of a copy of this one's (a view of a copied batch's row)."""
+        world = self.world.copy() if world is None else world
+        return replace(self, world=world, progress=tuple(p and p.copy() for p in self.progress))
 
     def advance(self, house: House, actions: Sequence[int]) -> tuple[AgentStep, ...]:
         """Apply one action of each acting agent in place (the rules), then update each one's mission progress."""
@@ -101,6 +103,15 @@ class EpisodeState:
         self.last_outcomes = outcomes
         self.step_count += 1
         return steps
+
+    def skip_infeasible(self, house: House) -> None:
+        """Pass over the skippable subgoals each tracked mission cannot do in the world as it is (an episode that
+        starts, or resumes, where some are already out of reach), for trackers whose policy it is
+        (:attr:`MissionProgress.skips_infeasible`); :meth:`advance` does so after every change."""
+        view = World(house, self.world)
+        for p in self.progress:
+            if p is not None and p.skips_infeasible:
+                p.skip_infeasible(view)
 
     def track(self, agent: int, progress: MissionProgress | None) -> None:
         """Make ``progress`` acting agent ``agent``'s mission progress (a planner that takes up a new mission)."""

@@ -24,6 +24,11 @@ from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
 
 _FORWARD = int(Action.forward)
+DONE_CODES = (-1, -1, -1, -1)
+"""The subgoal codes of a complete mission, as datasets and policies write them."""
+_POLICY_CODES = [0, 3, 1, 2]
+"""A mission table's code columns (action, furniture, room, object) in :attr:`Subgoal.codes`' order (action,
+object, furniture, room)."""
 
 
 def outcomes_match(codes: np.ndarray, house: House | HouseBatch, out: BatchOutcome, rows: np.ndarray) -> np.ndarray:
@@ -68,14 +73,30 @@ class MissionTable:
                 self.codes[m, j] = sg._codes
                 self.skippable[m, j] = sg.skippable
 
+    def policy_codes(self, mission: np.ndarray, index: np.ndarray) -> np.ndarray:
+        """(R, 4) the codes of subgoal ``index[r]`` of mission ``mission[r]`` as :attr:`Subgoal.codes` gives them
+        (:data:`DONE_CODES` once the mission is complete): what a language-conditioned policy is given."""
+        codes = self.codes[mission, index][:, _POLICY_CODES]
+        done = index >= self.length[mission]
+        return np.where(done[:, None], np.array(DONE_CODES), codes)
+
 
 class BatchProgress:
-    """The current subgoal of each of ``N`` episodes, each with its own mission from a :class:`MissionTable`."""
+    """The current subgoal of each of ``N`` episodes, each with its own mission from a :class:`MissionTable`.
 
-    def __init__(self, table: MissionTable, mission: np.ndarray) -> None:
+    ``index`` resumes the missions part-way (episode ``e`` at subgoal ``index[e]``; copied); by default each starts
+    at its first subgoal.
+    """
+
+    def __init__(self, table: MissionTable, mission: np.ndarray, index: np.ndarray | None = None) -> None:
         self.table = table
         self.mission = np.asarray(mission, dtype=np.int64).copy()
-        self.index = np.zeros(len(self.mission), dtype=np.int64)
+        if index is None:
+            self.index = np.zeros(len(self.mission), dtype=np.int64)
+        else:
+            self.index = np.array(index, dtype=np.int64)
+            if self.index.shape != self.mission.shape:
+                raise ValueError(f"{len(self.mission)} episodes need {len(self.mission)} subgoal indices")
 
     @property
     def complete(self) -> np.ndarray:
@@ -83,9 +104,7 @@ class BatchProgress:
 
     def copy(self) -> BatchProgress:
         """An independent copy (the table is shared)."""
-        out = BatchProgress(self.table, self.mission)
-        out.index = self.index.copy()
-        return out
+        return BatchProgress(self.table, self.mission, self.index)
 
     def restart(self, rows: np.ndarray, mission: np.ndarray) -> None:
         """Start episodes ``rows`` over on missions ``mission``."""

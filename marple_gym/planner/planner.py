@@ -112,17 +112,17 @@ def follow_history(start: World, actions, mission: str | Mission, agent: int = 0
     Lets a planner resume a mission part-way: the basis of a perfect agent model
     for simulation inference.
     """
-    world = start.clone()
-    progress = MissionProgress(mission if isinstance(mission, Mission) else get_mission(mission), agent)
+    house = start.house
+    mission = mission if isinstance(mission, Mission) else get_mission(mission)
     binding: dict[tuple[str, str], int] = {}
-    progress.skip_infeasible(world)
     # The episode transition steps the world and updates the mission's progress, as env.step does.
-    episode = EpisodeState(world.state, (agent,), (progress,), (None,), world.house.fingerprint)
-    for ((outcome, achieved),) in replay(world.house, episode, actions):
+    episode = EpisodeState.start(house, start.state.copy(), (mission,), (agent,))
+    episode.skip_infeasible(house)
+    for ((outcome, achieved),) in replay(house, episode, actions):
         if achieved is not None and outcome.fur >= 0:
-            sg = progress.mission.subgoals[achieved]
+            sg = mission.subgoals[achieved]
             binding[(sg.fur, sg.room)] = outcome.fur
-    return MissionHistory(progress, binding)
+    return MissionHistory(episode.progress[0], binding)
 
 
 class HierarchicalPlanner:

@@ -8,6 +8,7 @@ from light_room import TOGGLE_ON, evidence_for, light_world
 
 from marple_agents.simulation import PlannerAgent, PolicyAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import sample_rows
+from marple_agents.simulation.rollouts import RolloutWorlds
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
@@ -154,10 +155,12 @@ def test_planner_agent_samples_missions_from_preferences(data):
     ids = ("agent-a", "agent-b")
     trial = trial_evidence(episode, 0, False, frozenset({"vision"}), ids)
     agent = PlannerAgent({"do_laundry": 0.5, "change_outfit": 0.5})
-    worlds = [trial.agents[0].world() for _ in range(40)]
+    worlds = RolloutWorlds([trial.agents[0].world()], 40)
     agent.reset(worlds, trial.agents[0], np.random.default_rng(0))
     names = {p.mission.name for p in agent.planners}
     assert names == {"do_laundry", "change_outfit"}
+    # Each planner acts in its rollout's episode of the batch, which holds its mission progress.
+    assert all(p.episode is e and p.progress is e.progress[0] for p, e in zip(agent.planners, worlds.episodes.rows))
 
 
 def test_unknown_variant_and_missing_agent_models_are_reported(data):

@@ -13,7 +13,8 @@ from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generat
 from marple_gym.episode import ALL_KEYS, EpisodeBatch, EpisodeState, SnapshotMismatchError, observe
 from marple_gym.generation import generate_world
 from marple_gym.missions import get_mission
-from marple_gym.missions.batch import MissionTable
+from marple_gym.missions.batch import BatchProgress, MissionTable
+from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.batched_state import BatchedState
 
 SPLITS = ("test", "train-in", "train-ood")
@@ -94,6 +95,66 @@ def test_a_batch_of_episodes_advances_and_observes_as_each_episode_alone():
     copied = batch.copy()
     copied.advance(house, np.full(len(chosen), 2))
     assert not np.array_equal(copied.step_count, batch.step_count)
+
+
+def test_a_batch_followed_one_by_one_advances_as_each_episode_alone():
+    """EpisodeBatch.one_by_one: each episode an EpisodeState viewing its row, whose trackers advance moves on; only
+    the ``acting`` episodes' missions move."""
+    missions = [get_mission(m) for m in ("do_laundry", "watch_news_on_tv")]
+    world = generate_world(None, np.random.default_rng(3), [m.name for m in missions])
+    house, n = world.house, 4
+    batch = EpisodeBatch.start(BatchedState.repeat(world.state, n))
+    rows = batch.one_by_one(house)
+    for e, row in enumerate(rows):
+        assert np.shares_memory(row.world.grid, batch.world.grid)
+        row.track(0, MissionProgress(missions[e % 2]))
+    alone = [EpisodeState.start(house, world.state.copy(), (missions[e % 2],)) for e in range(n)]
+    rng = np.random.default_rng(4)
+    for t in range(200):
+        actions = rng.integers(0, 10, size=n)
+        acting = np.arange(n) if t < 150 else np.array([0, 2])  # rows 1 and 3 are over: their missions stay
+        before = [r.progress[0].index for r in rows]
+        (step,) = batch.advance(house, actions, acting=acting)
+        for e, episode in enumerate(alone):
+            if e not in acting:
+                assert rows[e].progress[0].index == before[e] and step.achieved[e] == -1
+                continue
+            ((outcome, achieved),) = episode.advance(house, [int(actions[e])])
+            assert step.outcome.row(e) == outcome and rows[e].last_outcomes == (outcome,)
+            assert (-1 if achieved is None else achieved) == step.achieved[e]
+            assert rows[e].progress[0].index == episode.progress[0].index
+    copied = batch.copy()  # its rows view the copy's rows, with copies of their trackers
+    copied.rows[0].progress[0].rewind(0)
+    assert np.shares_memory(copied.rows[0].world.grid, copied.world.grid)
+    assert not np.shares_memory(copied.world.grid, batch.world.grid)
+    assert copied.rows[0].progress[0] is not rows[0].progress[0] and rows[0].progress[0].index > 0
+    with pytest.raises(ValueError, match="one episode at a time"):
+        batch.track(0, None)
+
+
+def test_a_batch_tracks_missions_given_part_way_and_moves_only_the_acting_ones_on():
+    mission = get_mission("do_laundry")
+    world = generate_world(None, np.random.default_rng(3), [mission.name])
+    house, n = world.house, 6
+    table = MissionTable([mission])
+    batch = EpisodeBatch.start(BatchedState.repeat(world.state, n))
+    batch.track(0, BatchProgress(table, np.zeros(n, dtype=int), np.arange(n) % 2))
+    alone = []
+    for e in range(n):
+        episode = EpisodeState.start(house, world.state.copy(), (mission,))
+        episode.progress[0].index = e % 2
+        alone.append(episode)
+    rng = np.random.default_rng(5)
+    acting = np.array([0, 1, 3, 4])
+    for _ in range(150):
+        actions = rng.integers(0, 10, size=n)
+        index = batch.progress[0].index.copy()
+        (step,) = batch.advance(house, actions, acting=acting)
+        for e in acting.tolist():
+            ((_, achieved),) = alone[e].advance(house, [int(actions[e])])
+            assert (-1 if achieved is None else achieved) == step.achieved[e]
+            assert batch.progress[0].index[e] == alone[e].progress[0].index
+        assert (batch.progress[0].index[[2, 5]] == index[[2, 5]]).all()
 
 
 def test_snapshot_is_typed_pickles_and_refuses_another_house():
