@@ -115,13 +115,27 @@ class SimulationModel(QueryModel):
 
         language, audio = LANGUAGE in self.modalities, AUDIO in self.modalities
         if self.search is None:
-            policy = shared_policy(resource, self.device, self.precision)
+            policy = self._checked(shared_policy(resource, self.device, self.precision))
             return PolicyAgent(policy, use_language=language, use_audio=audio)
         if not isinstance(resource, Mapping) or not {"policy", "prior"} <= set(resource):
             raise ValueError("agent=mcts needs a policy checkpoint and a mission prior per agent")
         prior = as_prior(resource["prior"], "agent=mcts").probabilities
-        policy = shared_policy(resource["policy"], self.device, self.precision)
+        policy = self._checked(shared_policy(resource["policy"], self.device, self.precision))
         return MCTSAgent(policy, prior, self.search, use_language=language, use_audio=audio)
+
+    def _checked(self, policy: Any) -> Any:
+        """``policy``, if it is conditioned as this variant rolls policies out (a stand-in that does not say is
+        taken as it is): a language checkpoint under ``variant=vision`` would fail at its first step."""
+        wants = "language" if LANGUAGE in self.modalities else "vision"
+        has = getattr(policy, "conditioning", wants)
+        if has != wants:
+            fits = "language or all" if has == "language" else "vision or audio"
+            raise ValueError(
+                f"variant {self.variant!r} rolls out {wants}-conditioned policies, but a checkpoint given is "
+                f"{has}-conditioned: use --model-arg variant={fits.split()[0]} (or {fits.split()[-1]}), or "
+                f"{wants}-conditioned checkpoints"
+            )
+        return policy
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent): 1 if the evidence shows the agent reaching it, else the fraction of rollouts that do."""

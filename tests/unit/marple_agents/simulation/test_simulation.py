@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from light_room import TOGGLE_ON, evidence_for, light_world
@@ -171,6 +173,28 @@ def test_unknown_variant_and_missing_agent_models_are_reported(data):
     trial = trial_evidence(episode, 1, False, model.modalities, ("agent-a", "agent-b"))
     with pytest.raises(ValueError, match="no agent model"):
         model.predict(trial)
+
+
+class Conditioned:
+    """A stand-in policy that says how it is conditioned, as a loaded checkpoint does."""
+
+    def __init__(self, conditioning: str) -> None:
+        self.conditioning = conditioning
+
+    def action_probs(self, vision, subgoal=None):
+        return np.full((len(vision), 10), 0.1)
+
+
+@pytest.mark.parametrize(("variant", "conditioning", "fix"), [("vision", "language", "variant=language (or all)")])
+@pytest.mark.parametrize("agent", ["policy", "mcts"])
+def test_a_checkpoint_conditioned_otherwise_than_the_variant_is_refused_at_setup(variant, conditioning, fix, agent):
+    model = SimulationModel(variant, rollouts=2, agent=agent)
+    resource = Conditioned(conditioning)
+    with pytest.raises(
+        ValueError, match=rf"'{variant}' rolls out vision-conditioned .* {conditioning}-conditioned.*{re.escape(fix)}"
+    ):
+        model.setup({"A": resource if agent == "policy" else {"policy": resource, "prior": {"get_snack": 1.0}}})
+    assert SimulationModel("audio", rollouts=2).setup({"A": Conditioned("vision")}) is None  # audio: vision policies
 
 
 def test_decoded_subgoals_are_real_subgoals_other_than_the_one_just_achieved():
