@@ -59,14 +59,14 @@ LEANING = np.array([0.05, 0.05, 0.4, 0.1, 0.05, 0.1, 0.05, 0.05, 0.05, 0.1])
 
 
 class IntentPolicy(FixedPolicy):
-    """A stand-in language-conditioned policy whose answers depend on what it is given: its action distribution on
-    the subgoal's codes, its decoders' subgoal on the vision grid (so that conditioning on another subgoal, or
-    decoding at another state, changes the draws)."""
+    """A stand-in policy whose answers depend on what it is given: its action distribution on the subgoal's codes,
+    its decoders' subgoal on the vision grid (so that conditioning on another subgoal, or decoding at another state,
+    changes the draws). It says it is conditioned as ``variant`` rolls policies out."""
 
     SIZES = {"action": 10, "object": 83, "furniture": 25, "room": 7}
 
-    def __init__(self) -> None:
-        super().__init__(LEANING, "language")
+    def __init__(self, variant: str = "language") -> None:
+        super().__init__(LEANING, "language" if variant in ("language", "all") else "vision")
         self.subgoals_seen: list[np.ndarray | None] = []
 
     def action_probs(self, vision, subgoal=None):
@@ -294,9 +294,9 @@ def test_mcts_with_no_simulation_answers_exactly_as_the_policy_in_every_variant(
     """K = 0 is the learned policy given exactly what the plain policy agent gives it: for a language-conditioned
     policy, the observed latest intent (then the decoders' next subgoal), not the mission prior's subgoals."""
     episode = next(data.whodunit(SCENARIO))
-    searched = setup(mcts_model(0, variant), episode, IntentPolicy)
+    searched = setup(mcts_model(0, variant), episode, lambda: IntentPolicy(variant))
     plain = SimulationModel(variant, rollouts=6, seed=5)
-    plain.setup({i: IntentPolicy() for i in IDS})
+    plain.setup({i: IntentPolicy(variant) for i in IDS})
     trials = trials_of(plain, episode)
     assert searched.predict_all(trials) == plain.predict_all(trials)
     for identity in IDS:  # the very same inputs, call by call (the answers alone could agree by chance)
