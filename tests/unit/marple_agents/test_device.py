@@ -25,8 +25,11 @@ from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generat
 CUDA = torch.cuda.is_available()
 BF16_ACTION_TOLERANCE = 0.01
 """bf16 autocast against fp32: the largest difference allowed in any action probability (measured: 0.006)."""
-BF16_ROLLOUT_TOLERANCE = 0.03
-"""... and in a rollout answer (measured: 0.006 of 1,000 rollouts)."""
+ROLLOUTS = 1000
+BF16_ROLLOUT_TOLERANCE = 3 * (2 * 0.25 / ROLLOUTS) ** 0.5
+"""... and in a rollout answer: three standard errors of the difference of two answers of 1,000 rollouts (0.067),
+since once bf16 moves one sampled action that rollout's later draws part from fp32's (measured: 0.006 on the CPU,
+0.032 on an H200)."""
 
 
 @pytest.fixture
@@ -119,7 +122,7 @@ def test_bf16_rollout_answers_agree_with_fp32():
     for precision in ("fp32", "bf16"):
         agent = PolicyAgent(sharp_policy("vision", precision, seed=2, width=32, depth=1, glimpse=2))
         rng = np.random.default_rng(0)
-        answers[precision] = query_probability(world, agent, evidence_for(world), TOGGLE_ON, 8, 1000, rng)
+        answers[precision] = query_probability(world, agent, evidence_for(world), TOGGLE_ON, 8, ROLLOUTS, rng)
     assert 0.05 < answers["fp32"] < 0.95  # neither sure nor hopeless: there is something to move
     assert abs(answers["fp32"] - answers["bf16"]) <= BF16_ROLLOUT_TOLERANCE
 
@@ -264,7 +267,11 @@ def test_the_mcts_agent_model_searches_with_its_policy_on_the_device_and_precisi
     world = light_world()
     states = take_states(BatchedState.repeat(world.state, 2), np.arange(2))
     probs = agent.search.policy(world.house, states, np.zeros(2, int), np.zeros(2, int))
-    assert probs.shape == (2, 10) and len(rows) >= 2  # asked at the root, and at nodes the search added
+    # Every node's prior (the root and the two the search added, in both trees) is asked of the policy's cache,
+    # which passes the inputs it has not seen to the policy: how many are new depends on the actions the
+    # untrained policy favours (a no-op child repeats its parent's input), so only the totals are pinned.
+    assert probs.shape == (2, 10) and agent.cache.rows_seen == 2 * 3
+    assert len(rows) >= 1 and sum(rows) == agent.cache.rows_asked
 
     bip = BipModel(agent="mcts", simulations=2, device="cpu", precision=precision)
     bip.setup({"x": {"policy": files["language"], "prior": prior}})
