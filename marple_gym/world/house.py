@@ -128,6 +128,12 @@ class House:
         return tuple(cells)
 
     @cached_property
+    def cell_rows(self) -> np.ndarray:
+        """(H, W) intp: the furniture instance on each cell, -2 on bare floor, -1 on walls (doors are furniture):
+        each cell's row in the table of cells :func:`~marple_gym.world.encoding.paint_grid` copies from."""
+        return _read_only(np.where(self.fur_map >= 0, self.fur_map, self.wall.astype(np.intp) - 2))
+
+    @cached_property
     def open_floor(self) -> np.ndarray:
         """(H, W) bool: room floor without furniture, and door cells (open or not)."""
         return _read_only(((self.room_map >= 0) & (self.fur_map < 0)) | np.isin(self.fur_map, self.doors))
@@ -136,7 +142,7 @@ class House:
     def room_type_map(self) -> np.ndarray:
         """(H, W) uint8 room-type code per cell (0 for walls and doors)."""
         codes = np.array([ASSETS.room_code[r.type] for r in self.rooms] + [0], dtype=np.uint8)
-        return _read_only(codes[self.room_map])  # room -1 reads the last code, 0
+        return _read_only(np.take(codes, self.room_map))  # room -1 reads the last code, 0 (take: a third of [])
 
     @cached_property
     def room_type_at(self) -> list[list[int]]:
