@@ -109,10 +109,7 @@ class House:
     @cached_property
     def fur_map(self) -> np.ndarray:
         """(H, W) int16: furniture instance index at each cell, -1 where none."""
-        out = np.full((self.height, self.width), -1, dtype=np.int16)
-        for i, ((x, y), (w, h)) in enumerate(zip(self.fur_pos.tolist(), self.fur_size.tolist())):
-            out[y : y + h, x : x + w] = i
-        return _read_only(out)
+        return _read_only(np.maximum(self.cell_rows, -1).astype(np.int16))
 
     @cached_property
     def fur_at(self) -> list[list[int]]:
@@ -130,8 +127,12 @@ class House:
     @cached_property
     def cell_rows(self) -> np.ndarray:
         """(H, W) intp: the furniture instance on each cell, -2 on bare floor, -1 on walls (doors are furniture):
-        each cell's row in the table of cells :func:`~marple_gym.world.encoding.paint_grid` copies from."""
-        return _read_only(np.where(self.fur_map >= 0, self.fur_map, self.wall.astype(np.intp) - 2))
+        each cell's row in the table of cells :func:`~marple_gym.world.encoding.paint_grid` copies from (and
+        :attr:`fur_map`, which generation does not need, with the floor's -2 made -1)."""
+        rows = np.subtract(self.wall, 2, dtype=np.intp)
+        for i, ((x, y), (w, h)) in enumerate(zip(self.fur_pos.tolist(), self.fur_size.tolist())):
+            rows[y : y + h, x : x + w] = i
+        return _read_only(rows)
 
     @cached_property
     def open_floor(self) -> np.ndarray:
