@@ -37,7 +37,7 @@ def paint_grid(house: House, state: WorldState) -> None:
     rows[:-2, CH_FUR] = house.fur_type
     rows[:-2, CH_FUR_STATE] = state.fur_state + 1
     rows[-1, CH_FUR], rows[-1, CH_FUR_STATE] = WALL, 1  # the wall's row; the floor's (-2) stays 0
-    np.take(rows, house.cell_rows, axis=0, out=grid)
+    np.take(rows, house.cell_rows, axis=0, out=grid, mode="wrap")  # -1, -2: the last rows ("raise" copies out twice)
     grid[..., CH_ROOM] = house.room_type_map
     obj_type, obj_state = house.obj_type_list, state.obj_state.tolist()
 
