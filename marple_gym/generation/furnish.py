@@ -94,17 +94,16 @@ class Draft:
         self.layout = layout
         self.rng = rng
         self.board: Bitboard = bitboard(layout.width, layout.height)
-        floor = layout.room_map >= 0
-        self.floor = self.board.from_mask(floor)  # room floor: bits, like every set of cells here
+        self._room_bits = [self.board.rect(*room.top, *room.size) for room in layout.rooms]
+        self.floor = sum(self._room_bits)  # room floor (rooms do not overlap): bits, like every set of cells here
         self.taken = 0
         doors = clear = 0
-        walkable = bytearray(floor.tobytes())
+        walkable = bytearray((layout.room_map >= 0).tobytes())
         for x, y, _ in layout.doors:  # a door lies in a wall between two rooms: never on the border
             doors |= self.board.bit(x, y)
             clear |= self.board.block(3, 3) << ((y - 1) * layout.width + x - 1)
             walkable[y * layout.width + x] = 1
         self._open = self.floor & ~clear  # where random pieces and floor objects may go
-        self._room_bits = [self.board.rect(*room.top, *room.size) for room in layout.rooms]
         self.walk = self.floor | doors
         self._walkable = walkable
         self._piece_at = [-1] * len(walkable)  # index into ``furniture`` of the piece on each cell
@@ -209,10 +208,13 @@ class Draft:
             return False
         width = self.board.width
         # Anchors in the room whose cells are all open; a block running out of the room meets its wall, never open.
-        fits = self._room_bits[f.room]
-        for dy in range(h):
-            for dx in range(w):
-                fits &= self._open >> (dy * width + dx)
+        # The anchors of a row of w open cells first, then of h such rows: w + h shifts rather than w * h.
+        row = self._open
+        for dx in range(1, w):
+            row &= self._open >> dx
+        fits = self._room_bits[f.room] & row
+        for dy in range(1, h):
+            fits &= row >> (dy * width)
         block = self.board.block(w, h)
         # The permutation covers every anchor, in row-major order (the generator's draws stay those of the pinned
         # houses), but the anchors are read one by one: the first one usually fits.

@@ -93,6 +93,19 @@ class Mission:
     subgoals: tuple[Subgoal, ...]
     query: int
 
+    def __hash__(self) -> int:
+        return self._hash
+
+    @cached_property
+    def _hash(self) -> int:
+        """The dataclass's hash, worked out once: every reset hashes the env's missions (to look up what their
+        houses need), and hashing a mission hashes each of its subgoals."""
+        return hash((self.name, self.title, self.subgoals, self.query))
+
+    def __getstate__(self) -> dict:
+        # Strings hash differently in each process: a mission sent to another works its hash out there.
+        return {k: v for k, v in vars(self).items() if k != "_hash"}
+
     @property
     def query_subgoal(self) -> Subgoal:
         return self.subgoals[self.query]

@@ -109,10 +109,7 @@ class House:
     @cached_property
     def fur_map(self) -> np.ndarray:
         """(H, W) int16: furniture instance index at each cell, -1 where none."""
-        out = np.full((self.height, self.width), -1, dtype=np.int16)
-        for i, ((x, y), (w, h)) in enumerate(zip(self.fur_pos.tolist(), self.fur_size.tolist())):
-            out[y : y + h, x : x + w] = i
-        return _read_only(out)
+        return _read_only(np.maximum(self.cell_rows, -1).astype(np.int16))
 
     @cached_property
     def fur_at(self) -> list[list[int]]:
@@ -128,6 +125,16 @@ class House:
         return tuple(cells)
 
     @cached_property
+    def cell_rows(self) -> np.ndarray:
+        """(H, W) intp: the furniture instance on each cell, -2 on bare floor, -1 on walls (doors are furniture):
+        each cell's row in the table of cells :func:`~marple_gym.world.encoding.paint_grid` copies from (and
+        :attr:`fur_map`, which generation does not need, with the floor's -2 made -1)."""
+        rows = np.subtract(self.wall, 2, dtype=np.intp)
+        for i, ((x, y), (w, h)) in enumerate(zip(self.fur_pos.tolist(), self.fur_size.tolist())):
+            rows[y : y + h, x : x + w] = i
+        return _read_only(rows)
+
+    @cached_property
     def open_floor(self) -> np.ndarray:
         """(H, W) bool: room floor without furniture, and door cells (open or not)."""
         return _read_only(((self.room_map >= 0) & (self.fur_map < 0)) | np.isin(self.fur_map, self.doors))
@@ -136,7 +143,7 @@ class House:
     def room_type_map(self) -> np.ndarray:
         """(H, W) uint8 room-type code per cell (0 for walls and doors)."""
         codes = np.array([ASSETS.room_code[r.type] for r in self.rooms] + [0], dtype=np.uint8)
-        return _read_only(codes[self.room_map])  # room -1 reads the last code, 0
+        return _read_only(np.take(codes, self.room_map))  # room -1 reads the last code, 0 (take: a third of [])
 
     @cached_property
     def room_type_at(self) -> list[list[int]]:
