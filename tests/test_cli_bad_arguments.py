@@ -274,3 +274,11 @@ def test_a_killed_generation_leaves_temporary_files_that_the_next_run_removes(tm
     report = generate_dataset(DatasetSpec([Unit.scenario("pillow")], Sizes(1, 2, 1, 1), seed=6), root, 1, False)
     assert report.shards_skipped == 1 and "removed 1 half-written temporary file" in caplog.text
     assert not list(root.rglob("*.tmp")) and MarpleDataset(root).complete
+
+
+def test_an_uninstalled_source_tree_is_told_to_install_rather_than_offered_no_subcommand(monkeypatch, capsys):
+    import marple_gym.cli.main as cli
+
+    monkeypatch.setattr(cli, "entry_points", lambda group: [])
+    code, err = run_main(["evaluate", "--help"], capsys)
+    assert code == 2 and "pip install -e ." in err and "invalid choice" not in err

@@ -47,7 +47,16 @@ def add_verbose(parser: argparse.ArgumentParser, default) -> None:
     )
 
 
+NOT_INSTALLED = (
+    "marple: no subcommands are registered: they come from marple-gym's entry points, which only an installed "
+    "copy has (a source tree on PYTHONPATH has none); install it with `pip install -e .` in the repository"
+)
+
+
 def main(argv: list[str] | None = None) -> int:
+    if not entry_points(group="marple.commands"):
+        print(NOT_INSTALLED, file=sys.stderr)
+        return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
