@@ -36,7 +36,7 @@ import numpy as np
 
 from marple_agents.cache import PolicyCache
 from marple_agents.device import kind, resolve_device, resolve_precision
-from marple_agents.search.missions import DONE, MissionSearch
+from marple_agents.search.missions import MissionSearch
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.inference import AGENT_MODELS
@@ -47,7 +47,7 @@ from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
 from marple_eval.protocol import opaque
 from marple_gym.episode import EpisodeState
-from marple_gym.missions.batch import BatchProgress, MissionTable
+from marple_gym.missions.batch import DONE_CODES, BatchProgress, MissionTable
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.batched_state import BatchedState
@@ -60,7 +60,7 @@ MIN_PROBABILITY = 1e-6
 
 
 def subgoal_codes(progress: MissionProgress) -> tuple[int, int, int, int]:
-    return DONE if progress.complete else progress.current.codes
+    return DONE_CODES if progress.complete else progress.current.codes
 
 
 @dataclass

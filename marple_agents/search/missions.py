@@ -35,7 +35,7 @@ import numpy as np
 
 from marple_agents.search.puct import SearchSettings, run_search, visit_policy
 from marple_gym.episode.batch import EpisodeBatch
-from marple_gym.missions.batch import DONE_CODES, BatchProgress, MissionTable
+from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.world.assets import ASSETS, DOOR
 from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house import House
@@ -49,8 +49,6 @@ probabilities."""
 FollowFn = Callable[[np.ndarray, HouseBatch, BatchedState, BatchOutcome], np.ndarray]
 """``follow(codes, houses, states, outcomes)``: the (R, 4) subgoal codes the prior is given after a step, from
 those it was given before (``codes``), the states the step led to and its outcomes (one row per tree)."""
-DONE = DONE_CODES
-"""The subgoal codes of a complete mission, as datasets and policies write them."""
 
 
 def take_states(batch: BatchedState, rows: np.ndarray) -> BatchedState:
@@ -80,10 +78,6 @@ class MissionSearch:
         self.follow = follow
         self.values = SubgoalDistances(table, settings.discount)
 
-    def subgoals(self, mission: np.ndarray, index: np.ndarray) -> np.ndarray:
-        """(R, 4) the policy's codes of each row's current subgoal (:data:`DONE` once complete)."""
-        return self.table.policy_codes(mission, index)
-
     def policy(
         self,
         house: House | HouseBatch,
@@ -101,7 +95,7 @@ class MissionSearch:
         if self.follow is None:
             if subgoals is not None:
                 raise ValueError("root subgoals need a follow rule to carry them down the tree")
-            subgoals = self.subgoals(mission, index)
+            subgoals = self.table.policy_codes(mission, index)
         prior = self.prior(states.grid, subgoals)
         if not self.settings.simulations:
             return prior
@@ -127,7 +121,7 @@ class MissionSearch:
             nodes.put(node, child.world)
             progress[node] = after = child.progress[0].index
             if self.follow is None:
-                codes = self.subgoals(mission, after)
+                codes = self.table.policy_codes(mission, after)
             elif given is None:
                 codes = None
             else:

@@ -9,7 +9,6 @@ from worlds import make_world
 
 from marple_agents.inverse import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
-from marple_agents.search.missions import DONE
 from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import PolicyConditioning
 from marple_agents.simulation.mcts import share_rows
@@ -20,7 +19,7 @@ from marple_eval.models.registry import make_model
 from marple_eval.protocol import Identities
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions import Subgoal
-from marple_gym.missions.batch import MissionTable
+from marple_gym.missions.batch import DONE_CODES, MissionTable
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.world import Action
@@ -203,7 +202,7 @@ def test_deeper_nodes_give_the_prior_the_subgoal_the_policy_agent_would_follow()
     conditioning = PolicyConditioning(IntentPolicy(), use_language=True)
     intent = np.array([TOGGLE_ON.codes])
     decoded = tuple(conditioning.decoded(toggled.state.grid[None], achieved=intent)[0].tolist())
-    assert decoded not in {TOGGLE_ON.codes, DONE}
+    assert decoded not in {TOGGLE_ON.codes, DONE_CODES}
 
     def given_after_the_toggle(follow) -> list[tuple[int, ...]]:
         """The subgoal codes the prior was given at every node whose world is the lit one."""
@@ -224,7 +223,7 @@ def test_deeper_nodes_give_the_prior_the_subgoal_the_policy_agent_would_follow()
     # The toggle was searched (and steps that change nothing after it), each node given the decoded subgoal.
     lit = given_after_the_toggle(follow)
     assert lit and set(lit) == {decoded}
-    assert set(given_after_the_toggle(None)) == {DONE}
+    assert set(given_after_the_toggle(None)) == {DONE_CODES}
     with pytest.raises(ValueError, match="follow rule"):
         MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings()).policy(
             world.house, BatchedState.repeat(world.state, 1), *(np.zeros(1, int),) * 2, intent
@@ -347,7 +346,7 @@ def test_a_language_policy_is_given_the_intent_in_simulation_and_the_missions_su
 
     other = "B" if episode.culprit == 0 else "A"  # bip weighs every mission: here one the agent is not on
     (mission,) = get_scenario(SCENARIO).roles[other]
-    allowed = {sg.codes for sg in get_mission(mission).subgoals} | {DONE}
+    allowed = {sg.codes for sg in get_mission(mission).subgoals} | {DONE_CODES}
     assert tuple(intent.tolist()) not in allowed
     bips = IntentPolicy()
     searched = MCTSAgent(bips, {mission: 1.0}, SearchSettings(simulations=2), use_language=True, mission_subgoals=True)
