@@ -44,9 +44,8 @@ class Bitboard:
     def block(self, w: int, h: int) -> int:
         """Bits of the ``w`` x ``h`` block of cells at (0, 0) (shift it by ``y * width + x`` to place it)."""
         bits = self._blocks.get((w, h))
-        if bits is None:  # a house has a handful of furniture sizes: each block is summed once
-            row = (1 << w) - 1
-            bits = self._blocks[w, h] = sum(row << (cy * self.width) for cy in range(h))
+        if bits is None:  # a house has a handful of furniture sizes: each block is made once
+            bits = self._blocks[w, h] = self.rect(0, 0, w, h)
         return bits
 
     def rect(self, x: int, y: int, w: int, h: int) -> int:
