@@ -19,6 +19,7 @@ from marple_gym.errors import MarpleError
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``marple`` parser, its subcommands from the installed entry points (named in its ``commands``)."""
     parser = argparse.ArgumentParser(
         prog="marple",
         description="MARPLE-Gym: household whodunit benchmark for long-horizon inference.",
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         # Also after the subcommand (`marple evaluate ... -v`), where the error hint's reader puts it. Set only
         # when given there, so that it cannot reset the `marple -v evaluate ...` form to False.
         add_verbose(command, default=argparse.SUPPRESS)
+    parser.commands = tuple(sub.choices)  # empty in a source tree that was never installed (no entry points)
     return parser
 
 
@@ -54,10 +56,10 @@ NOT_INSTALLED = (
 
 
 def main(argv: list[str] | None = None) -> int:
-    if not entry_points(group="marple.commands"):
+    parser = build_parser()
+    if not parser.commands:
         print(NOT_INSTALLED, file=sys.stderr)
         return 2
-    parser = build_parser()
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if not getattr(args, "run", None):
@@ -69,26 +71,21 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (ModelError): exit 2
-        if args.verbose:
-            traceback.print_exc()  # -v adds the traceback; the exit status stays the documented one
-            print(f"marple {args.command}: error: {exc}", file=sys.stderr)
-        else:
-            print(f"marple {args.command}: error: {exc} (run with -v for details)", file=sys.stderr)
+        _report(args, f"error: {exc}", bug=False)
         return 2
     except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
-        if args.verbose:
-            traceback.print_exc()
-            print(
-                f"marple {args.command}: internal error: {type(exc).__name__}: {exc} (please report it)",
-                file=sys.stderr,
-            )
-        else:
-            print(
-                f"marple {args.command}: internal error: {type(exc).__name__}: {exc} "
-                "(run with -v for the traceback, and please report it)",
-                file=sys.stderr,
-            )
+        _report(args, f"internal error: {type(exc).__name__}: {exc}", bug=True)
         return 1
+
+
+def _report(args: argparse.Namespace, what: str, bug: bool) -> None:
+    """The error's line, with the traceback above it under -v (the exit status stays the documented one)."""
+    if args.verbose:
+        traceback.print_exc()
+        hint = " (please report it)" if bug else ""
+    else:
+        hint = " (run with -v for the traceback, and please report it)" if bug else " (run with -v for details)"
+    print(f"marple {args.command}: {what}{hint}", file=sys.stderr)
 
 
 if __name__ == "__main__":
