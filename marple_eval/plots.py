@@ -35,7 +35,15 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
     panels = scenarios + (["all scenarios"] if len(scenarios) > 1 else [])
     cols = min(3, len(panels))
     rows = math.ceil(len(panels) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols, 3.1 * rows), sharey=True, squeeze=False)
+    # Constrained layout makes room for the legend below the panels, where it hides none of them.
+    fig, axes = plt.subplots(
+        rows,
+        cols,
+        figsize=(3.6 * cols, 3.1 * rows + 0.2 * len(runs) / 3),
+        sharey=True,
+        squeeze=False,
+        layout="constrained",
+    )
     flat = axes.ravel()
     for ax in flat[len(panels) :]:
         ax.set_visible(False)
@@ -61,9 +69,9 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
         ax.grid(alpha=0.3)
     for row in axes:
         row[0].set_ylabel("accuracy")
-    flat[len(panels) - 1].legend(loc="lower right", fontsize=7)
+    handles, labels = flat[len(panels) - 1].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(3, max(1, len(labels))), fontsize=7)
     fig.suptitle(f"{title} ({BANDS[band]})" if title else BANDS[band], fontsize=10)
-    fig.tight_layout()
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
