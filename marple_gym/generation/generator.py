@@ -14,7 +14,7 @@ cell, whatever the generator's seed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, ItemsView, Iterator, KeysView, ValuesView
 from functools import cache, lru_cache, partial
 from itertools import chain
 from typing import Any
@@ -361,27 +361,70 @@ class _LazySource(dict):
 
     Building it is a good part of a reset, and most houses are played, never saved. It is built from the
     finished draft's pieces, which nothing changes after :func:`_build`, and the config the house was generated
-    from (which callers do not change after generating). Copied or pickled, it is a plain dict.
+    from (which callers do not change after generating). Every Python way of reading the dict (a key, ``in``,
+    ``get``, iteration, ``keys``/``items``/``values``, ``len``, comparison, ``dict(...)``, ``**``) sees the
+    config; copied or pickled, it is a plain dict. (C code that reads a dict's slots directly, such as
+    ``json``'s fast encoder, sees it once read: give it ``dict(house.source)``.)
     """
 
     def __init__(self, resolve: Callable[[], HouseConfig]) -> None:
         super().__init__()
-        self._resolve = resolve
+        self._resolve: Callable[[], HouseConfig] | None = resolve
+
+    def _resolve_config(self) -> None:
+        """Build the config now, if no read has yet."""
+        if self._resolve is not None:
+            resolve, self._resolve = self._resolve, None
+            super().setdefault("config", resolve())
 
     def __missing__(self, key: str) -> Any:
-        if key != "config":
-            raise KeyError(key)
-        self[key] = value = self._resolve()
-        return value
+        if key == "config" and self._resolve is not None:
+            self._resolve_config()
+            return super().__getitem__(key)
+        raise KeyError(key)
 
     def __contains__(self, key: object) -> bool:
-        return key == "config" or super().__contains__(key)
+        return (key == "config" and self._resolve is not None) or super().__contains__(key)
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self["config"] if key == "config" else super().get(key, default)
+        if key == "config":
+            self._resolve_config()
+        return super().get(key, default)
+
+    # The whole-dict views build the config first (dict(...) and ** go through keys() and items()).
+    def __iter__(self) -> Iterator[str]:
+        self._resolve_config()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._resolve_config()
+        return super().__len__()
+
+    def keys(self) -> KeysView:
+        self._resolve_config()
+        return super().keys()
+
+    def items(self) -> ItemsView:
+        self._resolve_config()
+        return super().items()
+
+    def values(self) -> ValuesView:
+        self._resolve_config()
+        return super().values()
+
+    def copy(self) -> dict:
+        return dict(self.items())
+
+    def __eq__(self, other: object) -> bool:
+        return self.copy() == other
+
+    __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict
+
+    def __repr__(self) -> str:
+        return repr(self.copy())
 
     def __reduce__(self) -> tuple:
-        return dict, ({**self, "config": self["config"]},)
+        return dict, (self.copy(),)
 
 
 def _resolved_config(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import itertools
 import json
+import pickle
 
 import numpy as np
 import pytest
@@ -77,6 +79,30 @@ def test_resolved_config_rebuilds_the_exact_house():
         assert again.state.same_as(world.state)
         assert again.house.fur_names == world.house.fur_names
         assert again.house.obj_names == world.house.obj_names
+
+
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda source: list(source),
+        lambda source: list(source.keys()),
+        lambda source: [key for key, _ in source.items()],
+        lambda source: ["config"] * sum(isinstance(v, HouseConfig) for v in source.values()),
+        lambda source: list(dict(source)),
+        lambda source: list({**source}),
+        lambda source: list(source.copy()),
+        lambda source: list(copy.deepcopy(source)),
+        lambda source: list(pickle.loads(pickle.dumps(source))),
+        lambda source: ["config"] * len(source),
+    ],
+    ids=["iter", "keys", "items", "values", "dict", "unpack", "copy", "deepcopy", "pickle", "len"],
+)
+def test_a_new_houses_source_shows_its_config_however_it_is_read_first(read):
+    """The resolved config is built on its first read, whichever way the source is read first."""
+    source = generate_world(None, np.random.default_rng(5), ["feed_dog"]).house.source
+    assert read(source) == ["config"]
+    assert source == {"config": source["config"]} and "config" in repr(source)
+    assert source.get("config") is source["config"] and source.get("seed", 7) == 7
 
 
 def test_config_round_trips_through_its_plain_dict():
