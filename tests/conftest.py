@@ -29,3 +29,10 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture
 def rng() -> np.random.Generator:
     return np.random.default_rng(1234)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _sb3_log_folder_inside_pytests(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Stable-Baselines3 makes a folder ``SB3-<time>`` in the system's temporary directory for every ``learn``
+    without a logger of its own (its ``SB3_LOGDIR`` names another): keep the tests' inside pytest's own."""
+    os.environ.setdefault("SB3_LOGDIR", str(tmp_path_factory.mktemp("sb3-logs")))
