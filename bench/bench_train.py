@@ -8,10 +8,11 @@
     python bench/bench_train.py --throughput --model-preset gpu --steps 4,8           # the same on this CPU
 
 ``--throughput`` trains the model preset's language-conditioned policy on
-random 20 x 20 states for the two step counts of ``--steps`` with each set of
-speed options (``--options``: none, then each alone, then all; see
-``TrainConfig``), and takes the difference of the two runs' times, so start-up,
-compilation and the first steps do not count. It prints samples per second,
+random 20 x 20 states with each set of speed options (``--options``: none,
+then each alone, then all; see ``TrainConfig``) for the second of the two step
+counts of ``--steps``, and times the optimizer steps between the first count
+and the second inside that one run (the device synchronised at both ends), so
+start-up, compilation and the first steps do not count. It prints samples per second,
 model FLOPs per second, the model FLOPs utilisation against the device's bf16
 peak (a table of data-sheet peaks by GPU name, or ``--peak-tflops``; a CPU has
 no known peak), the rate as a share of the matmul rate measured in the same
@@ -44,6 +45,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+import lightning as L
 import numpy as np
 import torch
 
@@ -195,9 +197,28 @@ def random_samples(n: int, seed: int = 0) -> Samples:
     )
 
 
-def matmul_rate(on_gpu: bool, size: int = 1024, repeats: int = 20) -> float:
-    """FLOP/s of 1024 x 1024 matrix products on the training device, in its training precision, measured in the
-    same run: a peer for the training rate where no peak is known (a CPU)."""
+class StepTimer(L.Callback):
+    """The wall-clock time at the end of optimizer steps ``first`` and ``last`` of a run (device synchronised)."""
+
+    def __init__(self, first: int, last: int) -> None:
+        self.marks = {first: None, last: None}
+
+    def on_train_batch_end(self, trainer: L.Trainer, *args: object) -> None:
+        step = trainer.global_step
+        if step in self.marks and self.marks[step] is None:
+            if torch.cuda.is_available():
+                torch.cuda.synchronize()
+            self.marks[step] = time.perf_counter()
+
+    def seconds(self) -> float:
+        first, last = self.marks.values()
+        return last - first
+
+
+def matmul_rate(on_gpu: bool, repeats: int = 10) -> float:
+    """FLOP/s of square matrix products on the training device (8192 on a GPU, 1024 on a CPU), in its training
+    precision, measured in the same run: a peer for the training rate where no peak is known (a CPU)."""
+    size = 8192 if on_gpu else 1024
     dtype = torch.bfloat16 if on_gpu and torch.cuda.is_bf16_supported() else torch.float32
     device = "cuda" if on_gpu else "cpu"
     a, b = (torch.randn(size, size, dtype=dtype, device=device) for _ in range(2))
@@ -237,24 +258,23 @@ def throughput(args: argparse.Namespace) -> dict:
         "runs": {},
     }
     for label in args.options.split(","):
-        seconds = []
-        for steps in (first, last):
-            result = train_policy(
-                None,
-                samples=samples,
-                model="language",
-                preset=args.model_preset,
-                out_dir=args.out / f"tp-{label}",
-                max_steps=steps,
-                accelerator=args.accelerator,
-                devices=1,
-                progress=False,
-                val_every=10**9,
-                **OPTION_SETS[label],
-            )
-            seconds.append(result.train_seconds)
+        timer = StepTimer(first, last)
+        train_policy(
+            None,
+            samples=samples,
+            model="language",
+            preset=args.model_preset,
+            out_dir=args.out / f"tp-{label}",
+            max_steps=last,
+            accelerator=args.accelerator,
+            devices=1,
+            progress=False,
+            val_every=10**9,
+            callbacks=[timer],
+            **OPTION_SETS[label],
+        )
         per_step, _ = micro_batches(replace(train, **OPTION_SETS[label]))
-        rate = (last - first) * rows / (seconds[1] - seconds[0])
+        rate = (last - first) * rows / timer.seconds()
         run = {
             "samples_per_second": rate,
             "flop_per_second": rate * flops,

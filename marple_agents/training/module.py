@@ -102,6 +102,27 @@ class PolicyModule(L.LightningModule):
         if self.model_config.conditioning == "language":
             self.log("val/subgoal_loss", extra / total, sync_dist=False)
 
+    def configure_gradient_clipping(
+        self,
+        optimizer: torch.optim.Optimizer,
+        gradient_clip_val: float | None = None,
+        gradient_clip_algorithm: str | None = None,
+    ) -> None:
+        """Clip as Lightning does, also for the fused AdamW under bf16 autocast.
+
+        Lightning's mixed-precision plugin refuses to clip for an optimizer that unscales inside its own step (the
+        fused AdamW), since with fp16's gradient scaler the gradients would still be scaled here. bf16 and fp32
+        have no scaler: the gradients are the true ones, so their norm is clipped here as Lightning would (the
+        optimizer's parameters, by norm). With a scaler, Lightning's own check still speaks.
+        """
+        handles_unscaling = getattr(optimizer, "_step_supports_amp_scaling", False)
+        unscaled = getattr(self.trainer.precision_plugin, "scaler", None) is None
+        if gradient_clip_val and handles_unscaling and unscaled and gradient_clip_algorithm in (None, "norm"):
+            params = [p for group in optimizer.param_groups for p in group["params"]]
+            torch.nn.utils.clip_grad_norm_(params, gradient_clip_val)
+            return
+        self.clip_gradients(optimizer, gradient_clip_val, gradient_clip_algorithm)
+
     def configure_optimizers(self):
         cfg = self.train_config
         # No weight decay on biases, norms and embedding tables (the usual transformer recipe).

@@ -6,6 +6,7 @@ import json
 import logging
 import time
 import warnings
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -102,6 +103,7 @@ def train_policy(
     samples: Samples | None = None,
     record: dict[str, Any] | None = None,
     logger: str = "csv",
+    callbacks: Sequence[L.Callback] = (),
     **overrides: Any,
 ) -> TrainResult:
     """Train a vision-only or language-conditioned policy on one role's samples and write ``out_dir/policy.pt``.
@@ -116,6 +118,7 @@ def train_policy(
     and machine give the same weights. ``overrides`` set any :class:`ModelConfig` or
     :class:`TrainConfig` field.
     ``record`` adds facts about the data to the result's ``data`` (e.g. that the dataset was incomplete).
+    ``callbacks`` are Lightning callbacks added to the trainer's own (a step timer, early stopping).
     """
     if model not in CONDITIONINGS:
         raise ConfigError(f"model must be one of {CONDITIONINGS}, got {model!r}")
@@ -151,9 +154,9 @@ def train_policy(
 
     batches = -(-len(data.train) // batch_size)  # one epoch; validation runs at epoch ends
     module = PolicyModule(model_cfg.to_dict(), asdict(train_cfg))
-    callbacks: list[L.Callback] = [L.pytorch.callbacks.ModelCheckpoint(dirpath=out_dir / "lightning", save_last=True)]
+    own: list[L.Callback] = [L.pytorch.callbacks.ModelCheckpoint(dirpath=out_dir / "lightning", save_last=True)]
     if train_cfg.max_minutes is not None:
-        callbacks.append(TimeBudget(train_cfg.max_minutes))
+        own.append(TimeBudget(train_cfg.max_minutes))
     trainer = L.Trainer(
         accelerator=accelerator,
         devices=devices,
@@ -164,7 +167,7 @@ def train_policy(
         max_time=None if train_cfg.max_minutes is None else {"seconds": 60 * train_cfg.max_minutes * 1.1 + 30},
         accumulate_grad_batches=accumulate,
         gradient_clip_val=1.0,
-        callbacks=callbacks,
+        callbacks=[*own, *callbacks],
         logger=experiment_logger,
         enable_progress_bar=progress,
         enable_model_summary=False,

@@ -67,3 +67,53 @@ def test_a_compiled_network_learns_as_the_eager_one(tmp_path):
     compiled, recorded = trained(tmp_path, "compiled", compile=True)
     assert recorded["compile"] is True
     assert_close(eager, compiled, atol=1e-4)
+
+
+def test_fused_adam_under_bf16_autocast_trains_and_clips_as_lightning_does(tmp_path):
+    """Lightning's mixed-precision plugin refused to clip gradients for the fused AdamW, so every GPU run (bf16
+    autocast, fused on by default) stopped at its first optimizer step; the module now clips them itself."""
+    plain, _ = trained(tmp_path, "plain-bf16", precision="bf16-mixed", fused_optimizer=False)
+    fused, recorded = trained(tmp_path, "fused-bf16", precision="bf16-mixed", fused_optimizer=True)
+    assert recorded["fused_optimizer"] and recorded["precision"] == "bf16-mixed"
+    assert_close(plain, fused, atol=1e-5)
+
+
+def test_the_module_clips_the_fused_optimizers_gradients_to_the_norm_asked_for():
+    from types import SimpleNamespace
+
+    from marple_agents.training.module import PolicyModule
+
+    model, train = preset("small", "vision")
+    module = PolicyModule(model.to_dict(), vars(train) | {"fused_optimizer": True})
+    module.trainer = SimpleNamespace(precision_plugin=SimpleNamespace(scaler=None))  # bf16: no gradient scaler
+    optimizer = torch.optim.AdamW(module.parameters(), fused=True)
+    for p in module.parameters():
+        p.grad = torch.full_like(p, 3.0)
+    module.configure_gradient_clipping(optimizer, gradient_clip_val=1.0, gradient_clip_algorithm="norm")
+    norm = torch.linalg.vector_norm(torch.stack([torch.linalg.vector_norm(p.grad) for p in module.parameters()]))
+    assert norm == pytest.approx(1.0, rel=1e-4)
+
+
+def test_train_policy_runs_the_callbacks_it_is_given(tmp_path):
+    """Extra Lightning callbacks join the trainer's own (bench/bench_train.py times steps with one)."""
+    import lightning as L
+
+    class CountSteps(L.Callback):
+        steps = 0
+
+        def on_train_batch_end(self, trainer, *args):
+            self.steps += 1
+
+    counter = CountSteps()
+    train_policy(
+        None,
+        samples=synthetic_samples(),
+        out_dir=tmp_path / "counted",
+        max_steps=3,
+        accelerator="cpu",
+        devices=1,
+        progress=False,
+        callbacks=[counter],
+        **{**TINY, "batch_size": 8},
+    )
+    assert counter.steps == 3
