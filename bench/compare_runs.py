@@ -67,6 +67,9 @@ def compare_models(a: Path, b: Path, found: dict[str, set[str]]) -> int:
 
     models = sorted(p.relative_to(a) for p in (a / "models").rglob("policy.pt"))
     for rel in models:
+        if not (b / rel).is_file():
+            found["differ"].add(f"{rel} (missing in B)")
+            continue
         weights = [torch.load(run / rel, map_location="cpu", weights_only=True)["weights_sha256"] for run in (a, b)]
         if weights[0] != weights[1]:
             found["differ"].add(str(rel))

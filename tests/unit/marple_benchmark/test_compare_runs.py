@@ -70,3 +70,13 @@ def test_an_unfinished_run_is_refused_by_name(tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:
         load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")])
     assert refused.value.code == 2 and "is not a finished benchmark run" in capsys.readouterr().err
+
+
+def test_a_model_the_second_run_lacks_is_named_not_a_crash(tmp_path, capsys):
+    """A run of more splits (in and ood) against one of fewer: the missing agent models are differences."""
+    write_run(tmp_path / "a")
+    write_run(tmp_path / "b")
+    (tmp_path / "a" / "models" / "pillow" / "B").mkdir()
+    torch.save({"weights_sha256": "w2"}, tmp_path / "a" / "models" / "pillow" / "B" / "policy.pt")
+    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
+    assert "DIFFERS: models/pillow/B/policy.pt (missing in B)" in capsys.readouterr().out
