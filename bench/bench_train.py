@@ -206,13 +206,24 @@ class StepTimer(L.Callback):
     def on_train_batch_end(self, trainer: L.Trainer, *args: object) -> None:
         step = trainer.global_step
         if step in self.marks and self.marks[step] is None:
-            if torch.cuda.is_available():
+            if trainer.strategy.root_device.type == "cuda":  # the steps' kernels done, not only launched
                 torch.cuda.synchronize()
             self.marks[step] = time.perf_counter()
 
     def seconds(self) -> float:
         first, last = self.marks.values()
         return last - first
+
+
+def step_counts(text: str) -> tuple[int, int]:
+    """``--steps``: two optimizer step counts, ``FIRST,LAST`` with 1 <= FIRST < LAST."""
+    try:
+        first, last = (int(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected two step counts FIRST,LAST such as 10,30, got {text!r}") from None
+    if not 1 <= first < last:
+        raise argparse.ArgumentTypeError(f"expected 1 <= FIRST < LAST, got {first},{last}")
+    return first, last
 
 
 def matmul_rate(on_gpu: bool, repeats: int = 10) -> float:
@@ -242,7 +253,7 @@ def throughput(args: argparse.Namespace) -> dict:
 
     model, train = preset(args.model_preset, "language")
     rows = train.batch_size * train.accumulate
-    first, last = (int(x) for x in args.steps.split(","))
+    first, last = args.steps
     samples = random_samples(max(4_000, 2 * rows * last))  # more than the steps draw: no epoch ends
     gpu = args.accelerator in ("gpu", "cuda") or (args.accelerator == "auto" and torch.cuda.is_available())
     name = torch.cuda.get_device_name() if gpu else f"cpu ({torch.get_num_threads()} threads)"
@@ -346,7 +357,12 @@ def main() -> None:
     parser.add_argument("--paper-epoch", action="store_true", help="time one paper-preset epoch instead")
     parser.add_argument("--throughput", action="store_true", help="samples/s, MFU and projected hours instead")
     parser.add_argument("--model-preset", default="paper", help="--throughput: the model preset (default: paper)")
-    parser.add_argument("--steps", default="10,30", help="--throughput: two step counts (default: 10,30)")
+    parser.add_argument(
+        "--steps",
+        type=step_counts,
+        default="10,30",
+        help="--throughput: two step counts FIRST,LAST; the steps between them are timed (default: 10,30)",
+    )
     parser.add_argument("--peak-tflops", type=float, help="--throughput: the device's bf16 peak (default: by GPU name)")
     parser.add_argument(
         "--options", default=",".join(OPTION_SETS), help=f"--throughput: option sets, from {', '.join(OPTION_SETS)}"

@@ -418,8 +418,6 @@ class _LazySource(dict):
     def __eq__(self, other: object) -> bool:
         return self.copy() == other
 
-    __hash__ = None  # type: ignore[assignment]  # unhashable, as a dict
-
     def __repr__(self) -> str:
         return repr(self.copy())
 
