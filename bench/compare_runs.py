@@ -19,13 +19,20 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import sys
 from pathlib import Path
+
+from marple_gym.errors import MarpleError
+from marple_gym.validation import message_error, read_json_file
 
 WHERE_OR_WHEN = {"created", "dataset", "source", "checkpoint", "version", "estimate", "train_seconds"}
 WHERE_OR_WHEN |= {"samples_per_second", "generator"}
 """Keys that say where, when or by which code version a file was made, not what it holds."""
+
+
+def read_json(path: Path):
+    """A run's JSON file through the project's strict reader: a malformed one is an error naming it."""
+    return read_json_file(path, message_error(MarpleError), allow_nan=True)
 
 
 def sha256(path: Path) -> str:
@@ -56,7 +63,7 @@ def compare_data(a: Path, b: Path, found: dict[str, set[str]]) -> int:
         if not other.is_file():
             found["differ"].add(f"{rel} (missing in B)")
         elif rel.name == "manifest.json":
-            differences(json.loads((a / rel).read_text()), json.loads(other.read_text()), str(rel), found)
+            differences(read_json(a / rel), read_json(other), str(rel), found)
         elif sha256(a / rel) != sha256(other):
             found["differ"].add(str(rel))
     return len(files)
@@ -82,7 +89,7 @@ def compare_results(a: Path, b: Path, found: dict[str, set[str]]) -> int:
         if not (b / rel).is_file():
             found["differ"].add(f"{rel} (missing in B)")
             continue
-        differences(json.loads((a / rel).read_text()), json.loads((b / rel).read_text()), str(rel), found)
+        differences(read_json(a / rel), read_json(b / rel), str(rel), found)
     return len(files)
 
 
@@ -95,11 +102,15 @@ def main(argv: list[str] | None = None) -> int:
         if not (run / "benchmark.json").is_file():
             parser.error(f"{run} is not a finished benchmark run (no benchmark.json)")
     found: dict[str, set[str]] = {"differ": set(), "one side only": set()}
-    counts = {
-        "data files": compare_data(args.run_a, args.run_b, found),
-        "agent models": compare_models(args.run_a, args.run_b, found),
-        "results files (and benchmark.json)": compare_results(args.run_a, args.run_b, found),
-    }
+    try:
+        counts = {
+            "data files": compare_data(args.run_a, args.run_b, found),
+            "agent models": compare_models(args.run_a, args.run_b, found),
+            "results files (and benchmark.json)": compare_results(args.run_a, args.run_b, found),
+        }
+    except MarpleError as exc:
+        print(f"compare_runs: error: {exc}", file=sys.stderr)
+        return 2
     for what, n in counts.items():
         print(f"{what}: {n} compared")
     for key in sorted(found["one side only"]):

@@ -80,3 +80,12 @@ def test_a_model_the_second_run_lacks_is_named_not_a_crash(tmp_path, capsys):
     torch.save({"weights_sha256": "w2"}, tmp_path / "a" / "models" / "pillow" / "B" / "policy.pt")
     assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
     assert "DIFFERS: models/pillow/B/policy.pt (missing in B)" in capsys.readouterr().out
+
+
+def test_a_malformed_results_file_is_an_error_naming_it(tmp_path, capsys):
+    write_run(tmp_path / "a")
+    write_run(tmp_path / "b")
+    (tmp_path / "b" / "results" / "vision.json").write_text("{")
+    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert "compare_runs: error:" in err and "vision.json" in err
