@@ -24,7 +24,7 @@ from typing import Any, BinaryIO
 
 import torch
 
-from marple_agents.config import CONDITIONINGS, POSITIONS, ConfigError, ModelConfig
+from marple_agents.config import CONDITIONINGS, POSITIONS, ModelConfig, ModelConfigError
 from marple_agents.models import PolicyNet, build_model
 from marple_gym.errors import MarpleError
 from marple_gym.files import atomic_write
@@ -161,7 +161,7 @@ def read_model_config(data: Any, file: str) -> ModelConfig:
         raise config.fail("", f"describes a network of about {size:.3g} parameters; the limit is {MAX_PARAMETERS:.3g}")
     try:
         return ModelConfig(**values)
-    except ConfigError as exc:
+    except ModelConfigError as exc:
         raise config.fail("", f"incompatible model config: {exc}") from None
 
 

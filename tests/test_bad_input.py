@@ -19,7 +19,7 @@ from marple_gym.datasets import MarpleDataset
 from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
 from marple_gym.datasets.shards import ShardError, read_shard
 from marple_gym.errors import MarpleError
-from marple_gym.generation import ConfigError, HouseConfig, generate_world
+from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
 from marple_gym.study.responses import read_entries
 from marple_gym.study.trials import StudyError
 from marple_gym.validation import Fields, message_error
@@ -96,7 +96,7 @@ def test_a_misspelled_key_of_the_paper_format_is_refused_with_its_path(edit, fie
     edit(data["Grid"])
     path = tmp_path / "house.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.load(path)
     assert info.value.field == field and info.value.file == str(path)
     assert str(info.value) == f"{path}: {field}: unknown key; did you mean {suggestion!r}?"
@@ -105,7 +105,7 @@ def test_a_misspelled_key_of_the_paper_format_is_refused_with_its_path(edit, fie
 def test_a_misspelled_nested_key_of_our_format_is_refused():
     plain = generate_world(reference(), np.random.default_rng(0), ["do_laundry"]).house.source["config"].to_dict()
     rename(plain["rooms"][1]["furniture"][0], "objects", "objets")
-    with pytest.raises(ConfigError, match=r"did you mean 'objects'") as info:
+    with pytest.raises(HouseConfigError, match=r"did you mean 'objects'") as info:
         HouseConfig.from_dict(plain)
     assert info.value.field == "rooms[1].furniture[0].objets"
 
@@ -146,7 +146,7 @@ def test_a_misspelled_nested_key_of_our_format_is_refused():
     ],
 )
 def test_bad_values_are_refused_before_anything_is_built(config, field, reason):
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.from_dict(config)
     assert info.value.field == field and reason in info.value.reason
 
@@ -154,7 +154,7 @@ def test_bad_values_are_refused_before_anything_is_built(config, field, reason):
 def test_a_paper_door_state_must_be_open_or_closed():
     data = reference()
     data["Grid"]["doors"]["initial"][0]["state"] = "no"
-    with pytest.raises(ConfigError, match="expected 'open' or 'closed'") as info:
+    with pytest.raises(HouseConfigError, match="expected 'open' or 'closed'") as info:
         HouseConfig.from_dict(data)
     assert info.value.field == "Grid.doors.initial[0].state"
 
@@ -171,7 +171,7 @@ def test_a_paper_door_state_must_be_open_or_closed():
 def test_a_bad_config_file_names_the_file(content, reason, tmp_path):
     path = tmp_path / "house.json"
     path.write_bytes(content)
-    with pytest.raises(ConfigError, match=reason) as info:
+    with pytest.raises(HouseConfigError, match=reason) as info:
         HouseConfig.load(path)
     assert str(info.value).startswith(f"{path}: ")
 
@@ -179,27 +179,27 @@ def test_a_bad_config_file_names_the_file(content, reason, tmp_path):
 @pytest.mark.parametrize("path, reason", [("", "the path of the file is empty"), (".", ": a folder, not a file")])
 def test_an_empty_path_or_a_folder_is_named_as_such(path, reason, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError, match=reason):
+    with pytest.raises(HouseConfigError, match=reason):
         HouseConfig.load(path)
     assert listing(tmp_path) == set()
 
 
 @pytest.mark.parametrize("source", [[1, 2], 42, 3.5, b"{}"])
 def test_a_config_that_is_neither_a_path_nor_a_dict_is_refused(source):
-    with pytest.raises(ConfigError, match=f"expected a path to a JSON file.*got {type(source).__name__}"):
+    with pytest.raises(HouseConfigError, match=f"expected a path to a JSON file.*got {type(source).__name__}"):
         HouseConfig.load(source)
 
 
 def test_object_ids_cannot_wrap_the_uint8_channel():
     config = {"width": 100, "height": 100, "furniture_per_room": [40, 40], "objects_per_furniture": [8, 8]}
-    with pytest.raises(ConfigError, match=r"456 objects, but at most 255 fit") as info:
+    with pytest.raises(HouseConfigError, match=r"456 objects, but at most 255 fit") as info:
         generate_world(config, np.random.default_rng(0))
     assert info.value.field == "objects_per_furniture"
 
 
 def test_listing_more_objects_than_ids_is_refused_before_generation():
     room = {"type": "Kitchen", "floor_objects": [{"type": "apple"}] * 20, "num_floor_objects": 150}
-    with pytest.raises(ConfigError, match="300 objects are asked for; a house holds at most 255"):
+    with pytest.raises(HouseConfigError, match="300 objects are asked for; a house holds at most 255"):
         HouseConfig.from_dict({"rooms": [room, {**room, "type": "Bedroom"}]})
 
 

@@ -14,7 +14,7 @@ from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
-from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.config import HouseConfig, HouseConfigError
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
@@ -176,7 +176,7 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         self.episode, self._pending_mission = None, mission  # levels build the house for this mission
         world = generate_world(self.config, self.np_random, self._house_missions())
         if world.house.width != self.config.width or world.house.height != self.config.height:
-            raise ConfigError("config", "generated house does not match the observation space")
+            raise HouseConfigError("config", "generated house does not match the observation space")
         self.house = world.house
         self.episode = EpisodeState.start(world.house, world.state, (mission,))
         if self.render_mode == "human":
