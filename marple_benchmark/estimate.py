@@ -33,7 +33,7 @@ from marple_agents.config import preset as model_preset
 from marple_agents.flops import forward_flops, training_flops
 from marple_agents.simulation.inference import POLICY_OF_VARIANT
 from marple_benchmark.presets import BenchmarkPreset
-from marple_gym.datasets.generate import PAPER_SIZES, Sizes
+from marple_gym.datasets.spec import PAPER_SIZES, Sizes
 from marple_gym.errors import MarpleError
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 from marple_gym.validation import message_error, read_json_file

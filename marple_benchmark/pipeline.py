@@ -37,7 +37,8 @@ from marple_benchmark.config import BenchmarkConfig, training_budget
 from marple_benchmark.executors import Executor, make_executor
 from marple_benchmark.summary import write_summary
 from marple_eval.settings import ProtocolSettings
-from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.spec import DatasetSpec, Unit
 from marple_gym.missions.scenarios import get_scenario
 
 log = logging.getLogger(__name__)

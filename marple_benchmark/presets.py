@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from marple_gym.datasets.generate import PAPER_SIZES, Sizes
+from marple_gym.datasets.spec import PAPER_SIZES, Sizes
 
 
 @dataclass(frozen=True)

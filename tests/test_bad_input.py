@@ -16,8 +16,10 @@ import numpy as np
 import pytest
 
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import MANIFEST, DatasetError
 from marple_gym.datasets.shards import ShardError, read_shard
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
 from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
 from marple_gym.study.responses import read_entries
@@ -249,7 +251,7 @@ def test_a_damaged_manifest_is_refused_naming_the_file_and_field(dataset, tmp_pa
 
 
 def test_a_shard_of_another_split_re_signed_in_the_manifest_is_named(dataset, tmp_path):
-    from marple_gym.datasets.generate import file_sha256
+    from marple_gym.datasets.shards import file_sha256
 
     test_shard = "laundry/test/A+B/shard-h00-00000.npz"
     train_shard = sorted(p for p in json.loads((dataset / MANIFEST).read_text())["shards"] if "/train-in/A/" in p)[0]

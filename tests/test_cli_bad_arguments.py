@@ -15,7 +15,9 @@ from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.results import ResultsError
 from marple_gym.cli.main import main
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import DatasetError
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 
 
 @pytest.fixture(scope="module")
@@ -248,7 +250,7 @@ def test_a_repeated_scenario_is_generated_and_scored_once_and_a_bare_at_is_refus
 KILLED_GENERATE = """
 import os, signal, sys
 import numpy as np
-from marple_gym.datasets.generate import DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset
 
 real, calls = np.savez_compressed, []
 

@@ -103,7 +103,7 @@ def check_training_data(data: str, unit: str, kind: str, split: str, role: str, 
     ``role`` (else an error with the ``marple generate`` command that writes them); an incomplete dataset is an
     error unless ``allow_incomplete``."""
     from marple_gym.datasets import MarpleDataset
-    from marple_gym.datasets.generate import load_manifest
+    from marple_gym.datasets.dataset import load_manifest
 
     hint = generate_hint(data, unit, kind, split)
     if load_manifest(Path(data)) is None:

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.generate import DatasetError
+from marple_gym.datasets.manifest import DatasetError
 
 SPLITS = {"in": "train-in", "ood": "train-ood"}
 

@@ -45,7 +45,7 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.generate import DatasetError
+from marple_gym.datasets.manifest import DatasetError
 from marple_gym.envs.registration import HOUSEHOLD_ID
 from marple_gym.envs.spaces import observation_space as env_observation_space
 from marple_gym.evidence.audio import AUDIO

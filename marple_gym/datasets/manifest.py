@@ -25,6 +25,8 @@ from marple_gym.generation.config import HouseConfig, HouseConfigError
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.validation import Fields, message_error
 
+MANIFEST = "manifest.json"
+"""The manifest's file name in a dataset directory."""
 DATASET_FORMAT = "marple-dataset"
 DATASET_VERSION = 1
 SPLITS = ("test", "train-in", "train-ood")

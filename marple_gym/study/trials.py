@@ -108,7 +108,7 @@ def practice_episodes(data: MarpleDataset, scenarios: Sequence[str], count: int)
     """``count`` practice pairs, taking the ``scenarios`` in turn (in name order, so that any order of the
     same scenarios gives the same pairs), each from a house no trial is scored in
     (:func:`~marple_gym.datasets.generate.practice_pair`)."""
-    from marple_gym.datasets.generate import practice_pair
+    from marple_gym.datasets.episodes import practice_pair
 
     names = sorted(set(scenarios))
     if count and not names:

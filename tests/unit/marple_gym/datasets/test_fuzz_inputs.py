@@ -17,7 +17,9 @@ from hypothesis import strategies as st
 from paths import DATA
 
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import MANIFEST, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import MANIFEST
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
 from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
 
