@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.evidence import MODALITIES, AgentEvidence, QueryRules, TrialEvidence
+from marple_eval.evidence import AgentEvidence, QueryRules, TrialEvidence
 from marple_eval.models.guard import InvalidAnswerError, check_answer
 
 
@@ -57,13 +57,6 @@ class InferenceModel(ABC):
     def settings(self) -> dict[str, Any]:
         """What to record about this model in a results file."""
         return {"name": self.name, "modalities": sorted(self.modalities)}
-
-    @classmethod
-    def check_modalities(cls, modalities: frozenset[str]) -> frozenset[str]:
-        unknown = set(modalities) - MODALITIES
-        if unknown:
-            raise ValueError(f"{cls.__name__}: unknown modalities {sorted(unknown)}; choose from {sorted(MODALITIES)}")
-        return frozenset(modalities)
 
 
 def normalise(p_a: float, p_b: float, model: str = "model") -> tuple[float, float]:

@@ -112,9 +112,6 @@ class Draft:
         self.agents: list[tuple[tuple[int, int], int]] = []
 
     # ---- the walkable floor -------------------------------------------------------------
-    def walk_bits(self) -> int:
-        return self.walk
-
     def _problem(self, walk: int, extra: int = 0) -> str | None:
         """Why the floor ``walk`` would be unusable, or None if it is fine."""
         if not walk:

@@ -45,9 +45,6 @@ class Layout:
     room_map: np.ndarray  # (H, W) int8 room index, -1 elsewhere
     doors: list[tuple[int, int, bool]] = field(default_factory=list)
 
-    def door_cells(self) -> set[tuple[int, int]]:
-        return {(x, y) for x, y, _ in self.doors}
-
 
 def _split(config: HouseConfig, n: int, rng: np.random.Generator) -> list[tuple[int, int, int, int]]:
     """Split the interior into ``n`` rectangles (x, y, w, h) with walls between them."""
