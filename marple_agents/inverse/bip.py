@@ -41,7 +41,8 @@ from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.inference import AGENT_MODELS
 from marple_agents.simulation.mcts import MCTSAgent
-from marple_agents.simulation.rollouts import RolloutWorlds, query_probability
+from marple_agents.simulation.rollouts import query_probability
+from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.priors import TrainingPriors
