@@ -131,7 +131,7 @@ class ManualControl:
 
     def _save_recording(self) -> None:
         if self.record is not None and self.frames:
-            from marple_gym.rendering.export import save_animation
+            from marple_gym.rendering.animation import save_animation
 
             save_animation(self.frames, self.record, fps=self.env.metadata.get("render_fps", 8))
             log.info("recorded %d frames to %s", len(self.frames), self.record)

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from marple_gym.datasets.replay_sources import planner_trajectory, whodunit_pair
-from marple_gym.rendering.export import check_path, save_animation
+from marple_gym.rendering.animation import check_path, save_animation
 from marple_gym.sound import SoundBank, SoundError, write_soundtrack
 from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
 

@@ -22,15 +22,15 @@ log = logging.getLogger(__name__)
 FORMATS = (".gif", ".mp4")
 
 
-class ExportError(MarpleError):
+class AnimationError(MarpleError):
     """An animation could not be written (unknown format, no MP4 encoder installed, no frames)."""
 
 
 def check_path(path: str | Path) -> None:
-    """Raise :class:`ExportError` now if ``path`` cannot be written later (format, MP4 encoder)."""
+    """Raise :class:`AnimationError` now if ``path`` cannot be written later (format, MP4 encoder)."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
-        raise ExportError(f"{path}: cannot write {suffix or 'a file without suffix'}; use .gif or .mp4")
+        raise AnimationError(f"{path}: cannot write {suffix or 'a file without suffix'}; use .gif or .mp4")
     if suffix == ".mp4":
         _mp4_writer()
 
@@ -40,13 +40,13 @@ def save_animation(frames: Iterable[np.ndarray], path: str | Path, fps: float = 
     path = Path(path)
     check_path(path)
     if fps <= 0:
-        raise ExportError(f"fps must be positive, got {fps}")
+        raise AnimationError(f"fps must be positive, got {fps}")
     writer = _write_gif if path.suffix.lower() == ".gif" else _mp4_writer()
     frames = list(frames)
     if not frames:
-        raise ExportError(f"{path}: no frames to write")
+        raise AnimationError(f"{path}: no frames to write")
     if any(f.shape != frames[0].shape for f in frames):
-        raise ExportError(f"{path}: frames differ in size; an animation needs frames of one size")
+        raise AnimationError(f"{path}: frames differ in size; an animation needs frames of one size")
     path.parent.mkdir(parents=True, exist_ok=True)
     writer(frames, path, fps)
     log.info("wrote %d frames to %s", len(frames), path)
@@ -57,7 +57,7 @@ def mp4_available() -> bool:
     """Whether an installed library can encode MP4."""
     try:
         _mp4_writer()
-    except ExportError:
+    except AnimationError:
         return False
     return True
 
@@ -86,7 +86,7 @@ def _mp4_writer():
         return _write_cv2
     if importlib.util.find_spec("av"):
         return _write_av
-    raise ExportError(
+    raise AnimationError(
         "MP4 needs a video encoder and none is installed: pip install imageio[ffmpeg] "
         "(or opencv-python, or av), or write a .gif instead"
     )
