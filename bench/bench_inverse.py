@@ -116,7 +116,7 @@ def main() -> None:
     results = {"rollouts": args.rollouts, "cores": os.cpu_count()}
     results["ideal_seconds_per_trial"] = per_trial(data, model_factory("ideal", rollouts=args.rollouts), priors, args)
     if args.bip_models:
-        from marple_agents.inverse import BipResources
+        from marple_agents.bip import BipResources
 
         bip = model_factory("bip", rollouts=args.bip_rollouts)
         results["bip_seconds_per_trial"] = per_trial(data, bip, BipResources(args.bip_models, str(data.root)), args)

@@ -155,7 +155,7 @@ def measure_data() -> dict:
 
 def projections() -> None:
     from marple_agents.config import PRESETS as MODELS
-    from marple_agents.models import build_model, count_parameters
+    from marple_agents.networks import build_model, count_parameters
     from marple_benchmark.presets import PRESETS
 
     for name in ("paper", "gpu"):

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO
 import torch
 
 from marple_agents.config import CONDITIONINGS, POSITIONS, ModelConfig, ModelConfigError
-from marple_agents.models import PolicyNet, build_model
+from marple_agents.networks import PolicyNet, build_model
 from marple_gym.errors import MarpleError
 from marple_gym.files import atomic_write
 from marple_gym.missions.tables import check_tables, table_fingerprints

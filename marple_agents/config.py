@@ -23,10 +23,10 @@ class ModelConfigError(MarpleError, ValueError):
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Architecture of a policy network (see :mod:`marple_agents.models`).
+    """Architecture of a policy network (see :mod:`marple_agents.networks`).
 
     ``depth`` transformer blocks in all, of which the last ``readout_depth``
-    update only the agent's token (see :mod:`marple_agents.models.encoder`); a
+    update only the agent's token (see :mod:`marple_agents.networks.encoder`); a
     language-conditioned model adds its subgoal to the cells before those.
     """
 

@@ -11,7 +11,7 @@ A model class receives the resolved device through a ``device`` keyword of its
 constructor: the commands pass it to every model whose signature has one
 (built-in and plugin models alike), so a model needs nothing but
 ``def __init__(self, ..., device: str = "cpu")``; it should record it in
-:meth:`~marple_eval.models.base.InferenceModel.settings`. A ``precision``
+:meth:`~marple_eval.methods.base.InferenceModel.settings`. A ``precision``
 keyword (``auto``, ``fp32``, ``bf16``) receives the number format the same way.
 
 Policy forward passes run under bf16 autocast with TF32 matmuls on CUDA devices

@@ -30,8 +30,8 @@ from marple_agents.checkpoints import load_checkpoint
 from marple_agents.config import ModelConfig
 from marple_agents.device import resolve_device, resolve_precision, use_tensor_cores
 from marple_agents.inputs import SUBGOAL_FIELDS
-from marple_agents.models import SUBGOAL_SIZES, PolicyNet
-from marple_agents.models.encoder import EMBEDDED_CHANNELS
+from marple_agents.networks import SUBGOAL_SIZES, PolicyNet
+from marple_agents.networks.encoder import EMBEDDED_CHANNELS
 from marple_eval.lockstep import batched
 from marple_eval.protocol import ModelFile
 from marple_gym.evidence import channel_sizes

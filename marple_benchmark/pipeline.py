@@ -347,7 +347,7 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
     on ``device``: on a GPU, :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process;
     on the CPU, its trials spread over ``cfg.workers`` processes."""
     from marple_eval.lockstep import TRIALS_IN_FLIGHT
-    from marple_eval.models.registry import model_class, takes_argument
+    from marple_eval.methods.registry import model_class, takes_argument
     from marple_eval.protocol import evaluate, model_factory
     from marple_eval.resources import model_resources
 

@@ -10,6 +10,7 @@ Every inference method, human participants included, is scored the same way::
 """
 
 from marple_eval.evidence import AUDIO, LANGUAGE, MODALITIES, VISION, AgentEvidence, TrialEvidence
+from marple_eval.methods import DistanceModel, InferenceModel, UniformModel, make_model
 from marple_eval.metrics import (
     accuracy_curve,
     area_under_curve,
@@ -18,7 +19,6 @@ from marple_eval.metrics import (
     sem_band,
     summarise,
 )
-from marple_eval.models import DistanceModel, InferenceModel, UniformModel, make_model
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate, model_factory
 from marple_eval.results import RunResults, TrialResult
 from marple_eval.scenarios import PREFERENCE_SETTINGS, SCENARIOS, Scenario, get_scenario

@@ -247,8 +247,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
     import sys
 
     from marple_eval.evaluation import ModelEvaluation, evaluate_model, score_responses
+    from marple_eval.methods.registry import available_models
     from marple_eval.model_options import parse_agents, parse_model_args
-    from marple_eval.models.registry import available_models
     from marple_eval.report import comparison_table
 
     if args.list_models:

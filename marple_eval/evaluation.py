@@ -139,7 +139,7 @@ def score_responses(
 
 def model_target(name: str) -> Callable[..., Any]:
     """The class or factory of a model; ``module:Class`` names import from the current directory too."""
-    from marple_eval.models.registry import model_class
+    from marple_eval.methods.registry import model_class
 
     if ":" in name and os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # spawned workers inherit it
@@ -151,7 +151,7 @@ def with_device(
 ) -> dict[str, Any]:
     """The model's arguments with the resolved device, for a model that takes one (a ``device`` model argument
     wins over ``device``); for one that does not, ``note`` is told that a device other than auto does not apply."""
-    from marple_eval.models.registry import resolve_device, takes_argument
+    from marple_eval.methods.registry import resolve_device, takes_argument
 
     if not takes_argument(target, "device"):
         if device != "auto":
@@ -178,7 +178,7 @@ def is_llm(target: Callable[..., Any]) -> bool:
 
 def usage_ledger(name: str, target: Callable[..., Any], model_args: dict[str, Any]) -> tuple[Path, int] | None:
     """For an LLM model: its usage ledger and where this run starts in it."""
-    from marple_eval.models.registry import make_model
+    from marple_eval.methods.registry import make_model
 
     if not is_llm(target):
         return None
@@ -206,7 +206,7 @@ def dry_run(
     """Write the requests a run would send on the trials ``episodes`` reads, and their token estimate, without
     calling anything."""
     from marple_eval.llm.client import dry_run_totals
-    from marple_eval.models.registry import takes_argument
+    from marple_eval.methods.registry import takes_argument
     from marple_eval.protocol import evaluate, model_factory
 
     if not takes_argument(target, "dry_run"):

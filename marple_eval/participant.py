@@ -14,9 +14,9 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import trial_evidence
+from marple_eval.methods.base import normalise
+from marple_eval.methods.registry import make_model
 from marple_eval.model_options import parse_agents, parse_model_args
-from marple_eval.models.base import normalise
-from marple_eval.models.registry import make_model
 from marple_eval.protocol import Identities, ProtocolSettings, opaque
 from marple_eval.resources import model_resources
 from marple_gym.study.simulate import Participant

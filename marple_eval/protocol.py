@@ -46,8 +46,8 @@ import numpy as np
 
 from marple_eval.evidence import Placement, culprit_first, shown_order, trial_evidence
 from marple_eval.lockstep import run_in_lockstep
-from marple_eval.models.base import InferenceModel, check_query_probabilities, combined_answer
-from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, model_code
+from marple_eval.methods.base import InferenceModel, check_query_probabilities, combined_answer
+from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, model_code
 from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean, read_trial
 from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.dataset import MarpleDataset
@@ -106,11 +106,11 @@ def score_trial(
 
     A labeling records the answers per label (``p_a``, ``p_b``, ...) and where the culprit was shown:
     ``swap`` for two suspects, ``culprit_as`` (its label) for more. A method that combines P(query | agent)
-    (:attr:`~marple_eval.models.base.InferenceModel.combines_query_probabilities`) is asked for those at
+    (:attr:`~marple_eval.methods.base.InferenceModel.combines_query_probabilities`) is asked for those at
     :meth:`~ProtocolSettings.query_points` instead, and the labeling also keeps them per label (``q_a``,
     ``q_b``, ...; None where the cutoff spared the rollouts): every combination rule, cutoff and last point
     follow from them (:meth:`~marple_eval.results.RunResults.rescored`). What the model raises is a
-    :class:`~marple_eval.models.guard.ModelError` naming it; ``check`` (one per run) refuses answers that are
+    :class:`~marple_eval.methods.guard.ModelError` naming it; ``check`` (one per run) refuses answers that are
     not probabilities and rescales those that do not sum to 1, warning once.
     """
     identities = identities or Identities()
@@ -408,6 +408,6 @@ class AgentResources:
 
 def model_factory(name: str, **kwargs: Any) -> ModelFactory:
     """A picklable factory for a registered model."""
-    from marple_eval.models.registry import make_model
+    from marple_eval.methods.registry import make_model
 
     return functools.partial(make_model, name, **kwargs)

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import QueryRules
+from marple_eval.methods.base import combined_answer
 from marple_eval.metrics import (
     BOOTSTRAP_LEVEL,
     BOOTSTRAP_RESAMPLES,
@@ -51,7 +52,6 @@ from marple_eval.metrics import (
     summarise,
     threshold_key,
 )
-from marple_eval.models.base import combined_answer
 from marple_eval.settings import ProtocolSettings
 from marple_gym import __version__
 from marple_gym.datasets.selection import trial_set_id

@@ -424,7 +424,7 @@ def checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     from marple_agents.checkpoints import save_checkpoint
     from marple_agents.config import ModelConfig
-    from marple_agents.models import build_model
+    from marple_agents.networks import build_model
 
     config = ModelConfig(width=8, depth=1, heads=2, head_hidden=8, decoder_hidden=8)
     path = save_checkpoint(tmp_path / "policy.pt", build_model(config), config, {"val_accuracy": 0.5})

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from marple_eval.models.base import InferenceModel
-from marple_eval.models.guard import ModelError
+from marple_eval.methods.base import InferenceModel
+from marple_eval.methods.guard import ModelError
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.results import ResultsError
 from marple_gym.cli.main import main

@@ -8,7 +8,7 @@ import torch
 
 from marple_agents import Policy, train_policy
 from marple_agents.config import ModelConfig
-from marple_agents.models import SUBGOAL_SIZES, build_model
+from marple_agents.networks import SUBGOAL_SIZES, build_model
 from marple_gym.datasets import Samples
 
 TINY = {

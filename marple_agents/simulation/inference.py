@@ -39,7 +39,7 @@ from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.base import as_prior
-from marple_eval.models.base import QueryModel
+from marple_eval.methods.base import QueryModel
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 

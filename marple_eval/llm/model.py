@@ -37,7 +37,7 @@ from marple_eval.llm.prompts import (
     solved_examples,
     training_pairs,
 )
-from marple_eval.models.base import InferenceModel
+from marple_eval.methods.base import InferenceModel
 from marple_gym.recording.records import WhodunitEpisode
 
 log = logging.getLogger(__name__)

@@ -14,9 +14,9 @@ from light_room import TOGGLE_ON, evidence_for, light_world  # noqa: E402
 from tiny_models import random_subgoal, random_vision, sharp_policy, tiny_config  # noqa: E402
 
 from marple_agents import Policy  # noqa: E402
+from marple_agents.bip import BipModel  # noqa: E402
 from marple_agents.device import DeviceError, devices_for, resolve_device, resolve_precision  # noqa: E402
-from marple_agents.inverse import BipModel  # noqa: E402
-from marple_agents.models import build_model  # noqa: E402
+from marple_agents.networks import build_model  # noqa: E402
 from marple_agents.simulation import PolicyAgent, SimulationModel, query_probability  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
 from marple_gym.cli.main import main  # noqa: E402
@@ -167,7 +167,7 @@ def test_lockstep_scoring_answers_as_one_trial_at_a_time(data):
 
 
 PLUGIN = """
-from marple_eval.models.base import InferenceModel
+from marple_eval.methods.base import InferenceModel
 
 
 class OnDevice(InferenceModel):

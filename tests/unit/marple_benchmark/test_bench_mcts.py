@@ -13,7 +13,7 @@ from paths import ROOT  # noqa: E402
 
 from marple_agents.checkpoints import save_checkpoint  # noqa: E402
 from marple_agents.config import ModelConfig  # noqa: E402
-from marple_agents.models import build_model  # noqa: E402
+from marple_agents.networks import build_model  # noqa: E402
 from marple_benchmark import BenchmarkConfig  # noqa: E402
 from marple_benchmark.presets import PRESETS  # noqa: E402
 from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset  # noqa: E402

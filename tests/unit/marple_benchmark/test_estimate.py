@@ -10,7 +10,7 @@ pytest.importorskip("torch")
 
 from marple_agents.config import preset as model_preset  # noqa: E402
 from marple_agents.flops import forward_flops, training_flops  # noqa: E402
-from marple_agents.models import build_model, count_parameters  # noqa: E402
+from marple_agents.networks import build_model, count_parameters  # noqa: E402
 from marple_benchmark import estimate  # noqa: E402
 from marple_benchmark.estimate import expected_time, peak_bf16, project, training_samples, trajectories  # noqa: E402
 from marple_benchmark.presets import PRESETS  # noqa: E402

@@ -413,7 +413,7 @@ def test_last_evidence_point_is_T_or_T_minus_1():
 
 def test_combination_rules_softmax_and_ratio():
     from marple_eval.evidence import QueryRules
-    from marple_eval.models.base import combine_query_probabilities
+    from marple_eval.methods.base import combine_query_probabilities
 
     a, b = combine_query_probabilities(0.6, 0.2, QueryRules(eta=5.0))
     assert a == pytest.approx(np.exp(5 * 0.6) / (np.exp(5 * 0.6) + np.exp(5 * 0.2)))

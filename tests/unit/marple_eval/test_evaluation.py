@@ -9,7 +9,7 @@ from study_fixtures import body, participant_lines
 
 from marple_eval.evaluation import ModelEvaluation, evaluate_model, model_protocol, score_responses
 from marple_eval.llm.model import LLMModel
-from marple_eval.models.reference import DistanceModel
+from marple_eval.methods.reference import DistanceModel
 from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset
 
 

@@ -13,7 +13,7 @@ import pytest
 import marple_eval.protocol as protocol
 from marple_benchmark.summary import views
 from marple_eval import ProtocolSettings, RunResults, TrialEvidence, evaluate
-from marple_eval.models.base import QueryModel
+from marple_eval.methods.base import QueryModel
 from marple_eval.protocol import Identities, score_trial
 from marple_eval.report import protocol_views, protocols_table, report_runs
 from marple_eval.results import NotRescorable, ResultsError, TrialResult

@@ -7,7 +7,7 @@ import pytest
 from light_room import evidence_for
 from worlds import make_world
 
-from marple_agents.inverse import BipModel
+from marple_agents.bip import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
 from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import PolicyConditioning
@@ -15,7 +15,7 @@ from marple_agents.simulation.mcts import share_rows
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
-from marple_eval.models.registry import make_model
+from marple_eval.methods.registry import make_model
 from marple_eval.protocol import Identities
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions import Subgoal

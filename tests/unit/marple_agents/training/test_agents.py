@@ -13,8 +13,8 @@ from tiny_models import random_subgoal, random_vision, synthetic_samples, tiny_c
 from marple_agents import CheckpointError, Policy, load_policy, refine_with_audio  # noqa: E402
 from marple_agents.checkpoints import save_checkpoint  # noqa: E402
 from marple_agents.config import ModelConfig, ModelConfigError, preset  # noqa: E402
-from marple_agents.models import SUBGOAL_SIZES, build_model, count_parameters  # noqa: E402
-from marple_agents.models.encoder import GridEncoder, sincos  # noqa: E402
+from marple_agents.networks import SUBGOAL_SIZES, build_model, count_parameters  # noqa: E402
+from marple_agents.networks.encoder import GridEncoder, sincos  # noqa: E402
 from marple_agents.training.module import decoder_loss  # noqa: E402
 from marple_agents.training.states import distinct_states, holdout_mask  # noqa: E402
 from marple_gym.datasets import Samples  # noqa: E402

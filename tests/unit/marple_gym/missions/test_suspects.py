@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from marple_eval.evidence import QueryRules
-from marple_eval.models.base import InferenceModel, combine_query_probabilities, combine_suspects
-from marple_eval.models.reference import DistanceModel, UniformModel
+from marple_eval.methods.base import InferenceModel, combine_query_probabilities, combine_suspects
+from marple_eval.methods.reference import DistanceModel, UniformModel
 from marple_eval.protocol import ProtocolSettings, evaluate, placements, score_trial
 from marple_eval.results import RunResults
 from marple_gym.cli.main import main

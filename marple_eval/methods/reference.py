@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
-from marple_eval.models.base import InferenceModel
+from marple_eval.methods.base import InferenceModel
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS, BIT

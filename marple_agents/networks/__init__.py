@@ -1,7 +1,7 @@
 """Policy networks: a ViT over the vision array, vision-only and language-conditioned heads."""
 
-from marple_agents.models.encoder import GridEncoder, count_parameters
-from marple_agents.models.policies import (
+from marple_agents.networks.encoder import GridEncoder, count_parameters
+from marple_agents.networks.policies import (
     SUBGOAL_FIELDS,
     SUBGOAL_SIZES,
     LanguagePolicyNet,

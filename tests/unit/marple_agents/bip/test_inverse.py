@@ -22,7 +22,7 @@ from marple_eval.inverse import (
     estimate_prior,
     mission_posterior,
 )
-from marple_eval.models.registry import make_model
+from marple_eval.methods.registry import make_model
 from marple_eval.protocol import Identities, model_factory
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.generation import generate_world
@@ -242,7 +242,7 @@ def test_cli_scores_ideal_with_training_priors_in_the_results(data, tmp_path):
 
 
 def test_each_method_is_wired_with_its_resources_in_one_place(data):
-    from marple_agents.inverse import BipResources
+    from marple_agents.bip import BipResources
     from marple_eval.protocol import AgentResources
     from marple_eval.resources import model_resources
 

@@ -14,7 +14,7 @@ from torch import nn
 
 from marple_agents.config import ModelConfig
 from marple_agents.inputs import SUBGOAL_FIELDS
-from marple_agents.models.encoder import Encoded, GridEncoder, init_weights, mlp
+from marple_agents.networks.encoder import Encoded, GridEncoder, init_weights, mlp
 from marple_gym.world.actions import NUM_ACTIONS
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.state import CH_FUR, CH_OBJ, CH_ROOM

@@ -18,9 +18,9 @@ from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
 
-from marple_eval.models.base import InferenceModel
-from marple_eval.models.guard import ModelError, model_code
-from marple_eval.models.reference import DistanceModel, UniformModel
+from marple_eval.methods.base import InferenceModel
+from marple_eval.methods.guard import ModelError, model_code
+from marple_eval.methods.reference import DistanceModel, UniformModel
 from marple_gym.errors import MarpleError
 
 BUILTIN: dict[str, Callable[..., InferenceModel] | str] = {

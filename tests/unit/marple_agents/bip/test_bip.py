@@ -10,10 +10,10 @@ import pytest
 pytest.importorskip("lightning")
 
 from marple_agents import train_policy  # noqa: E402
-from marple_agents.inverse import BipModel, BipResources  # noqa: E402
+from marple_agents.bip import BipModel, BipResources  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
 from marple_eval.evidence import trial_evidence  # noqa: E402
-from marple_eval.models.registry import make_model  # noqa: E402
+from marple_eval.methods.registry import make_model  # noqa: E402
 from marple_eval.protocol import Identities  # noqa: E402
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset  # noqa: E402
 from marple_gym.datasets.dataset import subgoal_codes  # noqa: E402
@@ -172,7 +172,7 @@ class NoCache:
 def test_bip_rollouts_reuse_answers_for_repeated_inputs(data, monkeypatch):
     """Same answers as asking for every row, from fewer rows: rollouts of every mission and evidence point
     revisit the same states."""
-    import marple_agents.inverse.bip as bip
+    import marple_agents.bip.inference as bip
 
     episode = max(data.whodunit(SCENARIO), key=lambda e: e.horizon)
     answers, rows = [], []

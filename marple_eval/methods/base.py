@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import AgentEvidence, QueryRules, TrialEvidence
-from marple_eval.models.guard import InvalidAnswerError, check_answer
+from marple_eval.methods.guard import InvalidAnswerError, check_answer
 
 
 class InferenceModel(ABC):
@@ -66,8 +66,8 @@ def normalise(p_a: float, p_b: float, model: str = "model") -> tuple[float, floa
 
 
 def normalise_answer(answer: Sequence[float], suspects: int, model: str = "model") -> tuple[float, ...]:
-    """Check a model's answer (one probability per suspect, :func:`~marple_eval.models.guard.check_answer`) and
-    scale it to sum to one, silently (the harness warns through :class:`~marple_eval.models.guard.AnswerCheck`)."""
+    """Check a model's answer (one probability per suspect, :func:`~marple_eval.methods.guard.check_answer`) and
+    scale it to sum to one, silently (the harness warns through :class:`~marple_eval.methods.guard.AnswerCheck`)."""
     values = check_answer(answer, suspects, model)
     total = sum(values)
     return tuple(p / total for p in values)
