@@ -1,4 +1,4 @@
-"""The benchmark presets' work, counted, and their projected hours on one GPU (marple_benchmark.estimate).
+"""The benchmark presets' work, counted, and their projected hours on one GPU (marple.benchmark.estimate).
 
     python bench/bench_presets.py                                     # projections from the committed workload
     python bench/bench_presets.py --measure-states DATA               # distinct training states per agent model
@@ -14,7 +14,7 @@ scores ``--trials`` trials per scenario of every kind of run with the agent
 models of a finished ``marple benchmark`` folder, at m = 100, on one CPU
 thread, counting the rows each trial asks of the policies and the CPU time
 spent outside them (stepping worlds). Each writes its part of
-``marple_benchmark/data/workload.json``.
+``marple/benchmark/data/workload.json``.
 
 Without options: the projected hours of the ``paper`` and ``gpu`` presets on
 one H100, at the measured training speed and at 45 % of the bf16 peak, and
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from marple_benchmark.estimate import WORKLOAD, project, workload
+from marple.benchmark.estimate import WORKLOAD, project, workload
 
 MACHINE = f"{os.cpu_count()}-core CPU machine shared with other jobs"
 FIT = 1.6
@@ -58,9 +58,9 @@ def update(part: str, value, command: str) -> None:
 
 def measure_states(root: Path) -> dict:
     """Distinct training states of every agent model of the benchmark (model seed 0), by split."""
+    from marple.benchmark.pipeline import BenchmarkConfig, model_jobs
+    from marple.benchmark.presets import PRESETS
     from marple_agents.training.datamodule import PolicyDataModule
-    from marple_benchmark.pipeline import BenchmarkConfig, model_jobs
-    from marple_benchmark.presets import PRESETS
     from marple_gym.datasets import MarpleDataset
 
     data = MarpleDataset(root)
@@ -106,8 +106,8 @@ def measure_inference(run: Path, trials: int) -> dict:
     """Per trial of each kind of run: policy rows asked, and CPU seconds outside the policy, cut and uncut."""
     import torch
 
-    from marple_benchmark.pipeline import BenchmarkConfig, inference_runs, score_run
-    from marple_benchmark.presets import PRESETS
+    from marple.benchmark.pipeline import BenchmarkConfig, inference_runs, score_run
+    from marple.benchmark.presets import PRESETS
     from marple_eval.protocol import dataset_episodes
     from marple_gym.datasets import MarpleDataset
 
@@ -154,9 +154,9 @@ def measure_data() -> dict:
 
 
 def projections() -> None:
+    from marple.benchmark.presets import PRESETS
     from marple_agents.config import PRESETS as MODELS
     from marple_agents.networks import build_model, count_parameters
-    from marple_benchmark.presets import PRESETS
 
     for name in ("paper", "gpu"):
         preset = PRESETS[name]

@@ -1,10 +1,11 @@
 """Import paths that moved: the old ones keep working for one release, each with a ``DeprecationWarning`` naming
 the new path, and go in :data:`REMOVED_IN` (CHANGELOG.md lists them).
 
-Two kinds: a whole module or package that moved (:func:`forward_module`: the old name becomes the new module,
-and its submodules the new ones, so ``isinstance`` and monkeypatching see one object), and names that moved out
-of a module that stays (:func:`forward_names`, a module ``__getattr__``). Nothing is imported until the old path
-is used.
+Three kinds: modules that moved out of a package that stays (:func:`moved_modules`, called by the package's
+``__init__``), a whole package that moved (:func:`forward_module`, called by the old package itself), and names
+that moved out of a module that stays (:func:`forward_names`, a module ``__getattr__``). An old module path is
+the new module itself, and its submodules the new ones, so ``isinstance`` and monkeypatching see one object.
+Nothing is imported until the old path is used.
 """
 
 from __future__ import annotations
@@ -30,19 +31,24 @@ def _warn(old: str, new: str, stacklevel: int) -> None:
     )
 
 
-class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds ``old.x`` (any depth) as the module ``new.x``, one module object under both names."""
+class _Aliases(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds each old module path (and any submodule of it) as the module at its new path: one module object
+    under both names."""
 
-    def __init__(self, old: str, new: str) -> None:
-        self.old, self.new = old, new
+    def __init__(self) -> None:
+        self.moves: dict[str, str] = {}
+
+    def new_path(self, fullname: str) -> str | None:
+        for old, new in self.moves.items():
+            if fullname == old or fullname.startswith(old + "."):
+                return new + fullname[len(old) :]
+        return None
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
-        if not fullname.startswith(self.old + "."):
-            return None
-        return importlib.machinery.ModuleSpec(fullname, self)
+        return None if self.new_path(fullname) is None else importlib.machinery.ModuleSpec(fullname, self)
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
-        new = self.new + spec.name[len(self.old) :]
+        new = self.new_path(spec.name)
         _warn(spec.name, new, stacklevel=3)
         return importlib.import_module(new)
 
@@ -50,12 +56,22 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         """Nothing to run: the new module ran when it was imported."""
 
 
+_ALIASES = _Aliases()
+
+
+def moved_modules(moves: Mapping[str, str]) -> None:
+    """Make each old module path of ``moves`` (old -> new, called from the old paths' package) and its
+    submodules import as the new module, with a warning."""
+    _ALIASES.moves.update(moves)
+    if _ALIASES not in sys.meta_path:
+        sys.meta_path.insert(0, _ALIASES)
+
+
 def forward_module(old: str, new: str) -> None:
     """Called by the module ``old`` (an old path that only forwards): warn, then make ``old`` the module ``new``
     and every submodule ``old.x`` the module ``new.x``."""
     _warn(old, new, stacklevel=4)
-    if not any(isinstance(f, _Alias) and f.old == old for f in sys.meta_path):
-        sys.meta_path.insert(0, _Alias(old, new))
+    moved_modules({old: new})
     sys.modules[old] = importlib.import_module(new)
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from marple.study.responses import read_entries
+from marple.study.trials import StudyError
 from marple_gym.datasets import MarpleDataset
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.manifest import MANIFEST, DatasetError
@@ -22,8 +24,6 @@ from marple_gym.datasets.shards import ShardError, read_shard
 from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
 from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
-from marple_gym.study.responses import read_entries
-from marple_gym.study.trials import StudyError
 from marple_gym.validation import Fields, message_error
 
 REFERENCE = Path(__file__).parent / "data" / "reference-configs" / "init_config_change_outfit_do_laundry.json"
@@ -533,7 +533,7 @@ def _with(torch, path: Path, **change) -> None:
 
 
 def test_evaluate_names_the_agent_file_it_cannot_read_and_writes_nothing(checkpoint, dataset, tmp_path, capsys):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     _, good = checkpoint
     bad = tmp_path / "agent-B.pt"

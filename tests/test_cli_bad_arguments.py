@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from marple.cli.main import main
 from marple_eval.methods.base import InferenceModel
 from marple_eval.methods.guard import ModelError
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.results import ResultsError
-from marple_gym.cli.main import main
 from marple_gym.datasets import MarpleDataset
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.manifest import DatasetError
@@ -114,7 +114,7 @@ def test_a_config_that_cannot_be_built_leaves_no_output_folder(tmp_path, capsys)
 def test_no_traceback_reaches_the_terminal_without_verbose(tmp_path):
     for args in (["generate", "--scale", "inf"], ["report", str(tmp_path / "none.json")]):
         result = subprocess.run(
-            [sys.executable, "-m", "marple_gym.cli.main", *args], capture_output=True, text=True, cwd=tmp_path
+            [sys.executable, "-m", "marple.cli.main", *args], capture_output=True, text=True, cwd=tmp_path
         )
         assert result.returncode == 2 and "Traceback" not in result.stderr and "error:" in result.stderr
 
@@ -279,7 +279,7 @@ def test_a_killed_generation_leaves_temporary_files_that_the_next_run_removes(tm
 
 
 def test_an_uninstalled_source_tree_is_told_to_install_rather_than_offered_no_subcommand(monkeypatch, capsys):
-    import marple_gym.cli.main as cli
+    import marple.cli.main as cli
 
     monkeypatch.setattr(cli, "entry_points", lambda group: [])
     code, err = run_main(["evaluate", "--help"], capsys)

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("marple_gym", "marple_eval", "marple_agents", "marple_benchmark")
+PACKAGES = ("marple_gym", "marple_eval", "marple_agents", "marple", "marple_benchmark")
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
@@ -42,12 +42,16 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.levels",),  # the RL ladder: envs of single skills up to the missions, and their dense reward
     ("marple_gym.multiagent",),  # many agents in one house: the PettingZoo env
     ("marple_gym.datasets",),  # datasets on disk
-    # Viewers and applications built on the layers below.
     # ``marple_gym`` itself: its __init__ registers the envs and levels (each folder has its own layer above).
-    ("marple_gym.viewers", "marple_gym.study", "marple_gym.cli", "marple_gym"),
-    ("marple_eval",),
-    ("marple_agents",),
-    ("marple_agents.cli", "marple_benchmark"),  # the command lines and the benchmark application
+    ("marple_gym",),
+    ("marple_eval",),  # the evaluation protocol: scenarios, scoring, metrics, reports, reference methods (no torch)
+    ("marple_agents",),  # learned agent models and their inference
+    # The application, above the three libraries: it imports them directly, and none of them imports it.
+    ("marple.runner",),  # the one model runner: build, wire, place and run an inference method
+    ("marple.viewers",),  # play and replay
+    ("marple.study",),  # the human study, its server, simulated participants (through the runner), scoring
+    ("marple.evaluation", "marple.benchmark"),  # a `marple evaluate` request; `marple benchmark`
+    ("marple.cli", "marple", "marple_benchmark"),  # every command line
 )
 """Low to high, whole folders (packages) only. A module belongs to the layer of its longest matching prefix."""
 
@@ -62,9 +66,9 @@ FORBIDDEN = {
         "marple_agents",
         "marple_eval",
     ),
-    "marple_gym": ("marple_agents", "marple_eval", "marple_benchmark"),
-    "marple_eval": ("torch", "lightning", "marple_agents", "marple_benchmark"),
-    "marple_agents": ("marple_benchmark",),
+    "marple_gym": ("marple_agents", "marple_eval", "marple", "marple_benchmark"),
+    "marple_eval": ("torch", "lightning", "marple_agents", "marple", "marple_benchmark"),
+    "marple_agents": ("marple", "marple_benchmark"),
 }
 """The nevers: what a package may not import at all, in any module."""
 

@@ -13,13 +13,13 @@ torch = pytest.importorskip("torch")
 from light_room import TOGGLE_ON, evidence_for, light_world  # noqa: E402
 from tiny_models import random_subgoal, random_vision, sharp_policy, tiny_config  # noqa: E402
 
+from marple.cli.main import main  # noqa: E402
 from marple_agents import Policy  # noqa: E402
 from marple_agents.bip import BipModel  # noqa: E402
 from marple_agents.device import DeviceError, devices_for, resolve_device, resolve_precision  # noqa: E402
 from marple_agents.networks import build_model  # noqa: E402
 from marple_agents.simulation import PolicyAgent, SimulationModel, query_probability  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
-from marple_gym.cli.main import main  # noqa: E402
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset  # noqa: E402
 
 CUDA = torch.cuda.is_available()

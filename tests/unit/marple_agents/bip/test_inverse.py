@@ -232,7 +232,7 @@ def test_ceiling_violations_flags_a_method_that_beats_the_ceiling():
 
 
 def test_cli_scores_ideal_with_training_priors_in_the_results(data, tmp_path):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     out = tmp_path / "ideal.json"
     argv = ["evaluate", "--model", "ideal", "--model-arg", "rollouts=5", "--data", str(data.root)]
@@ -242,9 +242,9 @@ def test_cli_scores_ideal_with_training_priors_in_the_results(data, tmp_path):
 
 
 def test_each_method_is_wired_with_its_resources_in_one_place(data):
+    from marple.runner import model_resources
     from marple_agents.bip import BipResources
     from marple_eval.protocol import AgentResources
-    from marple_eval.resources import model_resources
 
     def wired(model, model_args=None, agents=None, split=None):
         return model_resources(model, model_args or {}, agents, data.root, split, ["pillow"])

@@ -405,10 +405,10 @@ def test_bip_with_the_mcts_likelihood(data):
 
 
 def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
-    from marple_benchmark import BenchmarkConfig
-    from marple_benchmark.pipeline import inference_runs
-    from marple_benchmark.presets import PRESETS
-    from marple_eval.resources import uses_learned_policies, uses_priors
+    from marple.benchmark import BenchmarkConfig
+    from marple.benchmark.pipeline import inference_runs
+    from marple.benchmark.presets import PRESETS
+    from marple.runner import uses_learned_policies, uses_priors
 
     cfg = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("vision", "language"))
     (row,) = [run for run in inference_runs(cfg) if run.key == "mcts"]
@@ -423,8 +423,8 @@ def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
 @pytest.mark.slow
 def test_marple_evaluate_with_the_mcts_agent_model(data, tmp_path, capsys):
     pytest.importorskip("lightning")
+    from marple.cli.main import main
     from marple_agents import train_policy
-    from marple_gym.cli.main import main
 
     for role in "AB":
         tiny = {"width": 16, "depth": 1, "heads": 2, "mlp_ratio": 1, "decoder_hidden": 16, "readout_depth": 1}

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from paths import ROOT, TESTS
 
+from marple.cli.main import main
 from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
 from marple_eval.llm import LLMError, LLMModel, parse_answer, probabilities
 from marple_eval.llm.scenes import describe_query
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
-from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions.mission import get_mission
 

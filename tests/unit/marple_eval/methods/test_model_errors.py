@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 import torch
 
+from marple.cli.main import build_parser, main
 from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, ModelError, RescaledAnswerWarning, check_answer
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
-from marple_gym.cli.main import build_parser, main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
 PLUGIN = textwrap.dedent(

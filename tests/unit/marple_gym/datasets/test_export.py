@@ -10,13 +10,13 @@ import pytest
 import soundfile
 from PIL import Image
 
-from marple_gym.cli.main import main
+from marple.cli.main import main
+from marple.viewers.replay_files import ReplayRequest, select_replay, write_replay
+from marple.viewers.replays import trajectory_frames, whodunit_frames
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.rendering import animation
 from marple_gym.rendering.animation import AnimationError, save_animation
 from marple_gym.sound import SoundError
-from marple_gym.viewers.replay_files import ReplayRequest, select_replay, write_replay
-from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
 
 
 @pytest.fixture(scope="module")

@@ -107,7 +107,7 @@ def test_a_levels_vector_entry_point_plays_the_single_level_with_its_step_limit(
 
 
 def test_marple_envs_lists_every_registered_id_with_all_and_says_how_many_more_without(capsys):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     registered = {i for i in gym.registry if i.startswith("Marple-")}
     assert main(["envs", "--all"]) == 0

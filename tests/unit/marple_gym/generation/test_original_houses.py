@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from paths import DATA
 
-from marple_gym.cli.main import main
+from marple.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit
 from marple_gym.datasets.episodes import test_house as build_test_house
 from marple_gym.errors import MarpleError

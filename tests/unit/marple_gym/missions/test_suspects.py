@@ -7,12 +7,12 @@ import json
 import numpy as np
 import pytest
 
+from marple.cli.main import main
 from marple_eval.evidence import QueryRules
 from marple_eval.methods.base import InferenceModel, combine_query_probabilities, combine_suspects
 from marple_eval.methods.reference import DistanceModel, UniformModel
 from marple_eval.protocol import ProtocolSettings, evaluate, placements, score_trial
 from marple_eval.results import RunResults
-from marple_gym.cli.main import main
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
@@ -181,8 +181,8 @@ def test_generate_refuses_bad_suspect_options_and_writes_nothing(tmp_path, capsy
 
 
 def test_the_benchmark_pipeline_scores_every_method_on_three_suspects(tmp_path):
-    from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark
-    from marple_benchmark.presets import BenchmarkPreset
+    from marple.benchmark.pipeline import BenchmarkConfig, run_benchmark
+    from marple.benchmark.presets import BenchmarkPreset
 
     tiny = BenchmarkPreset(
         "tiny", Sizes(1, 2, 3, 1), trials=2, model="small", rollouts=2, splits=("in",), train={"max_steps": 2}
