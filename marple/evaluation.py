@@ -1,23 +1,29 @@
-"""An evaluation as ``marple evaluate`` asks for it: a model on a dataset's whodunit trials
-(:class:`ModelEvaluation`, run by :func:`evaluate_model`), or human-study responses (:func:`score_responses`).
+"""An evaluation as ``marple evaluate`` asks for it: a method on a dataset's whodunit trials
+(:class:`ModelEvaluation`, run by :func:`evaluate_model` through the model runner, :mod:`marple.runner`), or
+human-study responses (:func:`score_responses`).
 
-Each returns an :class:`EvaluationOutcome`: the results (saved), where they went, a summary line (a model that
+Each returns an :class:`EvaluationOutcome`: the results (saved), where they went, a summary line (a method that
 calls a service: its usage; a dry run: the requests it would send and their estimated cost; responses: the CSV
 written) and notes for the user. The protocol itself is :func:`marple_eval.protocol.evaluate`.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from marple_eval.lockstep import TRIALS_IN_FLIGHT
+from marple.runner import MethodRun, check_agent_files, make_method, method_class, run_method
+from marple.study.human import read_responses, write_csv
+from marple_eval.llm.client import dry_run_totals, ledger_totals
+from marple_eval.llm.model import LLMModel
+from marple_eval.methods.registry import takes_argument
+from marple_eval.protocol import AgentResources, dataset_episodes
 from marple_eval.results import RunResults
 from marple_eval.settings import DEFAULT_PROTOCOL, ProtocolSettings
+from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.recording.records import WhodunitEpisode
 
 
 @dataclass(frozen=True)
@@ -26,7 +32,8 @@ class ModelEvaluation:
 
     ``scenarios`` empty: every whodunit scenario of the dataset. ``protocol`` names a bundle and
     ``protocol_changes`` the fields given by their own options (a model that calls a service is scored without
-    the cutoff unless ``cutoff`` is among them, as the paper scored GPT-4). ``workers`` None: one process, or
+    the cutoff unless ``cutoff`` is among them, as the paper scored GPT-4). ``device`` is where learned models
+    run (a ``--device`` setting, resolved by the runner). ``workers`` None: one process, or
     :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time for a model on a GPU. ``out`` None:
     ``results/<model>.json``. ``dry_run``: a model that calls a service writes its requests and calls nothing.
     """
@@ -66,61 +73,57 @@ class EvaluationOutcome:
 
 
 def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
-    """Score ``request``'s model on its dataset's trials and save the results (or, for a dry run, write the
+    """Score ``request``'s method on its dataset's trials and save the results (or, for a dry run, write the
     requests it would send); raises ValueError (or a :class:`~marple_gym.errors.MarpleError`) naming what is
     wrong with the request."""
-    from marple.runner import check_agent_files, model_resources
-    from marple_eval.llm.client import ledger_totals
-    from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
-    from marple_gym.datasets.dataset import MarpleDataset
-
     data = MarpleDataset(request.data)
     data.check_complete(request.allow_incomplete)
     scenarios = list(request.scenarios) or [u.name for u in data.spec.units if len(u.roles) >= 2]
     if not scenarios:
         raise ValueError(f"{request.data} has no whodunit scenarios (two or more agents) to evaluate")
-    target = model_target(request.model)
-    notes: list[str] = []
-    model_args = with_device(target, request.model_args, request.device, notes.append)
+    target = method_class(request.model)
+    notes = []
+    if request.device != "auto" and not takes_argument(target, "device"):
+        notes.append(f"this model runs no learned model; --device {request.device} does not apply")
+    run = MethodRun(
+        request.model,
+        request.model_args,
+        request.agents,
+        request.data,
+        request.train_split,
+        tuple(scenarios),
+        request.device,
+    )
     out = request.results_path
     if request.dry_run:
-        return dry_run(
-            request, target, model_args, out, lambda: dataset_episodes(data, scenarios, request.limit), notes
-        )
-    ledger = usage_ledger(request.model, target, model_args)
-    factory = model_factory(request.model, **model_args)
+        return dry_run(run, target, out, lambda: dataset_episodes(data, scenarios, request.limit), request, notes)
+    ledger = usage_ledger(run, target)
     if request.agents:
         check_agent_files(AgentResources(request.agents), scenarios)
     episodes = dataset_episodes(data, scenarios, request.limit)
-    settings = model_protocol(request, target)
-    extra: dict[str, Any] = {"dataset": str(request.data)}
+    recorded: dict[str, Any] = {"dataset": str(request.data)}
     if request.train_split:
-        extra["train_split"] = request.train_split
+        recorded["train_split"] = request.train_split
     if request.agents:
-        extra["agents"] = request.agents
+        recorded["agents"] = request.agents
     if not data.complete:
-        extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
-    resources, recorded = model_resources(
-        request.model, model_args, request.agents, request.data, request.train_split, scenarios
-    )
-    extra.update(recorded)
-    on_gpu = str(model_args.get("device")).startswith("cuda")
-    run = evaluate(
-        factory,
+        recorded["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
+    results = run_method(
+        run,
         episodes,
-        settings,
-        run_settings=extra,
-        resources=resources,
-        workers=request.workers or (TRIALS_IN_FLIGHT if on_gpu else 1),
+        model_protocol(request, target),
+        run_settings=recorded,
+        processes=request.workers or 1,
+        in_flight=request.workers,
         out=out,
         progress=request.progress,
     )
     summary = ""
     if ledger is not None:
-        run.settings["llm_usage"] = totals = ledger_totals(*ledger)
+        results.settings["llm_usage"] = totals = ledger_totals(*ledger)
         summary = usage_words(totals, ledger[0])
-    run.save(out)
-    return EvaluationOutcome(out, run, summary, notes)
+    results.save(out)
+    return EvaluationOutcome(out, results, summary, notes)
 
 
 def score_responses(
@@ -128,36 +131,11 @@ def score_responses(
 ) -> EvaluationOutcome:
     """Human-study response files scored like a model (:func:`~marple.study.human.read_responses`), saved at
     ``out`` (default ``results/human.json``); with ``csv``, also every answer as one CSV row."""
-    from marple.study.human import read_responses, write_csv
-
     run = read_responses(paths, exclude_inattentive=exclude_inattentive)
     summary = f"answers, one per row: {csv} ({write_csv(paths, csv, exclude_inattentive)} rows)" if csv else ""
     results = Path(out or "results/human.json")
     run.save(results)
     return EvaluationOutcome(results, run, summary)
-
-
-def model_target(name: str) -> Callable[..., Any]:
-    """The class or factory of a model; ``module:Class`` names import from the current directory too."""
-    from marple_eval.methods.registry import model_class
-
-    if ":" in name and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # spawned workers inherit it
-    return model_class(name)
-
-
-def with_device(
-    target: Callable[..., Any], model_args: dict[str, Any], device: str, note: Callable[[str], None]
-) -> dict[str, Any]:
-    """The model's arguments with the resolved device, for a model that takes one (a ``device`` model argument
-    wins over ``device``); for one that does not, ``note`` is told that a device other than auto does not apply."""
-    from marple_eval.methods.registry import resolve_device, takes_argument
-
-    if not takes_argument(target, "device"):
-        if device != "auto":
-            note(f"this model runs no learned model; --device {device} does not apply")
-        return model_args
-    return {**model_args, "device": resolve_device(str(model_args.get("device", device)))}
 
 
 def model_protocol(request: ModelEvaluation, target: Callable[..., Any]) -> ProtocolSettings:
@@ -170,19 +148,15 @@ def model_protocol(request: ModelEvaluation, target: Callable[..., Any]) -> Prot
 
 
 def is_llm(target: Callable[..., Any]) -> bool:
-    """Whether the model calls a language-model service (and so keeps a usage ledger)."""
-    from marple_eval.llm.model import LLMModel
-
+    """Whether the method calls a language-model service (and so keeps a usage ledger)."""
     return isinstance(target, type) and issubclass(target, LLMModel)
 
 
-def usage_ledger(name: str, target: Callable[..., Any], model_args: dict[str, Any]) -> tuple[Path, int] | None:
-    """For an LLM model: its usage ledger and where this run starts in it."""
-    from marple_eval.methods.registry import make_model
-
+def usage_ledger(run: MethodRun, target: Callable[..., Any]) -> tuple[Path, int] | None:
+    """For an LLM: its usage ledger and where this run starts in it."""
     if not is_llm(target):
         return None
-    ledger = make_model(name, **model_args).client.ledger
+    ledger = make_method(run.method, **run.args).client.ledger
     return ledger, ledger.stat().st_size if ledger.is_file() else 0
 
 
@@ -196,27 +170,24 @@ def usage_words(totals: dict[str, Any], ledger: Path) -> str:
 
 
 def dry_run(
-    request: ModelEvaluation,
+    run: MethodRun,
     target: Callable[..., Any],
-    model_args: dict[str, Any],
     out: Path,
-    episodes: Callable[[], list],
+    episodes: Callable[[], list[WhodunitEpisode]],
+    request: ModelEvaluation,
     notes: list[str],
 ) -> EvaluationOutcome:
     """Write the requests a run would send on the trials ``episodes`` reads, and their token estimate, without
     calling anything."""
-    from marple_eval.llm.client import dry_run_totals
-    from marple_eval.methods.registry import takes_argument
-    from marple_eval.protocol import evaluate, model_factory
-
     if not takes_argument(target, "dry_run"):
         raise ValueError(f"--dry-run: model {request.model!r} calls no service, so it has nothing to dry-run")
     prompts = out.with_suffix(".prompts.jsonl")
     prompts.unlink(missing_ok=True)
-    factory = model_factory(request.model, **{**model_args, "dry_run": str(prompts)})
-    # One process: the requests file is written line by line, and a dry run sends nothing to wait for.
-    evaluate(factory, episodes(), model_protocol(request, target), progress=request.progress)
-    totals = dry_run_totals(prompts, factory().client.settings)
+    # No agent models (nothing is asked of them), and one process: the requests file is written line by line, and
+    # a dry run sends nothing to wait for.
+    asked = replace(run, args={**run.args, "dry_run": str(prompts)}, agents=None)
+    run_method(asked, episodes(), model_protocol(request, target), progress=request.progress)
+    totals = dry_run_totals(prompts, make_method(asked.method, **asked.args).client.settings)
     summary = (
         f"dry run: {totals['requests']} requests to send ({totals['from_cache']} already in the cache), "
         f"about {totals['estimated_prompt_tokens']} prompt tokens, at most {totals['max_completion_tokens']} "

@@ -30,16 +30,20 @@ import multiprocessing as mp
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from marple.benchmark.config import BenchmarkConfig, training_budget
 from marple.benchmark.executors import Executor, make_executor
 from marple.benchmark.summary import write_summary
+from marple.runner import MethodRun, run_method
 from marple_agents.simulation.inference import POLICY_OF_VARIANT
 from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.spec import DatasetSpec, Unit
 from marple_gym.missions.scenarios import get_scenario
+
+if TYPE_CHECKING:
+    import torch
 
 log = logging.getLogger(__name__)
 
@@ -344,36 +348,42 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun, device_kind: str = "cpu") 
 
 def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, episodes: list) -> Path:
     """Score one run of the inference stage on ``episodes`` into its results file, its learned models (if any)
-    on ``device``: on a GPU, :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process;
-    on the CPU, its trials spread over ``cfg.workers`` processes."""
-    from marple.runner import model_resources
-    from marple_eval.lockstep import TRIALS_IN_FLIGHT
-    from marple_eval.methods.registry import model_class, takes_argument
-    from marple_eval.protocol import evaluate, model_factory
-
+    on ``device`` (the job's, "cpu" or "cuda:N"), through the model runner: on a GPU,
+    :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process; on the CPU, its trials
+    spread over ``cfg.workers`` processes."""
     out = cfg.results(run.name)
     extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
     if run.split is not None:
         extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
-    resources, recorded = model_resources(run.model, run.kwargs, run.agents, cfg.data, run.split, list(cfg.scenarios))
-    extra.update(recorded)
-    if run.agents and all(agent == "planner" for agent in run.agents.values()):
-        device = "cpu"  # the planner as agent model: nothing to put on a GPU, and its rollouts want every core
-    target = model_class(run.model)
-    placed = {k: v for k, v in (("device", device), ("precision", cfg.precision)) if takes_argument(target, k)}
-    on_gpu = "device" in placed and device.startswith("cuda")
-    evaluate(
-        model_factory(run.model, **run.kwargs, **placed),
+    method = MethodRun(
+        run.model,
+        run.kwargs,
+        run.agents,
+        cfg.data,
+        run.split,
+        tuple(cfg.scenarios),
+        job_device(device),
+        cfg.precision,
+    )
+    run_method(
+        method,
         episodes,
         cfg.scoring(run.key),
-        method=run.method,
+        label=run.method,
         run_settings=extra,
-        resources=resources,
-        workers=TRIALS_IN_FLIGHT if on_gpu else cfg.workers,
+        processes=cfg.workers,
         out=out,
         progress=cfg.progress and mp.parent_process() is None,
     )
     return out
+
+
+def job_device(device: str) -> torch.device:
+    """The device an executor gave a job, by name ("cpu", "cuda:N"): chosen already, so handed to the runner as the
+    :class:`torch.device` it is, not resolved again."""
+    import torch  # heavy, and imported by a job only: the benchmark's command line loads without it
+
+    return torch.device(device)
 
 
 # ---- the whole run ------------------------------------------------------------------------------------------------

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from marple.benchmark.executors import EXECUTORS
 from marple.benchmark.presets import EVERY_RUN, PRESETS
-from marple.cli.evaluate import add_device_argument, add_protocol_arguments, protocol_settings
-from marple.cli.options import devices, int_in, positive_float, positive_int, seed
+from marple.cli.options import add_device_argument, devices, int_in, positive_float, positive_int, seed
+from marple.cli.protocol_options import add_protocol_arguments, protocol_settings
 from marple_agents.device import PRECISIONS
 from marple_agents.simulation.inference import VARIANTS
 from marple_gym.generation.original import HOUSE_SOURCES
@@ -120,15 +120,19 @@ def add_parser(subparsers) -> None:
         help="generate the data, write the 'marple train' command of every agent model not trained yet to FILE "
         "(one a line, e.g. for a SLURM array), and stop; run the same benchmark command again afterwards",
     )
-    parser.add_argument(
-        "--accelerator", default="auto", help="training: cpu trains on the CPU whatever --device says (default: auto)"
+    training = parser.add_argument_group(
+        "training only (Lightning's spelling; --device says where every job runs, training included)"
     )
-    parser.add_argument(
+    training.add_argument(
+        "--accelerator",
+        default="auto",
+        help="cpu trains the agent models on the CPU whatever --device says (default: auto)",
+    )
+    training.add_argument(
         "--devices",
         type=devices,
         default="auto",
-        help="training: N > 1 trains each agent model on N GPUs with DDP, one model at a time (default: auto, one "
-        "model per GPU)",
+        help="N > 1 trains each agent model on N GPUs with DDP, one model at a time (default: auto, one model per GPU)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
     add_protocol_arguments(parser)

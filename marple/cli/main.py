@@ -1,9 +1,8 @@
-"""The ``marple`` command line.
+"""The ``marple`` command line (also ``python -m marple``).
 
-Subcommands come from the installed packages through the ``marple.commands``
-entry-point group, so this dispatcher depends on no package above it: each
-entry point names a function ``add_parser(subparsers)`` that adds one
-subcommand and sets its ``run(args) -> int`` as the parser default ``run``.
+Each subcommand is a module of this package (:data:`COMMANDS`) with a function ``add_parser(subparsers)`` that
+adds it and sets its ``run(args) -> int`` as the parser default ``run``; they are imported here directly, so a
+source tree that was never installed has every command.
 """
 
 from __future__ import annotations
@@ -12,14 +11,45 @@ import argparse
 import logging
 import sys
 import traceback
-from importlib.metadata import entry_points
 
-from marple_gym import __version__
+from marple.cli import (
+    benchmark,
+    envs,
+    evaluate,
+    export,
+    generate,
+    play,
+    replay,
+    report,
+    stats,
+    study,
+    study_server,
+    study_web,
+    train,
+)
 from marple_gym.errors import MarpleError
+from marple_gym.version import __version__
+
+COMMANDS = (
+    benchmark,
+    envs,
+    evaluate,
+    export,
+    generate,
+    play,
+    replay,
+    report,
+    stats,
+    study,
+    study_server,
+    study_web,
+    train,
+)
+"""The subcommands' modules, in the order ``marple --help`` lists them."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``marple`` parser, its subcommands from the installed entry points (named in its ``commands``)."""
+    """The ``marple`` parser with every subcommand (named in its ``commands``)."""
     parser = argparse.ArgumentParser(
         prog="marple",
         description="MARPLE-Gym: household whodunit benchmark for long-horizon inference.",
@@ -27,19 +57,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"marple-gym {__version__}")
     add_verbose(parser, default=False)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for ep in sorted(entry_points(group="marple.commands"), key=lambda e: e.name):
-        try:
-            add = ep.load()
-        except ModuleNotFoundError as exc:
-            # A subcommand whose package is not installed (e.g. the agents extra): leave it out.
-            logging.getLogger(__name__).debug("marple %s unavailable: %s", ep.name, exc)
-            continue
-        add(sub)
+    for command in COMMANDS:
+        command.add_parser(sub)
     for command in set(sub.choices.values()):  # aliases share one parser
         # Also after the subcommand (`marple evaluate ... -v`), where the error hint's reader puts it. Set only
         # when given there, so that it cannot reset the `marple -v evaluate ...` form to False.
         add_verbose(command, default=argparse.SUPPRESS)
-    parser.commands = tuple(sub.choices)  # empty in a source tree that was never installed (no entry points)
+    parser.commands = tuple(sub.choices)
     return parser
 
 
@@ -49,17 +73,8 @@ def add_verbose(parser: argparse.ArgumentParser, default) -> None:
     )
 
 
-NOT_INSTALLED = (
-    "marple: no subcommands are registered: they come from marple-gym's entry points, which only an installed "
-    "copy has (a source tree on PYTHONPATH has none); install it with `pip install -e .` in the repository"
-)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    if not parser.commands:
-        print(NOT_INSTALLED, file=sys.stderr)
-        return 2
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if not getattr(args, "run", None):

@@ -1,4 +1,5 @@
-"""Argument types for command-line options: range-checked by the parser, with the option named.
+"""Options shared by the commands: argument types, range-checked by the parser with the option named; the one
+``--device`` option (:func:`add_device_argument`); a method's ``KEY=VALUE`` arguments and ``ROLE=MODEL`` agents.
 
 ``parser.add_argument("--workers", type=positive_int)`` makes ``--workers 0``
 fail in argparse itself (``argument --workers: expected an integer >= 1, got
@@ -11,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import json
 import math
 import re
 from collections.abc import Callable
+from typing import Any
 
 MAX_SEED = 2**63 - 1
 """numpy seeds are non-negative; keep them in a signed 64-bit integer."""
@@ -77,12 +80,23 @@ DEVICE_SPECS = "auto|cpu|cuda|cuda:N"
 def device_spec(text: str) -> str:
     """``--device``: where learned models run: auto (a GPU when there is one), cpu, cuda or cuda:N.
 
-    Only the form is checked here (the command line stays free of torch); whether the device exists is
-    checked where the models load (:func:`marple_agents.device.resolve_device`)."""
+    Only the form is checked here (the command line stays free of torch); the model runner resolves it, once,
+    to the device the learned models run on (:mod:`marple.runner`)."""
     value = text.strip().lower()
     if value in ("auto", "cpu", "cuda") or re.fullmatch(r"cuda:\d+", value):
         return value
     raise argparse.ArgumentTypeError(f"expected {DEVICE_SPECS}, got {text!r}")
+
+
+def add_device_argument(parser: argparse.ArgumentParser, what: str = "where learned models run") -> None:
+    parser.add_argument(
+        "--device",
+        type=device_spec,
+        default="auto",
+        metavar=DEVICE_SPECS,
+        help=f"{what}, for every model that takes a device: auto (default: a GPU when there is one), cpu, cuda, "
+        "cuda:N; recorded in the results (see docs/gpu.md)",
+    )
 
 
 def env_id(text: str) -> str:
@@ -106,3 +120,32 @@ seed = int_in(0, MAX_SEED)
 positive_float = float_in(0.0, low_open=True)
 tile_size = int_in(8, 256)
 """Pixels per cell of a drawn grid: below 8 nothing is legible, above 256 a frame takes gigabytes."""
+
+
+# ---- a method's options as command lines write them: KEY=VALUE arguments and ROLE=MODEL agents ----
+
+
+def parse_model_args(items: list[str]) -> dict[str, Any]:
+    """``KEY=VALUE`` words as keyword arguments; a value is read as JSON where it is JSON (``rollouts=5``,
+    ``agent="mcts"``), else kept as text (``agent=mcts``)."""
+    out = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--model-arg expects KEY=VALUE, got {item!r}")
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def parse_agents(items: list[str]) -> dict[str, str]:
+    """``ROLE=MODEL`` words (a role A, B, C, ...) as role -> agent model (a checkpoint template or ``planner``)."""
+    out = {}
+    for item in items:
+        role, sep, value = item.partition("=")
+        if not sep or len(role) != 1 or not "A" <= role <= "Z" or not value:
+            raise ValueError(f"--agent expects ROLE=MODEL with a role A, B, C, ..., got {item!r}")
+        out[role] = value
+    return out

@@ -140,7 +140,7 @@ def run(args: argparse.Namespace, events=None, max_frames: int | None = None) ->
 
 def simulate(args: argparse.Namespace) -> int:
     """A headless pilot (:func:`marple.study.simulate.simulate_session`)."""
-    from marple.cli.model_options import parse_agents, parse_model_args
+    from marple.cli.options import parse_agents, parse_model_args
     from marple.study.simulate import simulate_session
 
     state = simulate_session(

@@ -21,7 +21,7 @@ ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps")
 ROLES = suspect_labels(MAX_SUSPECTS)
 
 
-def add_train_parser(subparsers) -> None:
+def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "train",
         help="train an agent model (vision-only or language-conditioned policy) with Lightning",

@@ -14,11 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from marple.runner import model_resources
+from marple.runner import MethodRun, make_method, method_class, method_resources, placed_arguments
 from marple.study.trials import Trial
 from marple_eval.evidence import trial_evidence
 from marple_eval.methods.base import normalise
-from marple_eval.methods.registry import make_model
 from marple_eval.protocol import Identities, ProtocolSettings, opaque
 
 Participant = Callable[[Trial, int], float]
@@ -33,12 +32,15 @@ def model_participant(
     agents: dict[str, str] | None = None,
     data: str | Path | None = None,
 ) -> Participant:
-    """A participant answering like ``model``; ``agents`` as ``marple evaluate --agent`` (ROLE -> model), and
-    ``data`` the dataset whose training split gives each agent's mission prior (ideal, bip)."""
+    """A participant answering like the method ``model``, built, wired and placed by the model runner as
+    ``marple evaluate`` runs it (its learned models on a GPU when there is one): ``agents`` as
+    ``marple evaluate --agent`` (ROLE -> model), and ``data`` the dataset whose training split gives each agent's
+    mission prior (ideal, bip)."""
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"the noise must be a finite number of slider points at least 0, got {noise}")
-    inference = make_model(model, **(model_args or {}))
-    resources, _ = model_resources(model, model_args or {}, agents, data, None, [])
+    run = MethodRun(model, dict(model_args or {}), agents, data)
+    inference = make_method(model, **placed_arguments(method_class(model), run))
+    resources, _ = method_resources(run)
     identities = Identities()
     rules = ProtocolSettings().rules
     rng = np.random.default_rng(seed)

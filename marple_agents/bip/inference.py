@@ -30,12 +30,12 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from marple_agents.cache import PolicyCache
-from marple_agents.device import kind, resolve_device, resolve_precision
+from marple_agents.device import kind, resolve_precision
 from marple_agents.search.missions import MissionSearch
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
@@ -55,6 +55,9 @@ from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
+
+if TYPE_CHECKING:
+    import torch
 
 MIN_PROBABILITY = 1e-6
 """A floor on a learned policy's action probabilities, so one surprising action does not rule a mission out."""
@@ -119,7 +122,7 @@ class BipModel(InversePlanningModel):
     def __init__(
         self,
         rollouts: int = 20,
-        device: str = "auto",
+        device: str | torch.device = "cpu",
         precision: str = "auto",
         agent: str = "policy",
         simulations: int = 16,
@@ -128,7 +131,7 @@ class BipModel(InversePlanningModel):
         super().__init__(rollouts, **protocol)
         if agent not in AGENT_MODELS:
             raise ValueError(f"unknown agent model {agent!r}; choose from {', '.join(AGENT_MODELS)}")
-        self.device = resolve_device(device)
+        self.device = device
         self.precision = resolve_precision(self.device, precision)
         self.agent = agent
         self.search = SearchSettings(simulations=int(simulations)) if agent == "mcts" else None
@@ -146,7 +149,7 @@ class BipModel(InversePlanningModel):
 
         The rollouts ask each agent's policy through a cache kept for the scenario: the rollouts of every mission
         hypothesis, evidence point and trial revisit the same inputs again and again."""
-        from marple_agents.policy import shared_policy
+        from marple_agents.policy import shared_policy  # torch (the agents extra): only when a policy runs
 
         self.priors, self.policies, self.caches = {}, {}, {}
         for identity, resource in agents.items():

@@ -32,11 +32,11 @@ class InferenceModel(ABC):
     combines_query_probabilities: bool = False
     """Whether the answer is the protocol's combination of each agent's P(query | agent) (:class:`QueryModel`),
     which the harness then asks for and stores; other methods answer in their own way."""
-    device: str | None = None
-    """Where the model's learned parts run (``"cpu"``, ``"cuda:0"``; None: it has none). A model whose constructor
-    takes a ``device`` keyword receives the run's ``--device``, resolved, and sets this; on a CUDA device the
-    harness scores several trials at a time in one process with the model's calls batched
-    (:mod:`marple_eval.lockstep`)."""
+    device: Any = None
+    """Where the model's learned parts run: a ``torch.device`` or its name (``"cpu"``, ``"cuda:0"``; None: it has
+    none). A model whose constructor takes a ``device`` keyword receives the run's ``--device``, resolved once by
+    the model runner (:mod:`marple.runner`), and sets this; on a CUDA device the harness scores several trials at
+    a time in one process with the model's calls batched (:mod:`marple_eval.lockstep`)."""
 
     def setup(self, agents: Mapping[str, Any]) -> None:  # noqa: B027  (optional hook)
         """Receive per-agent resources (e.g. learned policies) keyed by agent identity."""

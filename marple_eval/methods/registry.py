@@ -1,12 +1,13 @@
-"""Inference models by name, for the CLI and for worker processes.
+"""Inference methods by name, for the commands and for worker processes.
 
-A model is named in one of two ways:
+A method is named in one of two ways:
 
-* a registered name: the built-in models, plus those packages add through the
-  ``marple.models`` entry-point group (each entry point names a callable
-  ``factory(**kwargs) -> InferenceModel``);
+* a registered name: this package's methods (:data:`BUILTIN`; the application adds the learned-model methods of
+  ``marple_agents`` to its own table, :data:`marple.runner.METHODS`), plus those that outside packages add
+  through the ``marple.models`` entry-point group (each entry point names a callable
+  ``factory(**kwargs) -> InferenceModel``; a plugin cannot take a registered name);
 * ``package.module:Attribute``: an :class:`InferenceModel` subclass (or a
-  factory) in any importable module, so a user's model runs without packaging
+  factory) in any importable module, so a user's method runs without packaging
   an entry point.
 """
 
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from typing import Any
 
@@ -26,8 +27,15 @@ from marple_gym.errors import MarpleError
 BUILTIN: dict[str, Callable[..., InferenceModel] | str] = {
     "uniform": UniformModel,
     "distance": DistanceModel,
-    "llm": "marple_eval.llm.model:LLMModel",  # by name: marple_eval.llm imports this package's base
+    # By name, loaded when asked for: their packages import this one's base (an import here would be a circle).
+    "llm": "marple_eval.llm.model:LLMModel",
+    "ideal": "marple_eval.inverse.ideal:IdealObserver",
 }
+"""This package's methods by name: a class or factory, or where to import it from (``module:Attribute``)."""
+PLUGINS = "marple.models"
+"""The entry-point group through which outside packages register methods."""
+
+Methods = Mapping[str, Callable[..., InferenceModel] | str]
 
 
 class ModelNotFoundError(MarpleError, ValueError):
@@ -38,10 +46,12 @@ class InvalidArgumentsError(ModelError, ValueError):
     """Model arguments that the model's class does not take."""
 
 
-def available_models() -> dict[str, Callable[..., InferenceModel]]:
-    """Built-in models plus those installed packages register."""
-    models = {name: load_attribute(m) if isinstance(m, str) else m for name, m in BUILTIN.items()}
-    for ep in entry_points(group="marple.models"):
+def available_models(methods: Methods = BUILTIN) -> dict[str, Callable[..., InferenceModel]]:
+    """``methods`` (by default this package's) plus those that installed plugins register."""
+    models = {name: load_attribute(m) if isinstance(m, str) else m for name, m in methods.items()}
+    for ep in entry_points(group=PLUGINS):
+        if ep.name in models:
+            continue
         try:
             models[ep.name] = ep.load()
         except ModuleNotFoundError:  # an optional package that is not installed
@@ -71,11 +81,16 @@ def load_attribute(spec: str) -> Callable[..., InferenceModel]:
     return target
 
 
-def model_class(name: str) -> Callable[..., InferenceModel]:
-    """What builds the model called ``name``: a registered name or ``package.module:Attribute``."""
+def model_class(name: str, methods: Methods = BUILTIN) -> Callable[..., InferenceModel]:
+    """What builds the model called ``name``: a name ``methods`` or a plugin registers, or
+    ``package.module:Attribute``."""
     if ":" in name:
         return load_attribute(name)
-    models = available_models()
+    if isinstance(methods.get(name), str):
+        return load_attribute(methods[name])
+    if name in methods:
+        return methods[name]
+    models = available_models(methods)
     if name not in models:
         raise ModelNotFoundError(
             f"unknown model {name!r}; available: {', '.join(sorted(models))} (or package.module:Class)"
@@ -85,7 +100,13 @@ def model_class(name: str) -> Callable[..., InferenceModel]:
 
 def make_model(name: str, **kwargs: Any) -> InferenceModel:
     """Build a model by registered name or ``package.module:Attribute``."""
-    factory = model_class(name)
+    return build_model(name, model_class(name), kwargs)
+
+
+def build_model(name: str, factory: Callable[..., InferenceModel], kwargs: Mapping[str, Any]) -> InferenceModel:
+    """``factory(**kwargs)``, the model called ``name``: what it raises is named as its failure, arguments it does
+    not take are refused by name (never by value: one may be an API key), and an object that is not an
+    :class:`InferenceModel` is refused."""
     with model_code(name, "building it"):
         try:
             model = factory(**kwargs)
@@ -104,19 +125,3 @@ def takes_argument(target: Callable[..., Any], name: str) -> bool:
         return name in inspect.signature(target).parameters
     except (TypeError, ValueError):
         return False
-
-
-def resolve_device(spec: str) -> str:
-    """``auto``, ``cpu``, ``cuda`` or ``cuda:N`` as the device torch names (``"cpu"``, ``"cuda:0"``).
-
-    The installed agent models resolve it (the ``marple.devices`` entry point:
-    this package imports no torch); without them there is only the CPU.
-    """
-    for ep in entry_points(group="marple.devices", name="resolve"):
-        try:
-            return ep.load()(spec)
-        except ModuleNotFoundError:  # the agents extra (torch) is not installed
-            break
-    if spec in ("auto", "cpu"):
-        return "cpu"
-    raise MarpleError(f"device {spec!r} needs torch: pip install 'marple-gym[agents]'")

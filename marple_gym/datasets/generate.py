@@ -35,7 +35,7 @@ __getattr__ = forward_names(
     __name__,
     {
         **dict.fromkeys(("PAPER_SIZES", "Sizes", "Unit"), "marple_gym.datasets.spec"),
-        **dict.fromkeys(("practice_pair", "test_house"), "marple_gym.datasets.episodes"),
+        "practice_pair": "marple_gym.datasets.episodes",
     },
 )  # names this module offered before the spec and the sampling of episodes had modules of their own
 

@@ -65,6 +65,7 @@ def test_stats_prints_horizons_next_to_the_paper(capsys):
     assert "Who picked up the pillow?" in out and "15.0" in out
 
 
-def test_the_marple_command_is_installed():
-    result = subprocess.run([sys.executable, "-m", "marple.cli.main", "--help"], capture_output=True, text=True)
-    assert result.returncode == 0 and "generate" in result.stdout
+def test_the_marple_command_runs_as_a_module_too():
+    for module in ("marple", "marple.cli.main"):
+        result = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True)
+        assert result.returncode == 0 and "generate" in result.stdout

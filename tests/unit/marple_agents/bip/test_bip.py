@@ -9,11 +9,11 @@ import pytest
 
 pytest.importorskip("lightning")
 
+from marple.runner import make_method  # noqa: E402
 from marple_agents import train_policy  # noqa: E402
 from marple_agents.bip import BipModel, BipResources  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
 from marple_eval.evidence import trial_evidence  # noqa: E402
-from marple_eval.methods.registry import make_model  # noqa: E402
 from marple_eval.protocol import Identities  # noqa: E402
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset  # noqa: E402
 from marple_gym.datasets.dataset import subgoal_codes  # noqa: E402
@@ -94,7 +94,7 @@ def test_a_uniform_likelihood_leaves_the_prior(data):
 
 
 def test_bip_is_registered_and_checks_its_resources():
-    model = make_model("bip", rollouts=3)
+    model = make_method("bip", rollouts=3)
     assert isinstance(model, BipModel) and model.modalities == frozenset({"vision"})
     with pytest.raises(ValueError, match="policy and a mission prior"):
         model.setup({"agent-x": "runs/policy.pt"})

@@ -242,12 +242,12 @@ def test_cli_scores_ideal_with_training_priors_in_the_results(data, tmp_path):
 
 
 def test_each_method_is_wired_with_its_resources_in_one_place(data):
-    from marple.runner import model_resources
+    from marple.runner import MethodRun, method_resources
     from marple_agents.bip import BipResources
     from marple_eval.protocol import AgentResources
 
     def wired(model, model_args=None, agents=None, split=None):
-        return model_resources(model, model_args or {}, agents, data.root, split, ["pillow"])
+        return method_resources(MethodRun(model, model_args or {}, agents, data.root, split, ("pillow",)))
 
     assert wired("distance") == (None, {})
     resources, recorded = wired("simulation", {"variant": "vision"}, {"A": "planner", "B": "planner"})
@@ -260,4 +260,4 @@ def test_each_method_is_wired_with_its_resources_in_one_place(data):
         assert isinstance(resources, BipResources) and resources.policies == {"A": "a.pt", "B": "b.pt"}
         assert resources.split == "in" and "mission_priors" in recorded
     with pytest.raises(ValueError, match="ideal is given each agent's mission prior .* it needs the dataset"):
-        model_resources("ideal", {}, None, None, None, ["pillow"])
+        method_resources(MethodRun("ideal", scenarios=("pillow",)))
