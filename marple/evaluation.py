@@ -14,11 +14,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from marple.runner import MethodRun, check_agent_files, make_method, method_class, run_method
+from marple.runner import MethodRun, check_agent_files, make_method, method_class, run_method, takes_argument
 from marple.study.human import read_responses, write_csv
 from marple_eval.llm.client import dry_run_totals, ledger_totals
 from marple_eval.llm.model import LLMModel
-from marple_eval.methods.registry import takes_argument
 from marple_eval.protocol import AgentResources, dataset_episodes
 from marple_eval.results import RunResults
 from marple_eval.settings import DEFAULT_PROTOCOL, ProtocolSettings
@@ -81,10 +80,6 @@ def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
     scenarios = list(request.scenarios) or [u.name for u in data.spec.units if len(u.roles) >= 2]
     if not scenarios:
         raise ValueError(f"{request.data} has no whodunit scenarios (two or more agents) to evaluate")
-    target = method_class(request.model)
-    notes = []
-    if request.device != "auto" and not takes_argument(target, "device"):
-        notes.append(f"this model runs no learned model; --device {request.device} does not apply")
     run = MethodRun(
         request.model,
         request.model_args,
@@ -94,9 +89,12 @@ def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
         tuple(scenarios),
         request.device,
     )
-    out = request.results_path
+    target = method_class(run.method)
+    notes = []
+    if request.device != "auto" and not takes_argument(target, "device"):
+        notes.append(f"this model runs no learned model; --device {request.device} does not apply")
     if request.dry_run:
-        return dry_run(run, target, out, lambda: dataset_episodes(data, scenarios, request.limit), request, notes)
+        return dry_run(run, target, request, lambda: dataset_episodes(data, scenarios, request.limit), notes)
     ledger = usage_ledger(run, target)
     if request.agents:
         check_agent_files(AgentResources(request.agents), scenarios)
@@ -115,15 +113,15 @@ def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
         run_settings=recorded,
         processes=request.workers or 1,
         in_flight=request.workers,
-        out=out,
+        out=request.results_path,
         progress=request.progress,
     )
     summary = ""
     if ledger is not None:
         results.settings["llm_usage"] = totals = ledger_totals(*ledger)
         summary = usage_words(totals, ledger[0])
-    results.save(out)
-    return EvaluationOutcome(out, results, summary, notes)
+        results.save(request.results_path)  # again, with the usage
+    return EvaluationOutcome(request.results_path, results, summary, notes)
 
 
 def score_responses(
@@ -172,16 +170,15 @@ def usage_words(totals: dict[str, Any], ledger: Path) -> str:
 def dry_run(
     run: MethodRun,
     target: Callable[..., Any],
-    out: Path,
-    episodes: Callable[[], list[WhodunitEpisode]],
     request: ModelEvaluation,
+    episodes: Callable[[], list[WhodunitEpisode]],
     notes: list[str],
 ) -> EvaluationOutcome:
     """Write the requests a run would send on the trials ``episodes`` reads, and their token estimate, without
     calling anything."""
     if not takes_argument(target, "dry_run"):
         raise ValueError(f"--dry-run: model {request.model!r} calls no service, so it has nothing to dry-run")
-    prompts = out.with_suffix(".prompts.jsonl")
+    prompts = request.results_path.with_suffix(".prompts.jsonl")
     prompts.unlink(missing_ok=True)
     # No agent models (nothing is asked of them), and one process: the requests file is written line by line, and
     # a dry run sends nothing to wait for.

@@ -24,6 +24,7 @@ inference stage (:mod:`marple.benchmark.pipeline`) both call it, and a simulated
 from __future__ import annotations
 
 import functools
+import inspect
 import os
 import sys
 from collections.abc import Callable, Iterable, Mapping
@@ -37,7 +38,7 @@ from marple_agents.simulation import SimulationModel
 from marple_eval.inverse.priors import TrainingPriors
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_eval.methods.base import InferenceModel
-from marple_eval.methods.registry import BUILTIN, available_models, build_model, model_class, takes_argument
+from marple_eval.methods.registry import BUILTIN, available_models, build_model, model_class
 from marple_eval.protocol import AgentResources, ModelFactory, Resources, evaluate
 from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
@@ -163,6 +164,14 @@ def check_agent_files(resources: Resources, scenarios: Iterable[str]) -> None:
 # ---- place ------------------------------------------------------------------------------------------------
 
 
+def takes_argument(target: Callable[..., Any], name: str) -> bool:
+    """Whether a method's class or factory accepts the keyword ``name`` (``device``, ``precision``, ``dry_run``)."""
+    try:
+        return name in inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def planner_agents_only(agents: Mapping[str, str] | None) -> bool:
     """Whether every agent model is the true planner: nothing to put on a GPU, and rollouts that want every core."""
     return bool(agents) and all(agent == "planner" for agent in agents.values())
@@ -202,11 +211,13 @@ def run_method(
     ``label`` names the method in tables (default: its own name); ``run_settings`` and what the wiring records
     join the results' settings.
     """
-    args = placed_arguments(method_class(run.method), run)
-    resources, recorded = method_resources(run)
+    target = method_class(run.method)
+    args = placed_arguments(target, run)
+    factory = method_factory(run.method, **args)
     on_gpu = str(args.get("device", "cpu")).startswith("cuda")
+    resources, recorded = method_resources(run)
     return evaluate(
-        method_factory(run.method, **args),
+        factory,
         episodes,
         settings,
         method=label,

@@ -14,7 +14,6 @@ A method is named in one of two ways:
 from __future__ import annotations
 
 import importlib
-import inspect
 from collections.abc import Callable, Mapping
 from importlib.metadata import entry_points
 from typing import Any
@@ -117,11 +116,3 @@ def build_model(name: str, factory: Callable[..., InferenceModel], kwargs: Mappi
     if not isinstance(model, InferenceModel):
         raise ModelNotFoundError(f"model {name!r} built a {type(model).__name__}, not an InferenceModel")
     return model
-
-
-def takes_argument(target: Callable[..., Any], name: str) -> bool:
-    """Whether a model class or factory accepts the keyword ``name`` (e.g. ``device``, ``dry_run``)."""
-    try:
-        return name in inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        return False
