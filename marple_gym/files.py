@@ -2,7 +2,9 @@
 
 A reader (or a crash, or a full disk) never sees half a file, and a failed write
 leaves neither a half-written target nor a stray temporary file behind: what was
-there before stays as it was.
+there before stays as it was. The file gets the permissions any new file gets
+(``0o666`` less the process's umask), so a lab's shared folder reads it as it
+reads the others.
 """
 
 from __future__ import annotations
@@ -15,6 +17,24 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
+
+
+NEW_FILE_MODE = 0o666
+"""The mode ``open()`` asks for a new file, before the umask takes its bits away."""
+
+
+def current_umask() -> int:
+    """The process's umask. Read from ``/proc`` where there is one: setting it to read it back
+    (``os.umask``) would change it for a moment under other threads' feet."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except OSError:
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 @contextmanager
@@ -31,6 +51,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as f:
+            os.fchmod(f.fileno(), NEW_FILE_MODE & ~current_umask())  # mkstemp's 0o600 is for secrets
             yield f
             f.flush()
             os.fsync(f.fileno())

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import numpy as np
 import pytest
@@ -40,3 +42,16 @@ def test_unserialisable_json_keeps_the_old_file(tmp_path):
 def test_atomic_write_refuses_append_and_read_modes(tmp_path):
     with pytest.raises(ValueError, match="writes text"), atomic_write(tmp_path / "a", "a"):
         pass
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077])
+def test_a_written_file_has_the_permissions_the_umask_gives_any_new_file(tmp_path, umask):
+    before = os.umask(umask)
+    try:
+        path = write_json_atomic(tmp_path / "a.json", {"x": 1})
+        with atomic_write(tmp_path / "b.npz", "wb") as f:
+            np.savez_compressed(f, a=np.arange(3))
+    finally:
+        os.umask(before)
+    for written in (path, tmp_path / "b.npz"):
+        assert stat.S_IMODE(written.stat().st_mode) == 0o666 & ~umask

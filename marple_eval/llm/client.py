@@ -89,7 +89,7 @@ def request_key(base_url: str, body: dict[str, Any]) -> str:
 def append_line(path: Path, record: dict[str, Any]) -> None:
     """Append one JSON line in a single write, so processes sharing the file do not interleave lines."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
         os.write(fd, (json.dumps(record) + "\n").encode())
     finally:
