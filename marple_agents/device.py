@@ -31,6 +31,7 @@ import re
 from typing import TYPE_CHECKING
 
 from marple_gym.errors import MarpleError
+from marple_gym.extras import install_command
 
 if TYPE_CHECKING:
     import torch
@@ -47,7 +48,7 @@ def _torch():
     try:
         import torch
     except ModuleNotFoundError:
-        raise DeviceError("learned models need torch: pip install 'marple-gym[agents]'") from None
+        raise DeviceError(f"learned models need torch: {install_command('agents')}") from None
     return torch
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from marple_gym.errors import MarpleError
+from marple_gym.extras import install_command
 
 LOGGERS = ("csv", "tensorboard", "wandb")
 
@@ -31,13 +32,13 @@ def make_logger(kind: str, out_dir: str | Path, run_name: str = "logs"):
         try:
             import tensorboard  # noqa: F401
         except ImportError as exc:
-            raise LoggerError('--logger tensorboard needs tensorboard: pip install "marple-gym[logging]"') from exc
+            raise LoggerError(f"--logger tensorboard needs tensorboard: {install_command('logging')}") from exc
         return loggers.TensorBoardLogger(out_dir, name=run_name, default_hp_metric=False)
     if kind == "wandb":
         try:
             import wandb  # noqa: F401
         except ImportError as exc:
-            raise LoggerError('--logger wandb needs wandb: pip install "marple-gym[wandb]"') from exc
+            raise LoggerError(f"--logger wandb needs wandb: {install_command('wandb')}") from exc
         out_dir.mkdir(parents=True, exist_ok=True)
         return loggers.WandbLogger(name=out_dir.name, save_dir=str(out_dir), project="marple-gym")
     raise LoggerError(f"unknown logger {kind!r}; choose one of {', '.join(LOGGERS)}")

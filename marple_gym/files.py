@@ -18,7 +18,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-
 NEW_FILE_MODE = 0o666
 """The mode ``open()`` asks for a new file, before the umask takes its bits away."""
 

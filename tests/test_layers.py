@@ -37,6 +37,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "marple_gym.version",
         "marple_gym.errors",
         "marple_gym.files",
+        "marple_gym.extras",
         "marple_gym.moved",
         "marple_gym.validation",
         "marple_gym.world",

@@ -28,6 +28,7 @@ from typing import TypeVar
 
 from marple_agents.device import DeviceError, devices_for, kind
 from marple_gym.errors import MarpleError
+from marple_gym.extras import install_command
 
 J = TypeVar("J")
 JobFunction = Callable[[J, str], object]
@@ -144,7 +145,7 @@ def _ray():
     try:
         import ray
     except ModuleNotFoundError:
-        raise MarpleError("--executor ray needs Ray: pip install 'marple-gym[ray]'") from None
+        raise MarpleError(f"--executor ray needs Ray: {install_command('ray')}") from None
     return ray
 
 

@@ -14,7 +14,7 @@ def add_parser(subparsers) -> None:
         description=(
             "Decode one unit's split of a dataset written by `marple generate` and write it where offline-RL and "
             "analysis tools read it: a Minari dataset (minari.load_dataset) or Parquet, one row per step. "
-            'Needs the export extra: pip install "marple-gym[export]".'
+            'Needs the export extra (pip install "marple-gym[export]", or pip install -e ".[export]" in a clone).'
         ),
     )
     parser.add_argument("data", metavar="DIR", help="dataset directory (from `marple generate`)")

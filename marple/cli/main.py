@@ -28,6 +28,7 @@ from marple.cli import (
     train,
 )
 from marple_gym.errors import MarpleError
+from marple_gym.extras import missing_module_hint
 from marple_gym.version import __version__
 
 COMMANDS = (
@@ -85,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except ModuleNotFoundError as exc:  # an optional part not installed: name the extra, exit 2; else a bug
+        hint = missing_module_hint(exc)
+        _report(args, f"error: {hint}" if hint else f"internal error: {type(exc).__name__}: {exc}", bug=not hint)
+        return 2 if hint else 1
     except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (ModelError): exit 2
         _report(args, f"error: {exc}", bug=False)
         return 2

@@ -49,6 +49,7 @@ from marple_gym.datasets.manifest import DatasetError
 from marple_gym.envs.registration import HOUSEHOLD_ID
 from marple_gym.envs.spaces import observation_space as env_observation_space
 from marple_gym.evidence.audio import AUDIO
+from marple_gym.extras import install_command
 from marple_gym.files import atomic_write
 from marple_gym.missions.mission import subgoal_codes
 from marple_gym.recording.records import Trajectory
@@ -158,7 +159,7 @@ def export_minari(
     try:
         import minari
     except ImportError as exc:
-        raise ExportError('Minari export needs the export extra: pip install "marple-gym[export]"') from exc
+        raise ExportError(f"Minari export needs the export extra: {install_command('export')}") from exc
     if not DATASET_ID.fullmatch(dataset_id):
         raise ExportError(
             f"Minari dataset id {dataset_id!r}: expected NAMESPACE/NAME-vN, e.g. marple/{unit}/{split}-v0 "
@@ -299,7 +300,7 @@ def export_parquet(data: MarpleDataset, unit: str, split: str, path: str | Path,
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:
-        raise ExportError('Parquet export needs the export extra: pip install "marple-gym[export]"') from exc
+        raise ExportError(f"Parquet export needs the export extra: {install_command('export')}") from exc
     if str(path).endswith(("/", os.sep)) or Path(path).is_dir():
         raise ExportError(f"{path} is a folder; give the file to write, e.g. {Path(path) / f'{unit}-{split}.parquet'}")
     path = Path(path)

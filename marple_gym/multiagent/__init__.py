@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from marple_gym.extras import install_command
 from marple_gym.recording.shared_house import (
     SharedEpisode,
     generate_shared_episode,
@@ -41,7 +42,7 @@ def __getattr__(name: str) -> Any:
             if error.name != "pettingzoo":
                 raise
             raise ModuleNotFoundError(
-                f'marple_gym.multiagent.{name} needs PettingZoo: pip install "marple-gym[multiagent]"',
+                f"marple_gym.multiagent.{name} needs PettingZoo: {install_command('multiagent')}",
                 name="pettingzoo",
             ) from error
         return getattr(environment, name)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from marple_gym.extras import install_command
+
 pytest.importorskip("pettingzoo")
 from paths import ROOT
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test  # noqa: E402
@@ -261,7 +263,7 @@ def test_without_the_multiagent_extra_the_import_says_how_to_install_it():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 1
     assert done.stderr.strip().splitlines()[-1] == (
-        'ModuleNotFoundError: marple_gym.multiagent.parallel_env needs PettingZoo: pip install "marple-gym[multiagent]"'
+        f"ModuleNotFoundError: marple_gym.multiagent.parallel_env needs PettingZoo: {install_command('multiagent')}"
     )
 
 

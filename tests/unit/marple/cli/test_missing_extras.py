@@ -1,0 +1,44 @@
+"""A command that needs an optional part which is not installed names the ``pip install`` that brings it, exit 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from marple_gym.extras import extra_providing, extras, install_command, missing_module_hint
+
+
+def run_without(module: str, args: list[str], cwd) -> subprocess.CompletedProcess:
+    """``marple ARGS`` in a fresh process in which ``module`` cannot be imported."""
+    code = f"import sys; sys.modules[{module!r}] = None\nfrom marple.cli.main import main\nsys.exit(main({args!r}))"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120)
+
+
+def test_marple_train_without_lightning_names_the_agents_extra_and_exits_2(tmp_path):
+    done = run_without("lightning", ["train", "--scenario", "laundry", "--role", "A", "--data", "D"], tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "internal error" not in done.stderr and "please report" not in done.stderr
+    assert f"lightning is not installed; the agents extra brings it: {install_command('agents')}" in done.stderr
+
+
+def test_every_extra_is_read_from_the_packages_metadata():
+    found = extras()
+    assert {"torch", "lightning", "stable_baselines3"} <= set(found["agents"])
+    assert extra_providing("matplotlib.pyplot") == "eval"
+    assert extra_providing("pettingzoo") == "multiagent" and extra_providing("pyarrow") == "export"
+    assert extra_providing("numpy") is None  # a core dependency: no extra brings it
+    assert "marple_gym" not in {module for modules in found.values() for module in modules}  # dev's own extras
+
+
+def test_the_install_command_fits_how_this_copy_was_installed():
+    command = install_command("ray")
+    # This test suite runs from a clone installed with pip install -e: the command names the clone.
+    assert command.startswith("pip install ") and command.endswith("[ray]'")
+    assert "-e " in command or "marple-gym[ray]" in command
+
+
+@pytest.mark.parametrize("name", [None, "yaml", "marple_gym.nothing"])
+def test_a_missing_module_no_extra_brings_is_not_the_users_to_install(name):
+    assert missing_module_hint(ModuleNotFoundError("gone", name=name)) is None
