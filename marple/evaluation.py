@@ -14,7 +14,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from marple.runner import MethodRun, check_agent_files, make_method, method_class, run_method, takes_argument
+from marple.runner import (
+    MethodRun,
+    check_agent_files,
+    check_agent_models,
+    make_method,
+    method_class,
+    run_method,
+    takes_argument,
+)
 from marple.study.human import read_responses, write_csv
 from marple_eval.llm.client import dry_run_totals, ledger_totals
 from marple_eval.llm.model import LLMModel
@@ -93,6 +101,7 @@ def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
     notes = []
     if request.device != "auto" and not takes_argument(target, "device"):
         notes.append(f"this model runs no learned model; --device {request.device} does not apply")
+    check_agent_models(run, target)
     if request.dry_run:
         return dry_run(run, target, request, lambda: dataset_episodes(data, scenarios, request.limit), notes)
     ledger = usage_ledger(run, target)

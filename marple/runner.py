@@ -137,6 +137,21 @@ def method_resources(run: MethodRun) -> tuple[Resources | None, dict[str, Any]]:
     return BipResources(dict(run.agents or {}), str(run.data), priors.split), recorded
 
 
+def check_agent_models(run: MethodRun, target: Callable[..., Any]) -> None:
+    """A method that needs an agent model per suspect is given some (``--agent``), or the run is refused before it
+    starts, naming the options to pass for the scenarios' roles."""
+    if run.agents or not getattr(target, "needs_agent_models", False):
+        return
+    roles = sorted({role for scenario in run.scenarios for role in get_scenario(scenario).roles})
+    kind = "language" if run.args.get("variant") in ("language", "all") or run.method == "bip" else "vision"
+    example = " ".join(f"--agent '{role}=runs/{{scenario}}-in-{role}-{kind}/policy.pt'" for role in roles)
+    raise MarpleError(
+        f"--model {run.method} needs an agent model for every suspect; pass {example} (a policy checkpoint "
+        f"per role, {{scenario}} filled in for each scenario; 'marple train --role ROLE --model {kind}' writes "
+        f"these), or --agent ROLE=planner for the true planner as a perfect agent model"
+    )
+
+
 def check_agent_files(resources: Resources, scenarios: Iterable[str]) -> None:
     """Every agent checkpoint a run will load exists and reads, before anything is written.
 

@@ -118,6 +118,7 @@ class BipModel(InversePlanningModel):
     """Inverse planning with a learned, subgoal-conditioned likelihood (see module docs)."""
 
     name = "bip"
+    needs_agent_models = True
 
     def __init__(
         self,

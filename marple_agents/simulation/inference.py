@@ -68,6 +68,8 @@ VARIANT_LABELS = {
 class SimulationModel(QueryModel):
     """Monte Carlo simulation inference (see module docs)."""
 
+    needs_agent_models = True
+
     def __init__(
         self,
         variant: str = "vision",

@@ -29,6 +29,9 @@ class InferenceModel(ABC):
     modalities: frozenset[str] = frozenset()
     suspects: int | None = None
     """The most suspects the model can answer for (None: any number)."""
+    needs_agent_models: bool = False
+    """Whether the model needs an agent model for every suspect (``--agent ROLE=MODEL``), handed to :meth:`setup`:
+    a run without them is refused before it starts, with the options to pass."""
     combines_query_probabilities: bool = False
     """Whether the answer is the protocol's combination of each agent's P(query | agent) (:class:`QueryModel`),
     which the harness then asks for and stores; other methods answer in their own way."""

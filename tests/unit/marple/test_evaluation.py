@@ -49,3 +49,24 @@ def test_responses_are_scored_saved_and_written_as_csv(tmp_path):
     outcome = score_responses([str(path)], csv=str(tmp_path / "a.csv"), out=str(tmp_path / "human.json"))
     assert outcome.run is not None and outcome.run.method == "human" and (tmp_path / "human.json").is_file()
     assert outcome.summary == f"answers, one per row: {tmp_path / 'a.csv'} (22 rows)"
+
+
+@pytest.mark.parametrize(
+    ("model", "args", "kind"),
+    [("simulation", [], "vision"), ("simulation", ["--model-arg", "variant=all"], "language"), ("bip", [], "language")],
+)
+def test_a_method_without_its_agent_models_is_refused_before_it_runs_naming_the_agents_to_pass(
+    data, tmp_path, capsys, model, args, kind
+):
+    from marple.cli.main import main
+
+    out = tmp_path / "r.json"
+    code = main(["evaluate", "--data", str(data), "--model", model, *args, "--out", str(out), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2 and not out.exists()
+    assert f"--model {model} needs an agent model for every suspect" in err
+    assert (
+        f"--agent 'A=runs/{{scenario}}-in-A-{kind}/policy.pt' --agent 'B=runs/{{scenario}}-in-B-{kind}/policy.pt'"
+        in err
+    )
+    assert "--agent ROLE=planner" in err
