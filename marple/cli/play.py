@@ -20,7 +20,7 @@ def add_parser(subparsers) -> None:
         "play",
         help="drive an agent with the keyboard in a window",
         description="Play a MARPLE environment yourself: the house, your mission, intent and the last sound are "
-        "shown in a window; the keys below act. Runs headless with SDL_VIDEODRIVER=dummy.",
+        "shown in a window; the keys below act. Needs a display: without one it says so and exits 2.",
         epilog=_keys_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 from marple.study.app import StudyApp
 from marple.study.session import SessionPlan, open_session
 from marple.study.state import StudyState
+from marple_gym.rendering.window import require_display
 
 Script = Iterable[Sequence]
 """Scripted pygame events, one list per frame (tests)."""
@@ -37,6 +38,11 @@ def run_study(
     ``events`` scripts the pygame events (one list per frame), or is a function of the app returning such a script
     (a participant that reacts to the screen); ``max_frames`` bounds the loop.
     """
+    if events is None:  # a participant answers: refused, with nothing written, where nobody can see the window
+        require_display(
+            "marple study",
+            "pilot the study headless with --simulate MODEL, or build the web study (marple study-web)",
+        )
     path = Path(out)
     created = not (path.exists() and path.stat().st_size > 0)
     state = open_session(data, out, participant, plan, web=web)

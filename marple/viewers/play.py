@@ -19,7 +19,7 @@ import numpy as np
 from marple_gym.envs.registration import env_ids
 from marple_gym.rendering.captions import episode_caption
 from marple_gym.rendering.keys import KEY_TO_ACTION, KEYS, QUIT_KEYS, RESET_KEYS
-from marple_gym.rendering.window import Window
+from marple_gym.rendering.window import Window, require_display
 from marple_gym.world.actions import Action
 
 log = logging.getLogger(__name__)
@@ -153,7 +153,13 @@ def play(
 ) -> PlayResult:
     """Play the registered env ``env_id`` (``mission`` for the household env) in a window, from a first house
     drawn from ``seed``, recording the session to ``record`` (.gif or .mp4) if given. ``events`` (scripted pygame
-    events, one list per frame) and ``max_frames`` are for tests."""
+    events, one list per frame) and ``max_frames`` are for tests; without them a person plays, so a machine
+    without a display is refused (:class:`~marple_gym.rendering.window.NoDisplayError`)."""
+    if events is None:
+        require_display(
+            "marple play",
+            "to watch episodes without one, write them to a file: marple replay --data DIR --episode ID --out x.gif",
+        )
     env = make_env(env_id, mission, tile_size)
     window = Window(f"MARPLE-Gym: {env_id}")
     try:

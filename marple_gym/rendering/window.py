@@ -12,9 +12,41 @@ from typing import Any
 
 import numpy as np
 
+from marple_gym.errors import MarpleError
 from marple_gym.rendering.compose import BACKGROUND, INK, MUTED
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+
+HEADLESS_DRIVERS = ("dummy", "offscreen")
+"""SDL's video drivers that show nothing: what SDL falls back to where there is no display (no ``DISPLAY`` or
+``WAYLAND_DISPLAY``), and what ``SDL_VIDEODRIVER=dummy`` asks for."""
+
+
+class NoDisplayError(MarpleError):
+    """A window a person must see and answer, on a machine with no display to show it on."""
+
+
+def require_display(purpose: str, instead: str) -> None:
+    """Refuse to open ``purpose``'s window where nobody would see it (SDL has no video device, or only one of
+    :data:`HEADLESS_DRIVERS`), before anything opens: a window nobody sees would wait for keys for ever.
+    ``instead`` says what to do without a display."""
+    import pygame
+
+    try:
+        pygame.display.init()
+    except pygame.error as exc:
+        driver = f"SDL has no video device ({exc})"
+    else:
+        driver = pygame.display.get_driver()
+        if driver not in HEADLESS_DRIVERS:
+            return
+        pygame.display.quit()
+        driver = f"SDL's video driver is {driver!r}"
+    raise NoDisplayError(
+        f"{purpose} shows a window, and this machine has no display to show it on ({driver}: DISPLAY and "
+        f"WAYLAND_DISPLAY are unset, or SDL_VIDEODRIVER asks for none). Run it on a desktop, or over ssh -X; "
+        f"{instead}"
+    )
 
 MIN_WIDTH = 560
 """Narrow frames (small tiles) are centred in a window at least this wide, so captions fit."""

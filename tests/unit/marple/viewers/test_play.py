@@ -153,3 +153,24 @@ def test_gymnasiums_play_drives_an_env_with_its_keymap():
     keymap = env.unwrapped.get_keys_to_action()
     assert {keymap[(pygame.K_LEFT,)], keymap[(pygame.K_i,)], keymap[(pygame.K_PAGEUP,)]} == {0, 9, 3}
     assert sorted(set(keymap.values())) == list(range(10))
+
+
+@pytest.mark.parametrize("command", [["play"], ["study", "--participant", "p01", "--out", "p01.jsonl"]])
+def test_a_window_a_person_must_answer_is_refused_without_a_display_exit_2_and_nothing_written(tmp_path, command):
+    import os
+    import subprocess
+    import sys
+
+    # SDL falls back to its offscreen driver where there is no display: what a server over ssh gets.
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
+    code = f"import sys; from marple.cli.main import main; sys.exit(main({command!r}))"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
+    )
+    assert done.returncode == 2, done.stderr
+    assert (
+        f"marple {command[0]}: error: marple {command[0]} shows a window, and this machine has no display"
+        in done.stderr
+    )
+    assert "SDL's video driver is 'offscreen'" in done.stderr
+    assert list(tmp_path.iterdir()) == []
