@@ -51,6 +51,18 @@ class FreshProcesses:
         self.server.wait()
 
 
+def run_marple(
+    args: list[str], cwd: str | os.PathLike, *, blocked: tuple[str, ...] = (), unset: tuple[str, ...] = ()
+) -> subprocess.CompletedProcess:
+    """``marple ARGS`` in a new Python process in ``cwd``, with the modules ``blocked`` unimportable (as if not
+    installed) and the environment variables ``unset`` removed; its exit status and output, within two minutes
+    (a command that would wait for ever fails the test instead of hanging it)."""
+    code = "".join(f"sys.modules[{module!r}] = None\n" for module in blocked)
+    code = f"import sys\n{code}from marple.cli.main import main\nsys.exit(main({args!r}))"
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
 def run_in_child(code: str, cwd: str) -> dict:
     read, write = os.pipe()
     pid = os.fork()

@@ -38,15 +38,15 @@ def run_study(
     ``events`` scripts the pygame events (one list per frame), or is a function of the app returning such a script
     (a participant that reacts to the screen); ``max_frames`` bounds the loop.
     """
-    if events is None:  # a participant answers: refused, with nothing written, where nobody can see the window
-        require_display(
-            "marple study",
-            "pilot the study headless with --simulate MODEL, or build the web study (marple study-web)",
-        )
     path = Path(out)
     created = not (path.exists() and path.stat().st_size > 0)
     state = open_session(data, out, participant, plan, web=web)
     try:
+        if events is None:  # a participant answers: refused where nobody can see the window
+            require_display(
+                "marple study",
+                "pilot the study headless with --simulate MODEL, or build the web study (marple study-web)",
+            )
         app = StudyApp(state, state.log.session["modality"], tile_size=tile_size, sound=sound)
         try:
             app.run(events(app) if callable(events) else events, max_frames)

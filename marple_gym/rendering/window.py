@@ -48,6 +48,7 @@ def require_display(purpose: str, instead: str) -> None:
         f"{instead}"
     )
 
+
 MIN_WIDTH = 560
 """Narrow frames (small tiles) are centred in a window at least this wide, so captions fit."""
 

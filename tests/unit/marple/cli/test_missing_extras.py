@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
+from fresh_process import run_marple
 
 from marple_gym.extras import extra_providing, extras, install_command, missing_module_hint
 
 
-def run_without(module: str, args: list[str], cwd) -> subprocess.CompletedProcess:
-    """``marple ARGS`` in a fresh process in which ``module`` cannot be imported."""
-    code = f"import sys; sys.modules[{module!r}] = None\nfrom marple.cli.main import main\nsys.exit(main({args!r}))"
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=cwd, timeout=120)
-
-
 def test_marple_train_without_lightning_names_the_agents_extra_and_exits_2(tmp_path):
-    done = run_without("lightning", ["train", "--scenario", "laundry", "--role", "A", "--data", "D"], tmp_path)
+    done = run_marple(
+        ["train", "--scenario", "laundry", "--role", "A", "--data", "D"], tmp_path, blocked=("lightning",)
+    )
     assert done.returncode == 2, done.stderr
     assert "internal error" not in done.stderr and "please report" not in done.stderr
     assert f"lightning is not installed; the agents extra brings it: {install_command('agents')}" in done.stderr

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 import pygame
 import pytest
+from fresh_process import run_marple
 
 from marple.cli import study
 from marple.cli.main import build_parser, main
@@ -331,3 +332,11 @@ def test_study_cli_reports_bad_input(data_dir, tmp_path, capsys):
     with pytest.raises(SystemExit) as refused:  # the parser range-checks --limit
         main(args + ["--limit", "0"])
     assert refused.value.code == 2 and "argument --limit" in capsys.readouterr().err
+
+
+def test_the_desktop_study_without_a_display_says_so_exits_2_and_writes_nothing(data_dir, tmp_path):
+    args = ["study", "--data", str(data_dir), "--participant", "p01", "--out", "p01.jsonl"]
+    done = run_marple(args, tmp_path, unset=("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"))
+    assert done.returncode == 2, done.stderr
+    assert "marple study: error: marple study shows a window, and this machine has no display" in done.stderr
+    assert "--simulate" in done.stderr and list(tmp_path.iterdir()) == []

@@ -6,6 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pygame
 import pytest
+from fresh_process import run_marple
 from PIL import Image
 
 import marple_gym  # noqa: F401
@@ -14,6 +15,9 @@ from marple.cli.main import build_parser, main
 from marple.viewers.play import KEYS, ManualControl
 from marple_gym.rendering.window import Window
 from marple_gym.world import Action
+
+NO_DISPLAY = ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")
+"""Without these SDL falls back to its offscreen driver: what a server reached over ssh gives."""
 
 
 def key(k: int) -> pygame.event.Event:
@@ -155,22 +159,9 @@ def test_gymnasiums_play_drives_an_env_with_its_keymap():
     assert sorted(set(keymap.values())) == list(range(10))
 
 
-@pytest.mark.parametrize("command", [["play"], ["study", "--participant", "p01", "--out", "p01.jsonl"]])
-def test_a_window_a_person_must_answer_is_refused_without_a_display_exit_2_and_nothing_written(tmp_path, command):
-    import os
-    import subprocess
-    import sys
-
-    # SDL falls back to its offscreen driver where there is no display: what a server over ssh gets.
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER")}
-    code = f"import sys; from marple.cli.main import main; sys.exit(main({command!r}))"
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60
-    )
+def test_marple_play_without_a_display_says_so_and_exits_2(tmp_path):
+    done = run_marple(["play"], tmp_path, unset=NO_DISPLAY)
     assert done.returncode == 2, done.stderr
-    assert (
-        f"marple {command[0]}: error: marple {command[0]} shows a window, and this machine has no display"
-        in done.stderr
-    )
-    assert "SDL's video driver is 'offscreen'" in done.stderr
+    assert "marple play: error: marple play shows a window, and this machine has no display" in done.stderr
+    assert "SDL's video driver is 'offscreen'" in done.stderr and "marple replay" in done.stderr
     assert list(tmp_path.iterdir()) == []
