@@ -32,6 +32,7 @@ class BenchmarkPreset:
     # (our extension, docs/agents.md); 0: no such row.
     mcts: int = 0
     estimate: str = ""  # a measured time; empty: projected from measured speeds (marple.benchmark.estimate)
+    gpu: bool = False  # sized for GPUs: started where its jobs would run on the CPU, the command asks first
 
 
 EVERY_RUN = (
@@ -86,6 +87,7 @@ PRESETS: dict[str, BenchmarkPreset] = {
         rollouts=100,
         splits=("in", "ood"),
         uncut=EVERY_RUN,
+        gpu=True,
     ),
     "gpu": BenchmarkPreset(
         "gpu",
@@ -96,5 +98,6 @@ PRESETS: dict[str, BenchmarkPreset] = {
         splits=("in", "ood"),
         train={"max_steps": 4000},
         uncut=EVERY_RUN,
+        gpu=True,
     ),
 }

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from marple.benchmark.executors import EXECUTORS
@@ -11,6 +12,7 @@ from marple.cli.options import add_device_argument, devices, int_in, positive_fl
 from marple.cli.protocol_options import add_protocol_arguments, protocol_settings
 from marple_agents.device import PRECISIONS
 from marple_agents.simulation.inference import VARIANTS
+from marple_gym.errors import MarpleError
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
 
@@ -135,8 +137,37 @@ def add_parser(subparsers) -> None:
         help="N > 1 trains each agent model on N GPUs with DDP, one model at a time (default: auto, one model per GPU)",
     )
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
+    parser.add_argument(
+        "--yes",
+        action="store_true",
+        help="start a GPU preset (gpu, paper) whose jobs would run on the CPU without asking first",
+    )
     add_protocol_arguments(parser)
     parser.set_defaults(run=run_command)
+
+
+def confirm_cpu_run(cfg, args: argparse.Namespace, expected: str) -> bool:
+    """Whether to start: a GPU preset whose jobs would run on this machine's CPU (it has no GPU, or --device cpu)
+    is said so and asked about first, unless --yes; without a terminal to ask on, it is refused (exit 2) with the
+    hint. Jobs sent to a Ray cluster run where its GPUs are: nothing to ask."""
+    from marple_agents.device import devices_for, kind
+
+    if not cfg.preset.gpu or cfg.executor == "ray" or any(kind(d) == "cuda" for d in devices_for(cfg.device)):
+        return True
+    why = "--device cpu" if str(cfg.device).strip().lower() == "cpu" else "this machine has no GPU that torch can use"
+    warning = (
+        f"--preset {cfg.preset.name} is sized for a GPU (expected there: {expected}), and its jobs would run on "
+        f"the CPU ({why}): days, not hours"
+    )
+    if args.yes:
+        print(f"warning: {warning}; starting anyway (--yes)", file=sys.stderr)
+        return True
+    hint = f"pass --yes to start it on the CPU anyway, or run --preset small ({PRESETS['small'].estimate})"
+    if not sys.stdin.isatty():
+        raise MarpleError(f"{warning}. Not started: {hint}")
+    print(f"warning: {warning}.", file=sys.stderr)
+    answer = input(f"Start --preset {cfg.preset.name} on the CPU anyway? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -179,6 +210,9 @@ def run_command(args: argparse.Namespace) -> int:
     from marple.benchmark.estimate import expected_time
 
     expected = expected_time(cfg.preset, cfg.scenarios, cfg.variants)
+    if not confirm_cpu_run(cfg, args, expected):
+        print("not started", file=sys.stderr)
+        return 1
     print(f"marple benchmark ({cfg.preset.name} preset, expected: {expected}) -> {cfg.out}")
     print(run_benchmark(cfg))
     return 0
