@@ -23,7 +23,8 @@ def add_parser(subparsers) -> None:
         description=(
             "Generate the paper's dataset splits for scenarios or single missions: test = houses x episodes "
             "(pairs for scenarios), train-in = episodes in each test house, train-ood = one episode per new house. "
-            "Sizes default to the paper's (10 houses x 50; 500 per house; 5000); --scale shrinks them. "
+            "Sizes default to the paper's (10 houses x 50; 500 per house; 5000); --scale shrinks them (the test split "
+            "keeps at least 20 trials a unit, the fewest whose figures the evaluation compares). "
             "Shards are written atomically and a rerun with the same settings resumes where it stopped."
         ),
     )

@@ -16,6 +16,7 @@ episode range): :mod:`marple_gym.datasets.episodes` draws one, :mod:`marple_gym.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -36,13 +37,22 @@ class Sizes:
     train_per_house: int = 500
     train_ood: int = 5000
 
-    def scaled(self, factor: float) -> Sizes:
-        """Smaller (or larger) sizes, keeping at least one of everything."""
+    def scaled(self, factor: float, test_houses: int | None = None) -> Sizes:
+        """Smaller (or larger) sizes, keeping at least one of everything. The test split is scaled as a whole (its
+        episodes, ``test_houses`` x ``test_per_house``, times ``factor``), spread over the scaled number of houses
+        or over ``test_houses`` where given, and keeps at least :data:`MIN_TEST_EPISODES`."""
 
         def s(n: int) -> int:
             return max(1, round(n * factor))
 
-        return Sizes(s(self.test_houses), s(self.test_per_house), s(self.train_per_house), s(self.train_ood))
+        houses = test_houses or s(self.test_houses)
+        episodes = max(MIN_TEST_EPISODES, round(self.test_houses * self.test_per_house * factor))
+        return Sizes(houses, math.ceil(episodes / houses), s(self.train_per_house), s(self.train_ood))
+
+
+MIN_TEST_EPISODES = 20
+"""The fewest test episodes (whodunit trials) a scaled dataset keeps per unit: fewer give figures that the
+evaluation calls too uncertain to compare (``marple_eval.metrics.MIN_TRIALS``)."""
 
 
 PAPER_SIZES = Sizes()

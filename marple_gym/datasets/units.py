@@ -75,7 +75,8 @@ def requested_spec(
     ``sizes`` (``test_houses``, ``test_per_house``, ``train_per_house``, ``train_ood``) that is not None given
     instead, the house config file ``config`` (default: none, the generator's). The limits a manifest has are
     checked now, not after the work."""
-    scaled = replace(PAPER_SIZES.scaled(scale), **{k: v for k, v in (sizes or {}).items() if v is not None})
+    given = {k: v for k, v in (sizes or {}).items() if v is not None}
+    scaled = replace(PAPER_SIZES.scaled(scale, given.get("test_houses")), **given)
     house = HouseConfig.load(config).to_dict() if config else None
     spec = DatasetSpec(units, scaled, seed, house, tuple(splits), shard_size)
     check_spec(Fields(spec.to_json(), "", message_error(DatasetError), "the settings"))

@@ -69,3 +69,16 @@ def test_the_marple_command_runs_as_a_module_too():
     for module in ("marple", "marple.cli.main"):
         result = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True, text=True)
         assert result.returncode == 0 and "generate" in result.stdout
+
+
+@pytest.mark.parametrize(("scale", "houses", "per_house"), [(0.01, 1, 20), (0.02, 1, 20), (0.1, 1, 50), (0.5, 5, 50)])
+def test_a_scaled_dataset_has_at_least_the_test_trials_the_evaluation_asks_for(scale, houses, per_house):
+    from marple.cli.generate import build_spec
+    from marple.cli.main import build_parser
+    from marple_eval.metrics import MIN_TRIALS
+
+    spec = build_spec(build_parser().parse_args(["generate", "--scenario", "laundry", "--scale", str(scale)]))
+    assert (spec.sizes.test_houses, spec.sizes.test_per_house) == (houses, per_house)
+    assert spec.sizes.test_houses * spec.sizes.test_per_house >= MIN_TRIALS  # no "too uncertain" warning
+    given = build_spec(build_parser().parse_args(["generate", "--scale", str(scale), "--test-houses", "4"]))
+    assert given.sizes.test_houses == 4 and 4 * given.sizes.test_per_house >= MIN_TRIALS

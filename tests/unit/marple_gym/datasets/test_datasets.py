@@ -235,7 +235,7 @@ def test_the_requested_spec_scales_the_papers_sizes_takes_those_given_and_checks
 
     units = [Unit.mission("get_snack")]
     spec = requested_spec(units, splits=("test",), scale=0.1, sizes={"test_houses": 3, "train_ood": None}, seed=4)
-    assert spec.sizes == replace(PAPER_SIZES.scaled(0.1), test_houses=3)
+    assert spec.sizes == replace(PAPER_SIZES.scaled(0.1), test_houses=3, test_per_house=17)  # 50 pairs over 3
     assert (spec.units, spec.splits, spec.seed, spec.config, spec.shard_size) == (units, ("test",), 4, None, 250)
     with pytest.raises(DatasetError, match="more than 1000000 shards"):
         requested_spec(units, scale=1000, shard_size=1)  # before any work, not after
