@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 from marple.benchmark.executors import EXECUTORS
 from marple.benchmark.presets import EVERY_RUN, PRESETS
+from marple.benchmark.provenance import record_command
 from marple.cli.options import add_device_argument, devices, int_in, positive_float, positive_int, seed
 from marple.cli.protocol_options import add_protocol_arguments, protocol_settings
 from marple_agents.device import PRECISIONS
@@ -214,5 +216,8 @@ def run_command(args: argparse.Namespace) -> int:
         print("not started", file=sys.stderr)
         return 1
     print(f"marple benchmark ({cfg.preset.name} preset, expected: {expected}) -> {cfg.out}")
-    print(run_benchmark(cfg))
+    started = datetime.now(timezone.utc)
+    summary = run_benchmark(cfg)
+    record_command(cfg.report_dir, getattr(args, "argv", ["benchmark"]), started)
+    print(summary)
     return 0

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
 torch = pytest.importorskip("torch")
 
-from paths import ROOT  # noqa: E402
+from bench_scripts import load_bench  # noqa: E402
 
 from marple.benchmark import BenchmarkConfig  # noqa: E402
 from marple.benchmark.presets import PRESETS  # noqa: E402
@@ -20,13 +19,6 @@ from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset  # no
 from marple_gym.missions.scenarios import get_scenario  # noqa: E402
 
 SCENARIO = "pillow"
-
-
-def load_bench():
-    spec = importlib.util.spec_from_file_location("bench_mcts", ROOT / "bench" / "bench_mcts.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
-    return bench
 
 
 def tiny_benchmark(out) -> None:
@@ -43,7 +35,7 @@ def tiny_benchmark(out) -> None:
 
 
 def test_bench_mcts_writes_the_k_curve_on_a_tiny_benchmark(tmp_path, capsys):
-    bench = load_bench()
+    bench = load_bench("bench_mcts")
     tiny_benchmark(tmp_path / "bench")
     args = ["--bench", str(tmp_path / "bench"), "--out", str(tmp_path / "curve"), "--scenarios", SCENARIO]
     args += ["--trials", "1", "--simulations", "0,2", "--splits", "in", "--workers", "1", "--no-progress"]

@@ -7,6 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from bench_scripts import load_bench
 
 pytest.importorskip("torch")
 pytest.importorskip("lightning")
@@ -105,6 +106,8 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     uncut = [row["method"] for row in record["views"]["no cutoff"]]
     assert len(record["views"]["cutoff 40"]) == 6 and {"distance", "ideal observer"} <= cut
     assert uncut == ["uniform", "simulation-vision", "simulation-vision"]  # one per model seed
+    table = load_bench("readme_table").table(cfg.out, command="`marple benchmark`", machine="here", date="today")
+    assert "| Vision only, model seed 1 | in |" in table  # the README's table reads what a run writes
     # Asked without the cutoff now, the run scored with it is scored again; the rest are reused.
     run_benchmark(replace(cfg, preset=replace(TINY, uncut=(*TINY.uncut, "distance"))))
     again = {p.name for p, t in stamps.items() if p.stat().st_mtime_ns != t}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 
@@ -10,14 +9,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from paths import ROOT  # noqa: E402
-
-
-def load_compare():
-    spec = importlib.util.spec_from_file_location("compare_runs", ROOT / "bench" / "compare_runs.py")
-    compare = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(compare)
-    return compare
+from bench_scripts import load_bench  # noqa: E402
 
 
 def write_run(run, *, shard: bytes = b"shard", weights: str = "w0", p_a: float = 0.7, extra: bool = False) -> None:
@@ -43,7 +35,7 @@ def test_runs_that_differ_only_in_where_and_when_and_new_fields_are_identical(tm
     manifest = tmp_path / "b" / "data" / "manifest.json"
     listed = json.loads(manifest.read_text())
     manifest.write_text(json.dumps({**listed, "shards": dict(reversed(listed["shards"].items()))}))  # other order
-    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
+    assert load_bench("compare_runs").main([str(tmp_path / "a"), str(tmp_path / "b")]) == 0
     out = capsys.readouterr().out
     assert "identical figures" in out and "results/vision.json/trials[]/query_taus (B only)" in out
 
@@ -59,7 +51,7 @@ def test_runs_that_differ_only_in_where_and_when_and_new_fields_are_identical(tm
 def test_a_changed_shard_model_or_answer_is_named_and_fails(tmp_path, capsys, change, named):
     write_run(tmp_path / "a")
     write_run(tmp_path / "b", **change)
-    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
+    assert load_bench("compare_runs").main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
     assert f"DIFFERS: {named}" in capsys.readouterr().out
 
 
@@ -68,7 +60,7 @@ def test_an_unfinished_run_is_refused_by_name(tmp_path, capsys):
     shutil.copytree(tmp_path / "a", tmp_path / "b")
     (tmp_path / "b" / "benchmark.json").unlink()
     with pytest.raises(SystemExit) as refused:
-        load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")])
+        load_bench("compare_runs").main([str(tmp_path / "a"), str(tmp_path / "b")])
     assert refused.value.code == 2 and "is not a finished benchmark run" in capsys.readouterr().err
 
 
@@ -78,7 +70,7 @@ def test_a_model_the_second_run_lacks_is_named_not_a_crash(tmp_path, capsys):
     write_run(tmp_path / "b")
     (tmp_path / "a" / "models" / "pillow" / "B").mkdir()
     torch.save({"weights_sha256": "w2"}, tmp_path / "a" / "models" / "pillow" / "B" / "policy.pt")
-    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
+    assert load_bench("compare_runs").main([str(tmp_path / "a"), str(tmp_path / "b")]) == 1
     assert "DIFFERS: models/pillow/B/policy.pt (missing in B)" in capsys.readouterr().out
 
 
@@ -86,6 +78,6 @@ def test_a_malformed_results_file_is_an_error_naming_it(tmp_path, capsys):
     write_run(tmp_path / "a")
     write_run(tmp_path / "b")
     (tmp_path / "b" / "results" / "vision.json").write_text("{")
-    assert load_compare().main([str(tmp_path / "a"), str(tmp_path / "b")]) == 2
+    assert load_bench("compare_runs").main([str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert "compare_runs: error:" in err and "vision.json" in err

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 import gymnasium as gym
 import numpy as np
 import pytest
+from bench_scripts import load_bench
 from gymnasium.utils.env_checker import check_env
 from paths import ROOT
 from worlds import make_world
@@ -425,11 +426,7 @@ def test_bench_rl_refuses_to_resume_from_a_corrupt_results_file_and_keeps_it(tmp
 
 
 def test_bench_rl_trains_and_scores_a_house_wide_view(tmp_path):
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("bench_rl", BENCH_RL)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_bench("bench_rl")
     entry = bench.run_one(
         "Marple-GoTo-TwoRooms-v0",
         steps=1024,
