@@ -2,8 +2,8 @@
 
 A block's fence says how it runs (the words after ``python``, which Markdown renderers ignore):
 
-* `` ```python `` runs on its own, in a fresh process, in an empty working directory (README.md's in the
-  clone's root, where its quick start runs);
+* `` ```python `` runs on its own, in a fresh process, in an empty working directory (README.md's too: what the
+  docs show works from any folder, with nothing of the clone's but the installed package);
 * `` ```python continued `` runs after the blocks before it in the same file, back to the last block that
   is not ``continued``, in one process (a page that builds an example up step by step);
 * `` ```python notest `` is not run. Kept for the few blocks that need what a test cannot have (a trained
@@ -19,54 +19,14 @@ import contextlib
 import io
 import re
 import shlex
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from doc_blocks import PAGES, WORDS, blocks, runnable
 from fresh_process import FreshProcesses
-
-ROOT = Path(__file__).resolve().parents[1]
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```python(?P<words>[^\n]*)\n(?P<code>.*?)^```\s*$", re.DOTALL | re.MULTILINE)
-WORDS = {"", "continued", "notest"}
-
-
-@dataclass(frozen=True)
-class Block:
-    page: str
-    line: int
-    words: str
-    code: str
-
-
-def blocks(page: Path) -> list[Block]:
-    text = page.read_text()
-    found = []
-    for match in FENCE.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
-        found.append(Block(page.relative_to(ROOT).as_posix(), line, match["words"].strip(), match["code"]))
-    return found
-
+from paths import ROOT
 
 ALL_BLOCKS = [block for page in PAGES for block in blocks(page)]
-
-
-def runnable() -> list[tuple[str, str]]:
-    """(id, code) per block that runs, a ``continued`` block carrying the blocks it continues."""
-    out, chain = [], ""
-    for i, block in enumerate(ALL_BLOCKS):
-        if block.words == "notest":
-            continue
-        starts_page = i == 0 or ALL_BLOCKS[i - 1].page != block.page
-        chain = chain + block.code if block.words == "continued" and not starts_page else block.code
-        out.append((f"{block.page}:{block.line}", chain))
-    return out
-
-
-def working_directory(block_id: str, tmp_path: Path) -> Path:
-    return ROOT if block_id.startswith("README.md:") else tmp_path
-
-
 RUNNABLE = runnable()
 
 
@@ -79,7 +39,7 @@ def fresh():
 
 @pytest.mark.parametrize(("block_id", "code"), RUNNABLE, ids=[block_id for block_id, _ in RUNNABLE])
 def test_a_python_block_of_the_docs_runs_in_a_fresh_process(fresh, block_id, code, tmp_path):
-    fresh.run(code, cwd=working_directory(block_id, tmp_path))
+    fresh.run(code, cwd=tmp_path)
 
 
 def test_every_block_says_how_it_runs_and_few_are_left_out():
@@ -139,3 +99,34 @@ def test_every_marple_command_of_the_docs_parses():
                 refused.append(f"{where}: {err.getvalue().strip().splitlines()[-1]}")
     assert len(MARPLE_COMMANDS) > 50, "the shell blocks' commands were not found"
     assert not refused, refused
+
+
+FENCED = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
+ISSUE = re.compile(r"\bissues?\s*#?\d+|(?<![\w/&])#\d+\b", re.IGNORECASE)
+COMMIT = re.compile(r"(?<![\w./-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}(?![\w/-])")
+PROCESS = re.compile(r"\b(?:previous session|this session|lent to|other engineers|the author of)\b", re.IGNORECASE)
+REWRITTEN_ELSEWHERE = {"docs/gpu.md", "docs/agents.md", "docs/evaluation.md"}
+"""Pages whose rewrite for users is under way in other work; they join the check when it lands."""
+
+
+def prose(page: Path) -> str:
+    """The page without its fenced blocks (an example's data may hold any hex string)."""
+    return FENCED.sub("", page.read_text())
+
+
+@pytest.mark.parametrize("page", [*PAGES, ROOT / "CHANGELOG.md"], ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_a_page_cites_no_issue_number_commit_hash_or_account_of_its_own_making(page):
+    if page.relative_to(ROOT).as_posix() in REWRITTEN_ELSEWHERE:
+        pytest.skip("rewritten for users in work not merged yet")
+    text = prose(page)
+    found = [m[0] for pattern in (ISSUE, COMMIT, PROCESS) for m in pattern.finditer(text)]
+    assert found == [], "a user's page cites what a user cannot open, or tells of its own making"
+
+
+def test_the_citation_check_finds_what_it_looks_for():
+    text = "measured in issue 28 (commit 1efd56d, see #30); the previous session lent to us"
+    assert [m[0] for m in ISSUE.finditer(text)] == ["issue 28", "#30"]
+    assert [m[0] for m in COMMIT.finditer(text)] == ["1efd56d"]
+    assert [m[0] for m in PROCESS.finditer(text)] == ["previous session", "lent to"]
+    clean = "2026-11-23, 1,000,000 steps, a sha256 digest, runs/{scenario}-in-A, `cuda:0`, page#anchor"
+    assert not any(p.search(clean) for p in (ISSUE, COMMIT, PROCESS))

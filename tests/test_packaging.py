@@ -3,7 +3,8 @@
 Every package ships its ``py.typed`` marker (PEP 561), so type checkers read our hints; the wheel built from the
 tracked files holds every package and its data, the license and the project's metadata, and nothing of the
 repository's own (tests, bench, docs). The slow test builds the sdist and the wheel as a release would, checks
-them with twine, installs the wheel in a fresh virtual environment and makes an env there from another folder.
+them with twine, installs the wheel in a fresh virtual environment and runs the README's Python there, from
+another folder.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from doc_blocks import runnable
 from paths import ROOT
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
@@ -127,15 +129,9 @@ def test_a_release_builds_passes_twine_and_its_wheel_makes_an_env_in_a_fresh_ven
     (Path(site.stdout.strip()) / "dependencies.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    code = (
-        "import gymnasium as gym, marple_gym\n"
-        f"assert marple_gym.__file__.startswith({str(fresh)!r}), marple_gym.__file__\n"
-        "from marple_gym.generation.original import original_house\n"
-        "env = gym.make('Marple-Household-v0', config=original_house(['change_outfit', 'do_laundry']))\n"
-        "obs, info = env.reset(seed=0)\n"
-        "print(obs['mission'])\n"
-    )
-    done = subprocess.run([python, "-c", code], cwd=elsewhere, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    check = f"import marple_gym\nassert marple_gym.__file__.startswith({str(fresh)!r}), marple_gym.__file__\n"
+    for block_id, code in [("", check), *runnable([ROOT / "README.md"])]:  # the README works from the wheel
+        done = subprocess.run([python, "-c", code], cwd=elsewhere, capture_output=True, text=True)
+        assert done.returncode == 0, f"{block_id}: {done.stderr}"
     version = subprocess.run([fresh / "bin" / "marple", "--version"], cwd=elsewhere, capture_output=True, text=True)
     assert version.stdout.strip() == f"marple-gym {PROJECT['version']}"
