@@ -94,7 +94,7 @@ def _take_device(free, threads: int, verbose: bool) -> None:
 
 
 def _quiet_worker(threads: int, verbose: bool) -> None:
-    import torch
+    import torch  # torch and Lightning load in the worker processes only
 
     from marple_agents.training.train import quiet_lightning
 
@@ -142,7 +142,7 @@ def _ray_job(fn: JobFunction, job, gpu: bool, verbose: bool) -> object:
 
 def _ray():
     try:
-        import ray
+        import ray  # the ray extra, asked for by --executor ray
     except ModuleNotFoundError:
         raise MarpleError("--executor ray needs Ray: pip install 'marple-gym[ray]'") from None
     return ray

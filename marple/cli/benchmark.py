@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from marple.benchmark.config import BenchmarkConfig
 from marple.benchmark.executors import EXECUTORS
+from marple.benchmark.pipeline import run_benchmark, write_train_commands
 from marple.benchmark.presets import EVERY_RUN, PRESETS
 from marple.cli.options import add_device_argument, devices, int_in, positive_float, positive_int, seed
 from marple.cli.protocol_options import add_protocol_arguments, protocol_settings
@@ -140,9 +142,7 @@ def add_parser(subparsers) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from marple.benchmark.config import BenchmarkConfig
-    from marple.benchmark.pipeline import run_benchmark, write_train_commands
-    from marple_agents.training.train import quiet_lightning
+    from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
 
     cfg = BenchmarkConfig.from_options(
         args.preset,
@@ -176,6 +176,8 @@ def run_command(args: argparse.Namespace) -> int:
     if args.train_commands:
         print(write_train_commands(cfg, Path(args.train_commands)))
         return 0
+
+    # The estimate counts the models' FLOPs with torch, which the command line loads only when a run starts.
     from marple.benchmark.estimate import expected_time
 
     expected = expected_time(cfg.preset, cfg.scenarios, cfg.variants)

@@ -38,6 +38,7 @@ from marple_eval.llm.prompts import (
     training_pairs,
 )
 from marple_eval.methods.base import InferenceModel
+from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.recording.records import WhodunitEpisode
 
 log = logging.getLogger(__name__)
@@ -178,8 +179,6 @@ class LLMModel(InferenceModel):
 
     def _load_pairs(self, trial: TrialEvidence) -> list[WhodunitEpisode]:
         """Training pairs of the trial's scenario, drawn once per scenario with the run's seed."""
-        from marple_gym.datasets.dataset import MarpleDataset
-
         data = MarpleDataset(self.examples)
         roles = data.spec.unit(trial.scenario).roles
         # Enough of each role's first trajectories (one house of train-in) to draw the examples from.

@@ -235,7 +235,7 @@ class MarpleParallelEnv(ParallelEnv):
     def render(self):
         """``rgb_array``: the house with every agent in its own colour, holding what it holds. ``human``: the
         same in a window, with each agent's mission and intent underneath."""
-        from marple_gym.rendering.window import render_env
+        from marple_gym.rendering.window import render_env  # pygame: loaded when rendering is asked for
 
         return render_env(self, f"MARPLE-Gym: {len(self.possible_agents)} agents", self._caption)
 
