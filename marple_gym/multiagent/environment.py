@@ -13,7 +13,7 @@ from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils.conversions import parallel_to_aec
 
-from marple_gym.envs.household import check_view_options, resolve_preferences
+from marple_gym.envs.household import NOT_ACHIEVED, check_view_options, resolve_preferences
 from marple_gym.envs.registration import MAX_EPISODE_STEPS
 from marple_gym.envs.spaces import action_index, action_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, TEXT_KEYS, observe
@@ -268,8 +268,8 @@ class MarpleParallelEnv(ParallelEnv):
         return {
             "mission": progress.mission.name,
             "subgoal": progress.index,
-            "achieved": achieved,
-            "action_success": None if outcome is None else outcome.success,
+            "achieved": NOT_ACHIEVED if achieved is None else int(achieved),
+            "action_success": True if outcome is None else bool(outcome.success),
         }
 
     def _caption(self) -> list[str]:
