@@ -414,6 +414,26 @@ def test_a_bad_responses_line_names_the_file_and_line(answer, message, tmp_path)
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        ({**ANSWER, "slider": 10**400}, "line 2.slider: expected a number in [0, 100], got an integer of about 401"),
+        ({**ANSWER, "rt_ms": 10**400}, "line 2.rt_ms: expected an integer in [0, 9007199254740991]"),
+        ({**ANSWER, "tau": -(10**400)}, "line 2.tau: expected an integer in [0, 9007199254740991]"),
+        ({**ANSWER, "trial_index": 2**60}, "line 2.trial_index: expected an integer in [0, 9007199254740991]"),
+    ],
+)
+def test_evaluate_responses_names_the_line_of_an_out_of_range_number(answer, message, tmp_path, capsys):
+    from marple_gym.cli.main import main
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(SESSION) + "\n" + json.dumps(answer) + "\n")
+    out = tmp_path / "human.json"
+    assert main(["evaluate", "--responses", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: {message}" in err and "internal error" not in err and not out.exists()
+
+
 # ---- checkpoints ----------------------------------------------------------------------------------------------
 
 
