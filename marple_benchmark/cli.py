@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from marple_agents.device import PRECISIONS
+from marple_agents.search.puct import MAX_SIMULATIONS
 from marple_agents.simulation.inference import VARIANTS
 from marple_benchmark.executors import EXECUTORS
 from marple_benchmark.presets import EVERY_RUN, PRESETS
@@ -61,7 +62,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
     parser.add_argument(
         "--mcts",
-        type=int_in(0),
+        type=int_in(0, MAX_SIMULATIONS),
         default=None,
         metavar="K",
         help="simulations per rollout step of the MCTS agent-model row (our extension, with the vision-only "
