@@ -529,7 +529,8 @@ class Hostile:
         (lambda torch, path, tmp: _with(torch, path, version=True), "version: checkpoint version True"),
         (lambda torch, path, tmp: _with(torch, path, version=2.0), "version: checkpoint version 2.0"),
         (lambda torch, path, tmp: _with(torch, path, version="2"), "version: checkpoint version '2'"),
-        (lambda torch, path, tmp: _with(torch, path, version=3), "version: checkpoint version 3"),
+        (lambda torch, path, tmp: _with(torch, path, version=3), "version: checkpoint version 3; this version of "),
+        (lambda torch, path, tmp: _with(torch, path, version=1), "version: checkpoint version 1 with a weights check"),
     ],
 )
 def test_a_file_that_is_not_our_checkpoint_gets_a_sentence_of_ours_naming_it(checkpoint, tmp_path, write, message):
@@ -563,6 +564,41 @@ def test_evaluate_names_the_agent_file_it_cannot_read_and_writes_nothing(checkpo
     err = capsys.readouterr().err
     assert f"--agent B: {bad}: not a policy checkpoint" in err
     assert listing(tmp_path) == before  # no results, no journal
+
+
+def _config(torch, path: Path, **change) -> None:
+    payload = torch.load(path, weights_only=True)
+    payload["config"].update(change)
+    if "wdith" in change:
+        del payload["config"]["width"]
+    torch.save(payload, path)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda torch, path: _config(torch, path, wdith=8), "config.wdith: unknown key; did you mean 'width'?"),
+        (lambda torch, path: _config(torch, path, depth="1"), "config.depth: expected an integer, got '1'"),
+        (lambda torch, path: _config(torch, path, depth=0), "config.depth: expected an integer in [1, 256], got 0"),
+        (lambda torch, path: _config(torch, path, width=16), "state_dict: weights do not match the model its config"),
+        (lambda torch, path: _with(torch, path, version=1), "version: checkpoint version 1 with a weights checksum"),
+        (lambda torch, path: _with(torch, path, version=3), "version: checkpoint version 3; this version of"),
+    ],
+)
+def test_evaluate_names_the_checkpoint_file_of_every_error_with_its_template_expanded(
+    checkpoint, dataset, tmp_path, capsys, edit, message
+):
+    from marple_gym.cli.main import main
+
+    torch, good = checkpoint
+    bad = tmp_path / "laundry-A.pt"
+    shutil.copy(good, bad)
+    edit(torch, bad)
+    out = tmp_path / "results" / "run.json"
+    argv = ["evaluate", "--data", str(dataset), "--model", "simulation", "--out", str(out), "--no-progress"]
+    assert main([*argv, "--agent", f"A={tmp_path}/{{scenario}}-A.pt", "--agent", f"B={good}"]) == 2
+    assert f"--agent A: {bad}: {message}" in capsys.readouterr().err
+    assert not out.exists()
 
 
 # ---- the validator itself -------------------------------------------------------------------------------------
