@@ -70,6 +70,12 @@ def check_agent_files(resources: Resources, scenarios: list[str]) -> None:
     cannot say which file is bad: each is read here first by the checkpoint readers installed (entry points
     ``marple.checkpoints``; ``marple_agents`` registers its own), whose errors name it.
     """
+    roles = sorted({role for scenario in scenarios for role in get_scenario(scenario).roles})
+    for role in getattr(resources, "templates", ()):
+        if role not in roles:
+            raise MarpleError(
+                f"--agent {role}: no scenario of this run has a role {role} (their roles: {', '.join(roles)})"
+            )
     readers = [ep.load() for ep in entry_points(group="marple.checkpoints")]
     checked = set()
     for scenario in scenarios:

@@ -151,6 +151,25 @@ def test_bad_values_are_refused_before_anything_is_built(config, field, reason):
     assert info.value.field == field and reason in info.value.reason
 
 
+@pytest.mark.parametrize(
+    "edit, field, reason",
+    [
+        (lambda g: g.__setitem__("auto", [1]), "Grid.auto", "expected a JSON object, got list"),
+        (lambda g: g.__setitem__("auto", "x"), "Grid.auto", "expected a JSON object, got str"),
+        (lambda g: g.__setitem__("rooms", 5), "Grid.rooms", "expected a JSON object, got int"),
+        (lambda g: g.__setitem__("agents", "two"), "Grid.agents", "expected a JSON object, got str"),
+        (lambda g: g.__setitem__("doors", True), "Grid.doors", "expected a JSON object, got bool"),
+    ],
+)
+def test_a_paper_section_of_the_wrong_type_is_named_with_the_file(edit, field, reason, tmp_path):
+    data = reference()
+    edit(data["Grid"])
+    path = _write(tmp_path / "house.json", data)
+    with pytest.raises(ConfigError) as info:
+        HouseConfig.load(path)
+    assert info.value.field == field and reason in info.value.reason and str(info.value).startswith(f"{path}: ")
+
+
 def test_a_paper_door_state_must_be_open_or_closed():
     data = reference()
     data["Grid"]["doors"]["initial"][0]["state"] = "no"

@@ -83,6 +83,19 @@ BAD = [
         "--agent A: no such policy checkpoint /nope.pt",
     ),
     (["evaluate", "--data", "nowhere", "--out", "r.json"], "nowhere: no dataset here"),
+    (
+        ["evaluate", "--data", "{D}", "--model", "simulation", "--agent", "C=planner", "--out", "r.json"],
+        "--agent C: no scenario of this run has a role C (their roles: A, B)",
+    ),
+    (
+        ["evaluate", "--data", "{D}", "--model", "simulation", "--agent", "A=p/{scenaro}.pt", "--agent", "B=planner"],
+        "--agent A: 'p/{scenaro}.pt' is not a template of {scenario} and {role} (no field {scenaro}",
+    ),
+    (
+        ["evaluate", "--data", "{D}", "--model", "simulation", "--agent", "A=p/{0}.pt", "--agent", "B=planner"],
+        "--agent A: 'p/{0}.pt' is not a template of {scenario} and {role} (a numbered field",
+    ),
+    (["generate", "--scenario", "laundry", "--config", '{"Grid": {"auto": [1]}}'], "Grid.auto: expected a JSON object"),
     *(
         (
             ["evaluate", "--data", "{D}", "--model", model, "--model-arg", "agent=mcts", "--model-arg", arg],
