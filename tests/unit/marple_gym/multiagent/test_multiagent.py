@@ -165,6 +165,21 @@ def test_an_action_that_is_not_an_action_index_is_refused_naming_the_agent_and_c
     assert multi.episode.step_count == steps + 1
 
 
+@pytest.mark.parametrize("bad", [1.5, True, "1", None, [1], 10, -1])
+def test_the_aec_env_refuses_a_bad_action_at_the_step_that_gives_it_and_stays_usable(bad):
+    aec = env(num_agents=2, missions=["do_laundry", "get_snack"])
+    aec.reset(seed=0)
+    first, second = aec.possible_agents
+    with pytest.raises((TypeError, ValueError), match=rf"{first}'s action must be an (integer )?action 0\.\.9"):
+        aec.step(bad)
+    assert aec.agent_selection == first  # still its turn: the bad action was not taken
+    steps = aec.unwrapped.episode.step_count
+    for agent in (first, second, first, second):
+        assert aec.agent_selection == agent
+        aec.step(2)  # valid actions go on as if the bad one had never been given
+    assert aec.unwrapped.episode.step_count == steps + 2
+
+
 # ---- PettingZoo's conventions: defaults, max_cycles, names, a flat Box for SuperSuit and SB3 -----------------
 
 
