@@ -102,6 +102,7 @@ def add_parser(subparsers) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    # torch and Lightning (the agents extra): only when the command runs
     from marple_agents.training.request import TrainingRequest, run_training
     from marple_agents.training.train import quiet_lightning
 
