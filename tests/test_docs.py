@@ -130,3 +130,9 @@ def test_the_citation_check_finds_what_it_looks_for():
     assert [m[0] for m in PROCESS.finditer(text)] == ["previous session", "lent to"]
     clean = "2026-11-23, 1,000,000 steps, a sha256 digest, runs/{scenario}-in-A, `cuda:0`, page#anchor"
     assert not any(p.search(clean) for p in (ISSUE, COMMIT, PROCESS))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_a_page_points_users_at_nothing_only_a_clones_tests_have(page):
+    """An installed package has no tests/ folder: the configs and data the docs use ship with the package."""
+    assert "tests/data" not in page.read_text()
