@@ -152,7 +152,7 @@ def add_parser(subparsers) -> None:
     parser.set_defaults(run=run_command)
 
 
-def confirm_cpu_run(cfg, args: argparse.Namespace, expected: str) -> bool:
+def confirm_cpu_run(cfg: BenchmarkConfig, args: argparse.Namespace, expected: str) -> bool:
     """Whether to start: a GPU preset whose jobs would run on this machine's CPU (it has no GPU, or --device cpu)
     is said so and asked about first, unless --yes; without a terminal to ask on, it is refused (exit 2) with the
     hint. Jobs sent to a Ray cluster run where its GPUs are: nothing to ask."""
@@ -167,7 +167,9 @@ def confirm_cpu_run(cfg, args: argparse.Namespace, expected: str) -> bool:
         print(f"warning: {warning}; starting anyway (--yes)", file=sys.stderr)
         return True
     small = PRESETS["small"].measured
-    hint = "pass --yes to start it on the CPU anyway, or run --preset small" + (f" ({small.time})" if small else "")
+    hint = "pass --yes to start it on the CPU anyway, or run --preset small" + (
+        f" ({small.time} {small.conditions})" if small else ""
+    )
     if not sys.stdin.isatty():
         raise MarpleError(f"{warning}. Not started: {hint}")
     print(f"warning: {warning}.", file=sys.stderr)
