@@ -8,9 +8,9 @@ agent perceives (:class:`~marple_gym.beliefs.perception.Percept`), by three rule
 * **seen**: the object is seen on a piece: the belief is that piece, at that cell;
 * **not there**: a piece seen whole without the object is dropped from the support (the piece it was last
   seen on too: it was moved);
-* **start again**: when that leaves nothing (everything the agent thought possible turned out empty, so the
-  object was moved while it was not looking), the support goes back to the agent's prior, less the pieces it
-  sees empty now, or to every candidate piece, less those, when the prior is used up too.
+* **start again**: when that leaves nothing (everything the agent thought possible turned out empty: the
+  object was moved while it was not looking, or its prior was wrong), the support becomes every piece that
+  could hold the object, less those it sees empty now. So an agent whose object can be reached finds it.
 
 Nothing else moves a belief: an object taken or moved out of sight leaves it as it was, which is how a
 false belief arises (the Sally-Anne test).
@@ -30,15 +30,13 @@ class ObjectBelief(NamedTuple):
 
     support: int
     """Bits of the pieces the object may be on or in."""
-    cell: tuple[int, int] | None
+    cell: tuple[int, int] | None = None
     """The cell it was seen on, while the agent thinks it is still there (None: not seen)."""
-    prior: int
-    """The support the agent started with, which it falls back on when the world contradicts it."""
 
     @classmethod
     def start(cls, prior: int) -> ObjectBelief:
         """The belief of an agent that has not seen the object: its prior support."""
-        return cls(prior, None, prior)
+        return cls(prior, None)
 
     @property
     def certain(self) -> bool:
@@ -54,13 +52,13 @@ class ObjectBelief(NamedTuple):
         sees the object on now, None if it does not; ``candidates``: every piece that could hold it."""
         if seen is not None:
             piece, cell = seen
-            return ObjectBelief(1 << piece, cell, self.prior)
+            return ObjectBelief(1 << piece, cell)
         support = self.support & ~percept.pieces
         if support == self.support:
             return self
         if support == 0:
-            support = (self.prior & ~percept.pieces) or (candidates & ~percept.pieces)
-        return ObjectBelief(support, None, self.prior)
+            support = candidates & ~percept.pieces
+        return ObjectBelief(support, None)
 
     def probabilities(self, weights: Mapping[int, float] | None = None) -> dict[int, float]:
         """Piece -> probability: even over the support, or in proportion to ``weights`` (piece -> weight)."""

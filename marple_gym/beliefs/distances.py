@@ -44,38 +44,39 @@ def pose_costs(width: int, passable: list[bool], closed_doors: frozenset[int], t
     action, a step into a closed door two."""
     steps = _steps(width)
     dist = [UNREACHABLE] * (len(passable) * 4)
-    buckets: list[list[int]] = [[]]
+    layer: list[int] = []
     for t in targets:
         for d in range(4):
             c = t - steps[d]
             if 0 <= c < len(passable) and passable[c] and dist[c * 4 + d]:
                 dist[c * 4 + d] = 0
-                buckets[0].append(c * 4 + d)
+                layer.append(c * 4 + d)
+    later: dict[int, list[int]] = {}  # poses two actions on (behind a closed door), by cost
     k = 0
-    while k < len(buckets):
-        for p in buckets[k]:
+    while layer or later:
+        following: list[int] = later.pop(k + 1, [])
+        for p in layer:
             if dist[p] != k:
                 continue
-            c, d = p >> 2, p & 3
-            for q in (p - d + (d + 1) % 4, p - d + (d + 3) % 4):  # a turn at the same cell leads to p
+            d = p & 3
+            c = p >> 2
+            for q in (p - d + ((d + 1) & 3), p - d + ((d + 3) & 3)):  # a turn at the same cell leads to p
                 if dist[q] > k + 1:
                     dist[q] = k + 1
-                    _push(buckets, k + 1, q)
+                    following.append(q)
             back = c - steps[d]  # a step forward from the cell behind leads to p
             if passable[back]:
-                cost = k + (2 if c in closed_doors else 1)
                 q = back * 4 + d
-                if dist[q] > cost:
-                    dist[q] = cost
-                    _push(buckets, cost, q)
+                if c in closed_doors:
+                    if dist[q] > k + 2:
+                        dist[q] = k + 2
+                        later.setdefault(k + 2, []).append(q)
+                elif dist[q] > k + 1:
+                    dist[q] = k + 1
+                    following.append(q)
+        layer = following
         k += 1
     return np.array(dist, dtype=np.int32)
-
-
-def _push(buckets: list[list[int]], k: int, p: int) -> None:
-    while len(buckets) <= k:
-        buckets.append([])
-    buckets[k].append(p)
 
 
 class HouseDistances:

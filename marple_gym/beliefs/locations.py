@@ -12,8 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
-import numpy as np
-
 from marple_gym.world.assets import ASSETS, FIRST_FURNITURE, OPEN_BIT
 from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
@@ -129,15 +127,3 @@ def object_piece(house: House, state: WorldState, obj: int) -> int:
     """The piece of furniture object ``obj`` lies on or in, -1 if it is held or on the floor."""
     x, y = state.obj_pos[obj].tolist()
     return -1 if x < 0 else locations_of(house).piece_at(x, y)
-
-
-def room_cells(house: House, rooms: tuple[int, ...]) -> np.ndarray:
-    """(H, W) bool: the cells of the given rooms."""
-    return _room_cells(house, rooms)
-
-
-@lru_cache(maxsize=256)
-def _room_cells(house: House, rooms: tuple[int, ...]) -> np.ndarray:
-    mask = np.isin(house.room_map, rooms)
-    mask.flags.writeable = False
-    return mask

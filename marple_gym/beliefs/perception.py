@@ -2,8 +2,8 @@
 
 Two ways of seeing, chosen per agent:
 
-* ``"room"`` (the default, MMToM-QA's): every cell of the room the agent stands in; standing in a doorway,
-  every cell of the rooms on both sides. Walls hide the other rooms.
+* ``"room"`` (the default, MMToM-QA's): the room the agent stands in, with its walls; standing in a doorway,
+  the rooms on both sides (:meth:`Visibility.room <marple_gym.evidence.visibility.Visibility.room>`).
 * ``"view"``: the agent's egocentric window (:mod:`marple_gym.evidence.egocentric`, ``view_size`` cells,
   walls and closed doors hiding what lies behind them), plus the whole of the piece of furniture it faces
   (standing in front of a bed, one sees all of it).
@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from marple_gym.beliefs.locations import Locations, locations_of, room_cells
-from marple_gym.evidence.egocentric import check_view_size, view_cells
+from marple_gym.beliefs.locations import locations_of, pieces_of
+from marple_gym.evidence.egocentric import check_view_size
+from marple_gym.evidence.visibility import Visibility
 from marple_gym.world.house import DIR_VEC, House
 from marple_gym.world.state import WorldState
 
@@ -48,33 +49,23 @@ def check_perception(mode: str, view_size: int = VIEW_SIZE) -> str:
 
 @dataclass(frozen=True, eq=False)
 class Percept:
-    """One moment's perception of one agent."""
+    """One moment's perception of one agent: a partial view of the house, and what it learns from it."""
 
-    cells: np.ndarray
-    """(H, W) bool: the cells the agent sees (their floor, furniture and what lies on open furniture)."""
+    view: Visibility
+    """The cells the agent sees and the containers whose contents it does not (every closed one): the same
+    cut the agent's observation is made with (:mod:`marple_gym.evidence.visibility`)."""
     pieces: int
     """Bits of the pieces of furniture the agent sees whole, contents included: an object not seen on one of
     them is not there."""
-    closed: int
-    """Bits of every closed container in the house: what is inside them is out of sight, even where their
-    cells are seen."""
 
-    def sees_cell_contents(self, locations: Locations, x: int, y: int) -> bool:
+    @property
+    def cells(self) -> np.ndarray:
+        """(H, W) bool: the cells the agent sees (their floor, furniture and what lies on open furniture)."""
+        return self.view.seen
+
+    def sees_cell_contents(self, x: int, y: int) -> bool:
         """Does the agent see what lies on cell (x, y)?"""
-        if not self.cells[y, x]:
-            return False
-        piece = locations.piece_at(x, y)
-        return piece < 0 or not self.closed >> piece & 1
-
-
-def _rooms_seen(house: House, state: WorldState, agent: int) -> tuple[int, ...]:
-    """The rooms an agent at its cell sees: its own, or both sides of the doorway it stands in."""
-    x, y = state.agent_pos[agent].tolist()
-    room = house.room_of_cell(x, y)
-    if room >= 0:
-        return (room,)
-    around = {house.room_of_cell(x + dx, y + dy) for dx, dy in DIR_VEC}
-    return tuple(sorted(r for r in around if r >= 0))
+        return bool(self.view.seen[y, x]) and not self.view.sealed_cells[y, x]
 
 
 def perceive(
@@ -83,32 +74,30 @@ def perceive(
     """What agent ``agent`` perceives in ``state`` (see the module docs)."""
     locations = locations_of(house)
     closed = locations.closed(state)
+    sealed = pieces_of(closed)
     if mode == "room":
-        rooms = _rooms_seen(house, state, agent)
+        view = Visibility.room(house, state, agent).sealing(sealed)
         whole = 0
-        for r in rooms:
-            whole |= locations.by_room[r]
-        return Percept(room_cells(house, rooms), whole & ~closed, closed)
+        for r in range(len(house.rooms)):
+            if view.seen[house.rooms[r].top[1], house.rooms[r].top[0]]:
+                whole |= locations.by_room[r]
+        return Percept(view, whole & ~closed)
     if mode != "view":
         check_perception(mode, view_size)
-    xs, ys, seen = view_cells(state, agent, view_size)
-    cells = np.zeros((house.height, house.width), dtype=bool)
-    cells[ys[seen], xs[seen]] = True
+    view = Visibility.egocentric(house, state, agent, view_size)
     x, y = state.agent_pos[agent].tolist()
     dx, dy = DIR_VEC[int(state.agent_dir[agent])]
     faced = locations.piece_at(x + dx, y + dy)
     if faced >= 0:
-        fys, fxs = house.fur_cells[faced]
-        cells[fys, fxs] = True
+        hidden = view.hidden.copy()
+        hidden[house.fur_cells[faced]] = False
+        view = Visibility(house, hidden)
+    view = view.sealing(sealed)
     whole = 0
-    touched = {house.fur_at[cy][cx] for cx, cy in zip(xs[seen].tolist(), ys[seen].tolist())}
-    touched.add(faced)
-    for f in touched:
-        if f >= 0 and locations.all >> f & 1:
-            fys, fxs = house.fur_cells[f]
-            if cells[fys, fxs].all():
-                whole |= 1 << f
-    return Percept(cells, whole & ~closed, closed)
+    for f in pieces_of(locations.all):
+        if view.seen[house.fur_cells[f]].all():
+            whole |= 1 << f
+    return Percept(view, whole & ~closed)
 
 
 def sighting(house: House, state: WorldState, percept: Percept, obj: int) -> tuple[int, tuple[int, int]] | None:
@@ -116,8 +105,7 @@ def sighting(house: House, state: WorldState, percept: Percept, obj: int) -> tup
     x, y = state.obj_pos[obj].tolist()
     if x < 0:
         return None
-    locations = locations_of(house)
-    piece = locations.piece_at(x, y)
-    if piece < 0 or not percept.sees_cell_contents(locations, x, y):
+    piece = locations_of(house).piece_at(x, y)
+    if piece < 0 or not percept.sees_cell_contents(x, y):
         return None
     return piece, (x, y)

@@ -29,7 +29,10 @@ def test_room_perception_sees_the_agents_room_whole_but_not_inside_closed_contai
     percept = perceive(world.house, world.state, 0, "room")
     kitchen = bits_of([piece("fridge"), piece("kitchen cabinet"), piece("table")])
     assert percept.cells[4, 4] and not percept.cells[4, 12]  # its own room, not the living room
-    assert percept.pieces == bits_of([piece("table")]) and percept.closed & kitchen == kitchen & ~percept.pieces
+    assert (
+        percept.pieces == bits_of([piece("table")])
+        and bits_of(percept.view.sealed) & kitchen == kitchen & ~percept.pieces
+    )
     fork, plate = world.house.obj_names.index("fork_1"), world.house.obj_names.index("plate_1")
     assert sighting(world.house, world.state, percept, fork) == (piece("table"), (4, 6))
     assert sighting(world.house, world.state, percept, plate) is None  # inside the closed cabinet
@@ -79,7 +82,7 @@ def test_seeing_the_object_makes_the_belief_certain_and_seeing_its_place_empty_d
     seen = belief.revise(percept, sighting(world.house, world.state, percept, fork), candidates)
     assert seen.support == 1 << piece("table") and seen.cell == (4, 6) and seen.certain
     # The fork is taken away (out of the agent's sight it would change nothing): seen whole without it, the
-    # table is dropped, the support is empty, and the belief starts again from the prior less what it sees.
+    # table is dropped, the support is empty, and the belief starts again from every candidate less what it sees.
     after = seen.revise(percept, None, candidates)
     assert after.cell is None and not after.holds(piece("table"))
     assert after.support == candidates & ~percept.pieces
@@ -119,10 +122,10 @@ def test_a_belief_changes_only_through_what_the_agent_perceives(seed, mode):
         for f in pieces_of(locations_of(house).all & ~before.pieces)
         if f != object_piece(house, state, obj)
         for x, y in zip(house.fur_cells[f][1].tolist(), house.fur_cells[f][0].tolist())
-        if not state.grid[y, x, CH_OBJ] and not before.sees_cell_contents(locations_of(house), x, y)
+        if not state.grid[y, x, CH_OBJ] and not before.sees_cell_contents(x, y)
     ]
     x, y = state.obj_pos[obj].tolist()
-    if not hidden or before.sees_cell_contents(locations_of(house), x, y):
+    if not hidden or before.sees_cell_contents(x, y):
         return
     moved = _move_unseen(state, obj, hidden[int(rng.integers(len(hidden)))])
     after = perceive(house, moved, 0, mode)

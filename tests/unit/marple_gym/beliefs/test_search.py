@@ -20,8 +20,11 @@ from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
 
 
-def test_pose_costs_agree_with_a_shortest_path_search_over_poses():
-    world = generate_world(two_rooms({}), np.random.default_rng(0))
+@pytest.mark.parametrize("door_open", [True, False])
+def test_pose_costs_agree_with_a_shortest_path_search_over_poses(door_open):
+    config = two_rooms({})
+    config.doors[0].open = door_open
+    world = generate_world(config, np.random.default_rng(0))
     house, state = world.house, world.state
     distances = house_distances(house)
     ground = distances.ground(house, state, 0)
@@ -37,10 +40,11 @@ def test_pose_costs_agree_with_a_shortest_path_search_over_poses():
             graph.add_edge((c, d), (c, (d + 1) % 4))
             graph.add_edge((c, d), (c, (d + 3) % 4))
             if ground.passable[c + steps[d]]:
-                graph.add_edge((c, d), (c + steps[d], d))
+                graph.add_edge((c, d), (c + steps[d], d), weight=2 if c + steps[d] in ground.closed_doors else 1)
             if c + steps[d] in targets:
                 graph.add_edge((c, d), "goal", weight=0)
     nx.set_edge_attributes(graph, {e: graph.edges[e].get("weight", 1) for e in graph.edges}, "weight")
+    assert bool(ground.closed_doors) != door_open
     expected = nx.single_source_dijkstra_path_length(graph.reverse(), "goal")
     expected.pop("goal")
     for (c, d), cost in expected.items():
