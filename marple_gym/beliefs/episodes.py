@@ -28,7 +28,7 @@ import numpy as np
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.houses import apartment_config
 from marple_gym.beliefs.locations import bits_of, locations_of, object_piece, pieces_of, unique_objects
-from marple_gym.beliefs.perception import VIEW_SIZE, Percept, perceive, sighting
+from marple_gym.beliefs.perception import VIEW_SIZE, Percept, perceive, sighting_of
 from marple_gym.beliefs.search import IDLE, Moment, SearchPolicy, SearchSettings
 from marple_gym.episode.replay import replay
 from marple_gym.episode.state import EpisodeState
@@ -250,7 +250,7 @@ class EpisodeTrace:
         found = self._sightings.get(code)
         if found is None:
             found = self._sightings[code] = [
-                _sighting(self.house, s, p, code) for s, p in zip(self.states, self.percepts)
+                sighting_of(self.house, s, p, code) for s, p in zip(self.states, self.percepts)
             ]
         return found
 
@@ -266,15 +266,6 @@ class EpisodeTrace:
                 belief = belief.revise(percept, seen[t], candidates)
             out.append(belief)
         return out
-
-
-def _sighting(house: House, state: WorldState, percept: Percept, code: int):
-    for obj, c in enumerate(house.obj_type_list):
-        if c == code:
-            seen = sighting(house, state, percept, obj)
-            if seen is not None:
-                return seen
-    return None
 
 
 # ---- acting ---------------------------------------------------------------------------------------------------
@@ -295,7 +286,7 @@ class Searcher:
         """Take in what the agent perceives in ``state``."""
         house, settings = self.policy.house, self.policy.settings
         percept = perceive(house, state, self.agent, settings.perception, settings.view_size)
-        self.belief = self.belief.revise(percept, _sighting(house, state, percept, self.goal), self._candidates)
+        self.belief = self.belief.revise(percept, sighting_of(house, state, percept, self.goal), self._candidates)
 
     def holds_goal(self, state: WorldState) -> bool:
         return any(o >= 0 and self.policy.house.obj_type_list[o] == self.goal for o in state.carrying[self.agent])
@@ -408,7 +399,7 @@ def search_episode(
     config = apartment_config() if config is None else config
     world = generate_world(config, rng)
     house = world.house
-    goal_code = _pick_goal(house, world.state, goal, rng)
+    goal_code = pick_goal(house, world.state, goal, rng)
     policy = SearchPolicy(house, settings)
     candidates = policy.locations.candidates(goal_code)
     prior = sample_prior(candidates, rng, exclusion) if prior is None else bits_of(prior)
@@ -422,7 +413,9 @@ def search_episode(
     )
 
 
-def _pick_goal(house: House, state: WorldState, goal: str | None, rng: np.random.Generator) -> int:
+def pick_goal(house: House, state: WorldState, goal: str | None, rng: np.random.Generator) -> int:
+    """The type code of the object to search for: ``goal``, or one drawn uniformly among the types the house
+    holds exactly one of on furniture (:class:`EpisodeError` if there is none, or ``goal`` is not one)."""
     options = sorted(unique_objects(house, state))
     if goal is not None:
         code = ASSETS.object_code.get(goal, -1)

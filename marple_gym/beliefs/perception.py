@@ -109,3 +109,13 @@ def sighting(house: House, state: WorldState, percept: Percept, obj: int) -> tup
     if piece < 0 or not percept.sees_cell_contents(x, y):
         return None
     return piece, (x, y)
+
+
+def sighting_of(house: House, state: WorldState, percept: Percept, code: int) -> tuple[int, tuple[int, int]] | None:
+    """(piece, cell) where the agent sees an object of type ``code`` now (the first such object), or None."""
+    for obj, c in enumerate(house.obj_type_list):
+        if c == code:
+            seen = sighting(house, state, percept, obj)
+            if seen is not None:
+                return seen
+    return None
