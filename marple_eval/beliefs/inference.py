@@ -111,7 +111,7 @@ class InversePlanner:
     def candidates(self, goal: int) -> int:
         return locations_of(self.trace.house).candidates(goal)
 
-    def _beliefs(self, goal: int) -> tuple[tuple[int, ...], np.ndarray, list[list[ObjectBelief]]]:
+    def hypotheses(self, goal: int) -> tuple[tuple[int, ...], np.ndarray, list[list[ObjectBelief]]]:
         """The prior hypotheses of an object's belief and where perception takes each (no actions involved)."""
         known = self._priors.get(goal)
         if known is None:
@@ -125,7 +125,7 @@ class InversePlanner:
         found = self._accounts.get(goal)
         if found is not None:
             return found
-        supports, weights, beliefs = self._beliefs(goal)
+        supports, weights, beliefs = self.hypotheses(goal)
         steps = list(self.evidence)
         log_like = np.zeros((len(supports), len(self.trace.states)))
         if steps:
@@ -152,7 +152,7 @@ class InversePlanner:
 
     def _unconditioned(self, obj: int, piece: int, t: int) -> float:
         """P(the agent thinks ``obj`` may be on ``piece`` at ``t``) from its prior and perception alone."""
-        _, weights, beliefs = self._beliefs(obj)
+        _, weights, beliefs = self.hypotheses(obj)
         holds = np.array([b[t].holds(piece) for b in beliefs])
         return float((weights * holds).sum() / weights.sum())
 

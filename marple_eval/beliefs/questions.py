@@ -34,12 +34,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from marple_eval.beliefs.inference import InversePlanner
 from marple_gym.beliefs.episodes import EpisodeTrace, SearchEpisode
 from marple_gym.beliefs.locations import locations_of, object_piece, pieces_of, unique_objects
+from marple_gym.errors import MarpleError
+from marple_gym.validation import Fields, message_error
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
 
@@ -57,6 +60,8 @@ DECISIVE = 0.9
 """A question is kept only where the exact observer gives the intended statement at least this probability."""
 FAR = 8
 """Type 2.4: the least number of steps (cells) between the agent and the object it wants, at the cut."""
+WALKED = 4
+"""Type 2.4: the least number of steps the agent has searched for before the cut (a heading to read)."""
 APPROACH = 4
 """Types 2.1 and 2.2 cut up to this many steps before the container is opened, while the agent walks to it."""
 OPEN, CLOSE, PICKUP, FORWARD = int(Action.open), int(Action.close), int(Action.pickup), int(Action.forward)
@@ -119,6 +124,71 @@ class BeliefQuestion:
     def normative(self) -> tuple[float, float]:
         """The exact observer's probabilities of (a) and (b)."""
         return self.posterior, 1.0 - self.posterior
+
+    def to_json(self, episode: int) -> dict[str, Any]:
+        """The question as plain JSON, its episode named by ``episode``, its line in an episodes file."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "episode": episode,
+            "start_time": self.start_time,
+            "end_time": self.end_time,
+            "options": [o.to_json() for o in self.options],
+            "given": None if self.given is None else self.given.to_json(),
+            "answer": self.answer,
+            "posterior": self.posterior,
+            "split": self.split,
+            "names": list(self.names),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, episodes: Sequence[SearchEpisode], file: str | None = None, where: str = ""):
+        """A question from :meth:`to_json`'s form with ``episodes`` (the episodes file's, in order), read
+        strictly: a :class:`QuestionError` names the field (and ``file``) of anything malformed."""
+        f = Fields(data, where, message_error(QuestionError), file).allow(_KEYS).require(*_KEYS[:-2])
+        index = f.int("episode", low=0, high=len(episodes) - 1)
+        episode = episodes[index]
+        end = f.int("end_time", low=1, high=episode.length)
+        options = tuple(_statement(f, f"options[{i}]", o, episode) for i, o in enumerate(f.list("options")))
+        if len(options) != 2:
+            raise f.fail("options", f"expected two options, got {len(options)}")
+        given = f.get("given")
+        names = f.list("names", ["Alice", "Bob"])
+        if not names or not all(isinstance(n, str) and n for n in names):
+            raise f.fail("names", "expected a list of names")
+        return cls(
+            f.str("id"),
+            f.str("type", choices=QUESTION_TYPES),
+            episode,
+            end,
+            options,
+            f.int("answer", low=0, high=1),
+            f.number("posterior", low=0.0, high=1.0),
+            None if given is None else _statement(f, "given", given, episode),
+            f.int("start_time", low=0, high=end),
+            f.str("split", "test"),
+            tuple(names),
+        )
+
+
+class QuestionError(MarpleError, ValueError):
+    """A question record that is malformed or does not fit its episode."""
+
+
+_KEYS = ("id", "type", "episode", "start_time", "end_time", "options", "given", "answer", "posterior", "split", "names")
+
+
+def _statement(f: Fields, key: str, data: Any, episode: SearchEpisode) -> Statement:
+    s = f.child(data, f.path(key))
+    if s.has("goal"):
+        s.allow(("goal",))
+        return Statement(goal=s.str("goal", choices=ASSETS.object_code))
+    s.allow(("object", "piece", "inside")).require("object", "piece", "inside")
+    return Statement(
+        obj=s.str("object", choices=ASSETS.object_code),
+        piece=s.int("piece", low=0, high=sum(len(r.furniture) for r in episode.house.rooms) - 1),
+        inside=s.bool("inside"),
+    )
 
 
 @dataclass(frozen=True)
@@ -282,7 +352,7 @@ def _type_2_3(m: Moments) -> Iterable[Candidate]:
 def _type_2_4(m: Moments) -> Iterable[Candidate]:
     me = m.episode.searcher
     for t in m.steps:
-        if t == m.steps.start or int(m.episode.actions[t - 1, me]) != FORWARD or m.seen_before(m.goal, t):
+        if t < m.steps.start + WALKED or int(m.episode.actions[t - 1, me]) != FORWARD or m.seen_before(m.goal, t):
             continue
         state = m.trace.states[t]
         goal_piece = m.piece_of(m.goal, t)

@@ -6,7 +6,7 @@ one action, a step forward one, a step into a closed door two (open it, then ste
 every pose that faces a target cell gives each pose its cost; a policy then takes, at its pose, an action
 that lowers the cost by its own price.
 
-The walkable cells are the planner's (:func:`marple_gym.planner.paths.passable_cells`: floor and doors, free
+The walkable cells are the planner's (:func:`marple_gym.planner.paths.passable_mask`: floor and doors, free
 of objects and other agents). The costs of one set of targets depend on nothing else, so they are kept per
 house (:func:`house_distances`) and shared by every agent, episode and hypothesis that asks again.
 """
@@ -17,10 +17,10 @@ from collections import OrderedDict
 
 import numpy as np
 
-from marple_gym.planner.paths import passable_cells
-from marple_gym.world.assets import DOOR, OPEN_BIT
+from marple_gym.planner.paths import passable_mask
+from marple_gym.world.assets import OPEN_BIT
 from marple_gym.world.house import House
-from marple_gym.world.state import CH_FUR, CH_FUR_STATE, WorldState
+from marple_gym.world.state import WorldState
 
 UNREACHABLE = 1 << 20
 """The cost of a pose from which no target can be faced."""
@@ -85,17 +85,14 @@ class HouseDistances:
     def __init__(self, house: House) -> None:
         self.width = house.width
         self.fingerprint = house.fingerprint
+        self._door_cells = [(int(y) * house.width + int(x), int(f)) for f in house.doors for x, y in [house.fur_pos[f]]]
         self._tables: OrderedDict[tuple, np.ndarray] = OrderedDict()
 
     def ground(self, house: House, state: WorldState, agent: int) -> Ground:
         """The walkable cells for ``agent`` in ``state`` (where it is, other agents and objects block)."""
-        passable = passable_cells(house, state, agent)
-        grid = state.grid
-        doors = np.flatnonzero(
-            (grid[..., CH_FUR] == DOOR) & (((grid[..., CH_FUR_STATE].astype(np.int64) - 1) & OPEN_BIT) == 0)
-        )
-        closed = frozenset(doors.tolist())
-        return Ground(passable, closed, (np.packbits(passable).tobytes(), tuple(sorted(closed))))
+        mask = passable_mask(house, state, agent)
+        closed = frozenset(c for c, f in self._door_cells if not state.fur_state[f] & OPEN_BIT)
+        return Ground(mask, closed, (mask.tobytes(), closed))
 
     def costs(self, ground: Ground, targets: tuple[int, ...]) -> np.ndarray:
         """:func:`pose_costs` of flat ``targets`` cells on ``ground`` (cached)."""
@@ -114,12 +111,20 @@ class HouseDistances:
 class Ground:
     """Where an agent can walk in one state: the walkable cells, the closed doors, and a key for both."""
 
-    __slots__ = ("passable", "closed_doors", "key")
+    __slots__ = ("mask", "closed_doors", "key", "_passable")
 
-    def __init__(self, passable: list[bool], closed_doors: frozenset[int], key: tuple) -> None:
-        self.passable = passable
+    def __init__(self, mask: np.ndarray, closed_doors: frozenset[int], key: tuple) -> None:
+        self.mask = mask
         self.closed_doors = closed_doors
         self.key = key
+        self._passable: list[bool] | None = None
+
+    @property
+    def passable(self) -> list[bool]:
+        """The walkable cells, flat (``y * width + x``)."""
+        if self._passable is None:
+            self._passable = self.mask.ravel().tolist()
+        return self._passable
 
 
 _HOUSES: OrderedDict[str, HouseDistances] = OrderedDict()

@@ -38,7 +38,7 @@ from marple_gym.generation.generator import generate_world
 from marple_gym.validation import Fields, message_error
 from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
 from marple_gym.world.assets import ASSETS
-from marple_gym.world.house import House
+from marple_gym.world.house import DIR_VEC, House
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
@@ -280,12 +280,14 @@ class Searcher:
         self.goal = goal
         self.rng = rng
         self.belief = ObjectBelief.start(prior)
+        self.percept: Percept | None = None
+        """What the agent perceived last."""
         self._candidates = policy.locations.candidates(goal)
 
     def perceive(self, state: WorldState) -> None:
         """Take in what the agent perceives in ``state``."""
         house, settings = self.policy.house, self.policy.settings
-        percept = perceive(house, state, self.agent, settings.perception, settings.view_size)
+        self.percept = percept = perceive(house, state, self.agent, settings.perception, settings.view_size)
         self.belief = self.belief.revise(percept, sighting_of(house, state, percept, self.goal), self._candidates)
 
     def holds_goal(self, state: WorldState) -> bool:
@@ -322,43 +324,59 @@ class Errand:
         return int(self.rng.choice(NUM_ACTIONS, p=p))
 
 
-def _run(
-    world: World,
-    phases: Sequence[Sequence[Errand | Searcher]],
-    searcher: Searcher,
-    max_steps: int,
-) -> tuple[np.ndarray, int, int]:
-    """Act out the setup's phases (each until its errands are done), then the search: (joint actions, the
-    step the search started, the step after which the searcher held its object or -1)."""
-    house = world.house
-    agents = tuple(range(house.num_agents))
-    episode = EpisodeState.start(house, world.state, (None,) * len(agents), agents)
-    actions: list[list[int]] = []
-    last: list[Outcome | None] = [None] * len(agents)
+class _Run:
+    """An episode being acted out: the joint steps so far, every state and outcome (the episode's trace, so it
+    need not be replayed), and each agent's last outcome."""
 
-    def step(chosen: dict[int, int]) -> None:
-        joint = [chosen.get(a, IDLE) for a in agents]
-        steps = episode.advance(house, joint)
-        actions.append(joint)
-        for a, s in zip(agents, steps):
-            last[a] = s.outcome
-
-    searcher.perceive(world.state)
-    for phase in phases:
-        while not all(e.done for e in phase) and len(actions) < max_steps:
-            step({e.agent: e.act(world.state, last[e.agent]) for e in phase})
-            searcher.perceive(world.state)
-    start, found = len(actions), -1
-    while len(actions) < start + max_steps:
-        if searcher.holds_goal(world.state):
-            found = len(actions)
-            break
-        step({searcher.agent: searcher.act(world.state, last[searcher.agent])})
+    def __init__(self, world: World, searcher: Searcher) -> None:
+        self.world = world
+        self.searcher = searcher
+        self.agents = tuple(range(world.house.num_agents))
+        self.episode = EpisodeState.start(world.house, world.state, (None,) * len(self.agents), self.agents)
+        self.actions: list[list[int]] = []
+        self.states = [world.state.copy()]
+        self.outcomes: list[tuple[Outcome, ...]] = []
+        self.last: list[Outcome | None] = [None] * len(self.agents)
         searcher.perceive(world.state)
-    else:
-        if searcher.holds_goal(world.state):
-            found = len(actions)
-    return np.array(actions, dtype=np.int8).reshape(-1, len(agents)), start, found
+
+    def step(self, chosen: dict[int, int]) -> None:
+        joint = [chosen.get(a, IDLE) for a in self.agents]
+        steps = self.episode.advance(self.world.house, joint)
+        self.actions.append(joint)
+        self.outcomes.append(tuple(s.outcome for s in steps))
+        self.states.append(self.world.state.copy())
+        for a, s in zip(self.agents, steps):
+            self.last[a] = s.outcome
+        self.searcher.perceive(self.world.state)
+
+    def setup(self, phases: Sequence[Sequence[Errand]], max_steps: int, watch=None) -> None:
+        """Act out the setup's phases, each until its errands are done; ``watch()`` after every step may raise
+        :class:`EpisodeError` to give the episode up at once."""
+        for phase in phases:
+            while not all(e.done for e in phase):
+                if len(self.actions) >= max_steps:
+                    raise EpisodeError("the setup did not finish in time (a way was blocked)")
+                self.step({e.agent: e.act(self.world.state, self.last[e.agent]) for e in phase})
+                if watch is not None:
+                    watch()
+
+    def search(self, max_steps: int) -> tuple[int, int]:
+        """The searcher searches until it holds its object or ``max_steps`` more steps: (the step the search
+        started, the step after which it held the object or -1)."""
+        start = len(self.actions)
+        searcher = self.searcher
+        while not searcher.holds_goal(self.world.state) and len(self.actions) < start + max_steps:
+            self.step({searcher.agent: searcher.act(self.world.state, self.last[searcher.agent])})
+        return start, len(self.actions) if searcher.holds_goal(self.world.state) else -1
+
+    def record(self, episode: SearchEpisode) -> SearchEpisode:
+        """``episode`` with this run as its trace (what a replay would give)."""
+        episode.__dict__["_trace"] = EpisodeTrace(episode, self.world.house, self.states, self.outcomes)
+        return episode
+
+    @property
+    def joint_actions(self) -> np.ndarray:
+        return np.array(self.actions, dtype=np.int8).reshape(-1, len(self.agents))
 
 
 def sample_prior(candidates: int, rng: np.random.Generator, exclusion: float = EXCLUSION) -> int:
@@ -406,10 +424,11 @@ def search_episode(
     if not prior or prior & ~candidates:
         raise EpisodeError(f"a prior must name pieces that could hold a {ASSETS.object_names[goal_code]}")
     explicit = _explicit(world, config)
-    searcher = Searcher(policy, 0, goal_code, prior, rng)
-    actions, start, found = _run(world, (), searcher, max_steps)
-    return SearchEpisode(
-        episode_id, "search", explicit, ASSETS.object_names[goal_code], prior, actions, start, found, settings, 0, seed
+    run = _Run(world, Searcher(policy, 0, goal_code, prior, rng))
+    start, found = run.search(max_steps)
+    name = ASSETS.object_names[goal_code]
+    return run.record(
+        SearchEpisode(episode_id, "search", explicit, name, prior, run.joint_actions, start, found, settings, 0, seed)
     )
 
 
@@ -474,35 +493,52 @@ def false_belief_episode(
         ],
         rng,
     )
-    searcher = Searcher(policy, 0, goal_code, prior, rng)
-    actions, start, found = _run(world, ((searcher_setup,), (mover,)), searcher, max_steps)
-    episode = SearchEpisode(
-        episode_id,
-        "false-belief",
-        explicit,
-        ASSETS.object_names[goal_code],
-        prior,
-        actions,
-        start,
-        found,
-        settings,
-        0,
-        seed,
-    )
-    _check_setup(episode, obj, first, second)
-    return episode
+    run = _Run(world, Searcher(policy, 0, goal_code, prior, rng))
 
+    def unseen() -> None:  # the searcher must not see the object carried away
+        now = world.state
+        x, y = now.agent_pos[1].tolist()
+        if obj in now.carrying[1].tolist() and run.searcher.percept.cells[y, x]:
+            raise EpisodeError("the searcher saw the object being carried away (the mover walked past it)")
 
-def _check_setup(episode: SearchEpisode, obj: int, first: int, second: int) -> None:
-    """Raise :class:`EpisodeError` unless the setup went as planned: when the search starts the object is in the
-    second container, the searcher believes it in the first, where it saw it, and the search found it."""
-    trace = episode.trace()
-    state = trace.states[episode.search_start]
-    belief = trace.beliefs(episode.goal_code, episode.prior)[episode.search_start]
-    if object_piece(trace.house, state, obj) != second or belief.support != 1 << first or belief.cell is None:
+    run.setup(((searcher_setup,), (mover,)), max_steps, unseen)
+    belief = run.searcher.belief
+    if object_piece(house, world.state, obj) != second or belief.support != 1 << first or belief.cell is None:
         raise EpisodeError("the Sally-Anne setup did not go as planned in this house (a way was blocked)")
-    if episode.found < 0:
+    start, found = run.search(max_steps)
+    if found < 0:
         raise EpisodeError("the searcher did not find the moved object in time (a way was blocked)")
+    name = ASSETS.object_names[goal_code]
+    episode = SearchEpisode(
+        episode_id, "false-belief", explicit, name, prior, run.joint_actions, start, found, settings, 0, seed
+    )
+    return run.record(episode)
+
+
+def rooms_between(house: House, a: int, b: int) -> list[int]:
+    """The rooms on the fewest-doors way from room ``a`` to room ``b``, both included (empty if none)."""
+    links: dict[int, set[int]] = {}
+    for f in house.doors.tolist():
+        x, y = house.fur_pos[f].tolist()
+        sides = {house.room_of_cell(x + dx, y + dy) for dx, dy in DIR_VEC} - {-1}
+        for r in sides:
+            links.setdefault(r, set()).update(sides - {r})
+    came = {a: a}
+    frontier = [a]
+    while frontier and b not in came:
+        following = []
+        for r in frontier:
+            for n in sorted(links.get(r, ())):
+                if n not in came:
+                    came[n] = r
+                    following.append(n)
+        frontier = following
+    if b not in came:
+        return []
+    path = [b]
+    while path[-1] != a:
+        path.append(came[path[-1]])
+    return path[::-1]
 
 
 def _sally_anne(house: House, state: WorldState, policy: SearchPolicy, rng: np.random.Generator):
@@ -520,7 +556,8 @@ def _sally_anne(house: House, state: WorldState, policy: SearchPolicy, rng: np.r
             f for f in pieces_of(locations.candidates(code) & closed) if f != first and _has_free_cell(house, state, f)
         ]
         for second in seconds:
-            away = {int(house.fur_room[first]), int(house.fur_room[second])}
+            # The searcher waits out of sight of the object's way from one container to the other.
+            away = set(rooms_between(house, int(house.fur_room[first]), int(house.fur_room[second])))
             rests = [f for f in pieces_of(locations.all) if int(house.fur_room[f]) not in away]
             aways = [f for f in pieces_of(locations.all) if int(house.fur_room[f]) != house.fur_room[second]]
             if rests and aways:

@@ -23,6 +23,7 @@ import numpy as np
 from marple_gym.beliefs.locations import locations_of, pieces_of
 from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.evidence.visibility import Visibility
+from marple_gym.world.assets import OPEN_BIT
 from marple_gym.world.house import DIR_VEC, House
 from marple_gym.world.state import WorldState
 
@@ -72,18 +73,45 @@ def perceive(
     house: House, state: WorldState, agent: int = 0, mode: str = "room", view_size: int = VIEW_SIZE
 ) -> Percept:
     """What agent ``agent`` perceives in ``state`` (see the module docs)."""
+    if mode not in PERCEPTIONS:
+        check_perception(mode, view_size)
     locations = locations_of(house)
-    closed = locations.closed(state)
+    x, y = state.agent_pos[agent].tolist()
+    if mode == "room":  # the agent's cell decides the room(s) it sees: nothing else but the containers' states
+        return _percept(house, state, agent, mode, view_size, (x, y), locations.closed(state))
+    doors = tuple(f for f in house.doors.tolist() if not state.fur_state[f] & OPEN_BIT)  # they block the view
+    where = (x, y, int(state.agent_dir[agent]), doors)
+    return _percept(house, state, agent, mode, view_size, where, locations.closed(state))
+
+
+def _percept(
+    house: House, state: WorldState, agent: int, mode: str, view_size: int, where: tuple, closed: int
+) -> Percept:
+    """:func:`perceive` for an agent ``where`` it is (and, for a view, what blocks it), kept for the next time
+    (a percept is immutable, and an agent comes back to the same places)."""
+    key = (house.fingerprint, mode, view_size, where, closed)
+    found = _PERCEPTS.get(key)
+    if found is None:
+        found = _PERCEPTS[key] = _build_percept(house, state, agent, mode, view_size, closed)
+        if len(_PERCEPTS) > _MAX_PERCEPTS:
+            _PERCEPTS.pop(next(iter(_PERCEPTS)))
+    return found
+
+
+_PERCEPTS: dict[tuple, Percept] = {}
+_MAX_PERCEPTS = 8192
+
+
+def _build_percept(house: House, state: WorldState, agent: int, mode: str, view_size: int, closed: int) -> Percept:
+    locations = locations_of(house)
     sealed = pieces_of(closed)
     if mode == "room":
         view = Visibility.room(house, state, agent).sealing(sealed)
         whole = 0
-        for r in range(len(house.rooms)):
-            if view.seen[house.rooms[r].top[1], house.rooms[r].top[0]]:
+        for r, room in enumerate(house.rooms):
+            if view.seen[room.top[1], room.top[0]]:
                 whole |= locations.by_room[r]
         return Percept(view, whole & ~closed)
-    if mode != "view":
-        check_perception(mode, view_size)
     view = Visibility.egocentric(house, state, agent, view_size)
     x, y = state.agent_pos[agent].tolist()
     dx, dy = DIR_VEC[int(state.agent_dir[agent])]

@@ -108,7 +108,7 @@ class Moment:
             (LEFT, 1.0, pose(w, self.x, self.y, (d + 3) % 4)),
             (RIGHT, 1.0, pose(w, self.x, self.y, (d + 1) % 4)),
         ]
-        if self.ground.passable[front] and front != self.y * w + self.x:
+        if self.ground.mask[fy, fx] and front != self.y * w + self.x:
             door = front in self.ground.closed_doors
             self.moves.append((OPEN if door else FORWARD, 2.0 if door else 1.0, pose(w, fx, fy, d)))
         self.closed = locations_of(house).closed(state)
@@ -148,32 +148,33 @@ class SearchPolicy:
     def probabilities(self, moment: Moment, goal: int, beliefs: Sequence[ObjectBelief]) -> np.ndarray:
         """(len(beliefs), 10): the action distribution of an agent that wants an object of type ``goal`` and
         holds each of ``beliefs`` about where it is (beliefs asked about twice are worked out once)."""
-        out = np.empty((len(beliefs), NUM_ACTIONS))
-        rows: dict[tuple[int, tuple[int, int] | None], np.ndarray] = {}
-        for i, belief in enumerate(beliefs):
+        rows: dict[tuple[int, tuple[int, int] | None], list[float]] = {}
+        out = []
+        for belief in beliefs:
             key = (belief.support, belief.cell)
             row = rows.get(key)
             if row is None:
                 row = rows[key] = self._with_lapses(self._choice(moment, goal, belief))
-            out[i] = row
-        return out
+            out.append(row)
+        return np.array(out, dtype=float).reshape(len(beliefs), NUM_ACTIONS)
 
     def sample(self, moment: Moment, goal: int, belief: ObjectBelief, rng: np.random.Generator) -> int:
         """One action drawn from the policy."""
         p = self.probabilities(moment, goal, (belief,))[0]
         return int(rng.choice(NUM_ACTIONS, p=p))
 
-    # ---- the choice ------------------------------------------------------------------------------------------
+    # ---- the choice (as lists of ten probabilities: small, and built by the thousand) --------------------------
 
-    def _with_lapses(self, choice: np.ndarray) -> np.ndarray:
+    def _with_lapses(self, choice: list[float]) -> list[float]:
         lapse = self.settings.lapse
         if not lapse or choice[IDLE] == 1.0:
             return choice
-        out = choice * (1.0 - lapse)
-        out[list(SLIPS)] += lapse / len(SLIPS)
+        out = [p * (1.0 - lapse) for p in choice]
+        for a in SLIPS:
+            out[a] += lapse / len(SLIPS)
         return out
 
-    def _choice(self, m: Moment, goal: int, belief: ObjectBelief) -> np.ndarray:
+    def _choice(self, m: Moment, goal: int, belief: ObjectBelief) -> list[float]:
         """The distribution of the rational choice (no lapse)."""
         if goal in m.holding:
             return _only(IDLE)
@@ -197,7 +198,7 @@ class SearchPolicy:
         fx, fy = m.front
         return piece if self.house.fur_at[fy][fx] == piece else -1
 
-    def _fetch(self, m: Moment, cell: tuple[int, int]) -> np.ndarray:
+    def _fetch(self, m: Moment, cell: tuple[int, int]) -> list[float]:
         """Go and take the object from ``cell``: face it, open its container if closed, pick it up."""
         if m.front == cell:
             piece = self.locations.piece_at(*cell)
@@ -205,7 +206,7 @@ class SearchPolicy:
             return _only(OPEN if closed else PICKUP)
         return self.approach(m, (cell[1] * self.house.width + cell[0],))
 
-    def approach(self, m: Moment, cells: tuple[int, ...]) -> np.ndarray:
+    def approach(self, m: Moment, cells: tuple[int, ...]) -> list[float]:
         """The rational distribution of an agent walking to face one of the flat ``cells`` (uniform over the
         actions that start a cheapest route; idle when facing one already, or when none can be reached)."""
         fx, fy = m.front
@@ -213,7 +214,7 @@ class SearchPolicy:
             return _only(IDLE)
         return _best(self._costs(m, [(m.after(self.distances, cells), 0.0)]))
 
-    def _search(self, m: Moment, belief: ObjectBelief) -> np.ndarray:
+    def _search(self, m: Moment, belief: ObjectBelief) -> list[float]:
         """Greedy on expected cost over the pieces the belief holds possible."""
         closed = m.closed
         probability = belief.probabilities()
@@ -229,25 +230,25 @@ class SearchPolicy:
         return _best(q)
 
     @staticmethod
-    def _costs(m: Moment, options: list[tuple[tuple[float, ...], float]]) -> np.ndarray:
-        """The expected cost of each move (inf for actions that are no move): its price, then the best option
-        from where it leads (each option: the costs after each move, and what checking it adds)."""
-        q = np.full(NUM_ACTIONS, np.inf)
-        for k, (action, _, _) in enumerate(m.moves):
-            q[action] = min(after[k] + offset for after, offset in options)
-        return q
+    def _costs(m: Moment, options: list[tuple[tuple[float, ...], float]]) -> dict[int, float]:
+        """The expected cost of each move: its price, then the best option from where it leads (each option:
+        the costs after each move, and what checking it adds)."""
+        return {action: min(after[k] + offset for after, offset in options) for k, (action, _, _) in enumerate(m.moves)}
 
 
-def _only(action: int) -> np.ndarray:
-    out = np.zeros(NUM_ACTIONS)
+def _only(action: int) -> list[float]:
+    out = [0.0] * NUM_ACTIONS
     out[action] = 1.0
     return out
 
 
-def _best(q: np.ndarray) -> np.ndarray:
+def _best(q: dict[int, float]) -> list[float]:
     """Uniform over the actions of least cost (idle when nothing can be reached)."""
-    low = q.min()
-    if not np.isfinite(low) or low >= _INF:
+    low = min(q.values(), default=_INF)
+    if low >= _INF:
         return _only(IDLE)
-    best = q <= low + 1e-9
-    return best / best.sum()
+    best = [a for a, v in q.items() if v <= low + 1e-9]
+    out = [0.0] * NUM_ACTIONS
+    for a in best:
+        out[a] = 1.0 / len(best)
+    return out
