@@ -5,7 +5,7 @@ narration; ``"symbolic"``: the vision arrays and scene graphs up to the cut, wit
 ``"frames"``: rendered pictures) and returns its probabilities of the two options, which the scoring
 (:mod:`marple_eval.beliefs.scoring`) turns into accuracy and calibration. Here: ``uniform`` (chance) and
 ``observer``, the exact observer (inverse planning with the true searching policy: the normative answer and
-the ceiling). The LLM baseline is in :mod:`marple_eval.beliefs.llm`; ``bip``, with a learned policy, in
+the ceiling). The LLM baseline is in :mod:`marple_eval.beliefs.llm` (all three by name: :mod:`.registry`); ``bip``, with a learned policy, in
 ``marple_agents.beliefs``.
 """
 
@@ -87,17 +87,3 @@ class ObserverMethod(InversePlanningMethod):
 
     def action_model(self) -> ActionModel:
         return PlannerModel()
-
-
-def make_method(name: str, **options: Any) -> BeliefMethod:
-    """A method of this package by name: ``uniform``, ``observer`` or ``llm`` (its options as keywords).
-    ``bip``, which learns its policy with torch, is ``marple_agents.beliefs.BipMethod``."""
-    if name == "uniform":
-        return UniformMethod(**options)
-    if name == "observer":
-        return ObserverMethod(**options)
-    if name == "llm":
-        from marple_eval.beliefs.llm import LLMBeliefMethod
-
-        return LLMBeliefMethod(**options)
-    raise ValueError(f"unknown belief method {name!r}; choose from uniform, observer, llm (bip: marple_agents.beliefs)")

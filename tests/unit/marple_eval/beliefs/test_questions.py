@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 from search_houses import piece, two_rooms
 
-from marple_eval.beliefs.methods import ObserverMethod, UniformMethod, make_method
+from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
 from marple_eval.beliefs.questions import DECISIVE, QUESTION_TYPES, episode_questions
+from marple_eval.beliefs.registry import make_method
 from marple_gym.beliefs.episodes import search_episode
 
 CONTENTS = {"fridge": "apple", "kitchen cabinet": "plate", "table": "fork", "living cabinet": "remote"}
