@@ -16,7 +16,7 @@ from the left ("the second cabinet in the kitchen").
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from marple_eval.beliefs.questions import BeliefQuestion, Statement
 from marple_gym.beliefs.episodes import SearchEpisode
@@ -193,28 +193,39 @@ def describe_house(house: House, state: WorldState) -> str:
 
 @dataclass
 class _Teller:
-    """One agent's story so far: its room, the piece it last went to, and whether it was waiting."""
+    """One agent's story so far: its room, the piece it last went to, how long it has idled, and its walk since
+    it last stopped (the rooms it entered and the pieces it passed, in order, told when it stops)."""
 
     name: str
     room: int
+    tells_passing: bool
     piece: int = -1
     idle: int = 0
-    clauses: list[str] | None = None
+    walk: list[tuple[str, int]] = field(default_factory=list)
 
 
 def narrate(episode: SearchEpisode, end_time: int, names: tuple[str, ...]) -> str:
-    """What the agents did before joint step ``end_time``, in order, and where the searcher heads at the cut."""
+    """What the agents did before joint step ``end_time``, in order, and, as MMToM-QA's text tells the action
+    in progress, the piece of furniture the searcher is walking to at the cut."""
     trace = episode.trace()
     house = trace.house
     start = trace.states[0]
-    tellers = [_Teller(names[i], _room(house, start, i)) for i in range(house.num_agents)]
-    sentences = [f"{names[episode.searcher]} is in {room_words(house, tellers[episode.searcher].room)}."]
-    for i, teller in enumerate(tellers):
-        if i != episode.searcher:
-            sentences.append(f"{teller.name} is in {room_words(house, teller.room)}.")
+    me = episode.searcher
+    tellers = [_Teller(names[i], _room(house, start, i), i == me) for i in range(house.num_agents)]
+    sentences = [f"{names[me]} is in {room_words(house, tellers[me].room)}."]
+    sentences += [f"{t.name} is in {room_words(house, t.room)}." for i, t in enumerate(tellers) if i != me]
     current: _Teller | None = None
     clauses: list[str] = []
-    subject = [tellers[episode.searcher] if len(tellers) == 1 else None]  # who the last sentence was about
+    subject = [tellers[me] if len(tellers) == 1 else None]  # who the last sentence was about
+
+    def say(teller: _Teller, said: list[str]) -> None:
+        nonlocal current
+        if not said:
+            return
+        if current is not teller:
+            flush()
+            current = teller
+        clauses.extend(said)
 
     def flush() -> None:
         if current is not None and clauses:
@@ -226,19 +237,11 @@ def narrate(episode: SearchEpisode, end_time: int, names: tuple[str, ...]) -> st
     for t in range(min(end_time, len(trace.outcomes))):
         after = trace.states[t + 1]
         for i, outcome in enumerate(trace.outcomes[t]):
-            said = _tell(house, after, i, tellers[i], outcome)
-            if said:
-                if current is not tellers[i]:
-                    flush()
-                    current = tellers[i]
-                clauses.extend(said)
-    me = tellers[episode.searcher]
-    heading = _heading(house, trace.states[end_time], episode.searcher, me)
-    if heading:
-        if current is not me:
-            flush()
-            current = me
-        clauses.append(heading)
+            say(tellers[i], _tell(house, after, i, tellers[i], outcome))
+    for i, teller in enumerate(tellers):
+        if i != me:
+            say(teller, _stop(house, teller, -1))
+    say(tellers[me], _heading(house, trace, end_time, tellers[me]))
     flush()
     return " ".join(sentences)
 
@@ -249,63 +252,84 @@ def _room(house: House, state: WorldState, agent: int) -> int:
 
 
 def _tell(house: House, state: WorldState, agent: int, teller: _Teller, outcome) -> list[str]:
-    """The clauses one action adds to an agent's story."""
-    said: list[str] = []
+    """The clauses one action adds to an agent's story (a step adds none: its walk is told when it stops)."""
     room = _room(house, state, agent)
     if room >= 0 and room != teller.room:
         teller.room, teller.piece = room, -1
-        said.append(f"walks to {room_words(house, room)}")
+        teller.walk.append(("room", room))
     action = outcome.action
+    if action == Action.forward and outcome.success and teller.tells_passing:
+        for f in _beside(house, state, agent):
+            if f != teller.piece and ("pass", f) not in teller.walk:
+                teller.walk.append(("pass", f))
     if action == Action.idle:
         teller.idle += 1
-        if teller.idle == _WAIT:
-            said += _go_to(house, teller, outcome.fur) + ["waits"]
-        return said
+        return _stop(house, teller, outcome.fur) + ["waits"] if teller.idle == _WAIT else []
     teller.idle = 0
     if not outcome.success or outcome.fur < 0 or house.fur_type_list[outcome.fur] == DOOR:
-        return said
-    what = ""
-    if action == Action.open:
-        what = "opens it"
-    elif action == Action.close:
-        what = "closes it"
-    elif action == Action.pickup:
-        what = f"takes {object_phrase(ASSETS.object_names[house.obj_type_list[outcome.obj]])} from it"
-    elif action == Action.drop:
-        thing = object_phrase(ASSETS.object_names[house.obj_type_list[outcome.obj]])
-        what = f"puts {thing} {_preposition(house, outcome.fur)} it"
-    if what:
-        said += _go_to(house, teller, outcome.fur) + [what]
+        return []
+    thing = "" if outcome.obj < 0 else object_phrase(ASSETS.object_names[house.obj_type_list[outcome.obj]])
+    what = {
+        Action.open: "opens it",
+        Action.close: "closes it",
+        Action.pickup: f"takes {thing} from it",
+        Action.drop: f"puts {thing} {_preposition(house, outcome.fur)} it",
+    }.get(action)
+    return _stop(house, teller, outcome.fur) + [what] if what else []
+
+
+def _beside(house: House, state: WorldState, agent: int) -> list[int]:
+    """The pieces holding objects next to the agent's cell."""
+    x, y = state.agent_pos[agent].tolist()
+    locations = locations_of(house)
+    return [f for dx, dy in DIR_VEC if (f := locations.piece_at(x + dx, y + dy)) >= 0]
+
+
+def _walked(house: House, teller: _Teller, piece: int) -> list[str]:
+    """The agent's walk since it last stopped: the rooms it entered and the pieces it passed (not ``piece``)."""
+    said = [
+        f"walks to {room_words(house, n)}" if kind == "room" else f"passes {furniture_words(house, n, room=False)}"
+        for kind, n in teller.walk
+        if kind == "room" or n != piece
+    ]
+    teller.walk.clear()
     return said
 
 
-def _go_to(house: House, teller: _Teller, piece: int) -> list[str]:
-    if piece < 0 or piece == teller.piece:
-        return []
-    teller.piece = piece
-    return [f"goes to {furniture_words(house, piece, room=False)}"]
+def _stop(house: House, teller: _Teller, piece: int) -> list[str]:
+    """The walk told up to a stop at ``piece`` (-1: none), and going to the piece if it is a new one."""
+    said = _walked(house, teller, piece)
+    if piece >= 0 and piece != teller.piece:
+        teller.piece = piece
+        said.append(f"goes to {furniture_words(house, piece, room=False)}")
+    return said
 
 
-def _heading(house: House, state: WorldState, agent: int, teller: _Teller) -> str:
-    """Where the agent is heading at the cut: the piece it stands at (if it has not acted on it yet), else the
-    nearest piece ahead of it in its room; nothing when it just acted or faces none."""
-    x, y = state.agent_pos[agent].tolist()
-    dx, dy = DIR_VEC[int(state.agent_dir[agent])]
-    faced = house.fur_at[y + dy][x + dx]
-    if faced >= 0 and house.fur_type_list[faced] != DOOR:
-        return "" if faced == teller.piece else f"goes to {furniture_words(house, faced, room=False)}"
-    for k in range(1, max(house.width, house.height)):
-        cx, cy = x + k * dx, y + k * dy
-        if not (0 <= cx < house.width and 0 <= cy < house.height) or house.wall[cy, cx]:
-            return ""
-        ahead = house.fur_at[cy][cx]
-        if ahead < 0:
-            continue
-        if house.fur_type_list[ahead] != DOOR:
-            return f"walks towards {furniture_words(house, ahead, room=False)}"
-        beyond = house.room_of_cell(cx + dx, cy + dy)
-        return f"walks towards the door to {room_words(house, beyond)}" if beyond >= 0 else ""
-    return ""
+def _heading(house: House, trace, end_time: int, teller: _Teller) -> list[str]:
+    """The searcher's walk at the cut, and the piece it is walking to: the piece of its next interaction (the
+    action in progress, as MMToM-QA's text tells it), unless it stands at the piece it last acted on."""
+    me = trace.episode.searcher
+    destination = next(
+        (
+            s[me].fur
+            for s in trace.outcomes[end_time:]
+            if s[me].success and s[me].action in _STOPS and s[me].fur >= 0 and house.fur_type_list[s[me].fur] != DOOR
+        ),
+        -1,
+    )
+    said = _walked(house, teller, destination)
+    if destination < 0 or destination == teller.piece:
+        return said
+    state = trace.states[end_time]
+    x, y = state.agent_pos[me].tolist()
+    dx, dy = DIR_VEC[int(state.agent_dir[me])]
+    here = house.fur_at[y + dy][x + dx] == destination
+    elsewhere = int(house.fur_room[destination]) != _room(house, state, me)
+    where = furniture_words(house, destination, room=elsewhere)
+    return said + [f"goes to {where}" if here else f"walks towards {where}"]
+
+
+_STOPS = frozenset({Action.open, Action.close, Action.pickup, Action.drop})
 
 
 # ---- the question ----------------------------------------------------------------------------------------------
