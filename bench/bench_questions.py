@@ -20,6 +20,7 @@ import time
 from marple_eval.beliefs.generate import QuestionSpec, generate_questions
 from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
 from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion
+from marple_eval.beliefs.text import question_text
 
 GENERATION_TARGET = 100.0  # questions per second per core
 OBSERVER_TARGET = 1.0  # seconds per question
@@ -42,6 +43,11 @@ def generation(spec: QuestionSpec) -> list[BeliefQuestion]:
         f"target {GENERATION_TARGET:.0f}: {len(questions) / cpu / GENERATION_TARGET:.1f}x"
     )
     print("  per type: " + ", ".join(f"{k} {kinds.get(k, 0)}" for k in QUESTION_TYPES))
+    _, text_cpu, _ = timed(lambda: [question_text(q) for q in questions])
+    print(
+        f"  their texts: {text_cpu / max(1, len(questions)) * 1000:.2f} ms a question; with them "
+        f"{len(questions) / (cpu + text_cpu):,.0f} questions per CPU second"
+    )
     return questions
 
 
@@ -74,14 +80,14 @@ def warm(method, questions: list[BeliefQuestion]) -> None:
     )
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--houses", type=int, default=10, help="test houses (default 10)")
     parser.add_argument("--episodes", type=int, default=10, help="episodes per test house (default 10)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--cold", type=int, default=30, help="questions answered by a cold observer (default 30)")
     parser.add_argument("--policy", default=None, help="a belief policy checkpoint: time bip's answers too")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.houses < 1 or args.episodes < 1 or args.cold < 1:
         parser.error("--houses, --episodes and --cold must be at least 1")
     spec = QuestionSpec(seed=args.seed, test_houses=args.houses, episodes_per_house=args.episodes)

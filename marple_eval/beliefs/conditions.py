@@ -48,9 +48,12 @@ def scene_graphs(question: BeliefQuestion, steps: Sequence[int] | None = None) -
 
 
 def frame_steps(question: BeliefQuestion, count: int = FRAMES) -> list[int]:
-    """``count`` steps spread evenly from the start to the cut, both included (fewer if the clip is shorter)."""
+    """``count`` steps spread evenly from the start to the cut, both included (fewer if the clip is shorter;
+    one frame is the cut's)."""
     if count < 1:
         raise ValueError(f"count must be at least 1, got {count}")
+    if count == 1:
+        return [question.end_time]
     steps = np.linspace(question.start_time, question.end_time, count).round().astype(int)
     return sorted(set(steps.tolist()))
 
