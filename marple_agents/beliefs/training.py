@@ -33,7 +33,7 @@ from marple_gym.world.actions import NUM_ACTIONS
 
 log = logging.getLogger(__name__)
 DEFAULT_STEPS = 1500
-"""Optimizer steps of a training run by default (the small preset, batch 64)."""
+"""Optimizer steps of a training run by default (the small preset's batches of 32 samples)."""
 
 
 @dataclass

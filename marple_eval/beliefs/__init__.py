@@ -13,7 +13,14 @@ See docs/beliefs.md.
 """
 
 from marple_eval.beliefs.export import check_mmtom_rows, read_questions, write_questions
-from marple_eval.beliefs.generate import QuestionSpec, generate_questions, house_config, make_episode, make_questions
+from marple_eval.beliefs.generate import (
+    QuestionSpec,
+    balance_types,
+    generate_questions,
+    house_config,
+    make_episode,
+    make_questions,
+)
 from marple_eval.beliefs.inference import ActionModel, InversePlanner, PlannerModel
 from marple_eval.beliefs.llm import LLMBeliefMethod
 from marple_eval.beliefs.methods import BeliefMethod, InversePlanningMethod, ObserverMethod, UniformMethod
@@ -37,6 +44,7 @@ __all__ = [
     "QuestionSpec",
     "Statement",
     "UniformMethod",
+    "balance_types",
     "check_mmtom_rows",
     "episode_questions",
     "format_table",

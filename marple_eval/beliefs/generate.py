@@ -8,7 +8,8 @@ and episodes, the share of Sally-Anne episodes, the question types and the decis
 * :func:`make_episode` ``(spec, split, k, i)``: episode ``i`` in that house (``"search"`` or, with probability
   ``false_belief``, ``"false-belief"``; a Sally-Anne setup the house cannot stage is drawn again, and a house
   with no second container gets a search episode);
-* :func:`make_questions` ``(spec, split, k, i)``: that episode's questions (:func:`episode_questions`).
+* :func:`make_questions` ``(spec, split, k, i)``: that episode's questions (:func:`episode_questions`);
+* :func:`balance_types`: a split's questions with at most so many of each type (MMToM-QA balances its types).
 
 Each is a function of its arguments alone (its generator seeded from the spec's seed, the split, the house
 and the episode), so a sharded, resumable writer only has to cut the index ranges and record them.
@@ -58,7 +59,9 @@ class QuestionSpec:
     exclusion: float = EXCLUSION
     types: tuple[str, ...] = tuple(QUESTION_TYPES)
     threshold: float = DECISIVE
-    per_type: int = 1
+    per_type: int = 2
+    """Questions of each type an episode may give (at distinct cuts): 2 gives the default test split (10 houses
+    x 20 episodes) at least 50 of every type."""
     config: dict[str, Any] | None = field(default=None, compare=True)
     """A house config in the plain form (None: the apartment, :func:`~marple_gym.beliefs.houses.apartment_config`)."""
 
@@ -162,3 +165,18 @@ def generate_questions(
     """The questions of a split's episodes (default: all of them, :meth:`QuestionSpec.episodes`), in order."""
     for k, i in spec.episodes(split) if episodes is None else episodes:
         yield from make_questions(spec, split, k, i)
+
+
+def balance_types(questions: Sequence[BeliefQuestion], limit: int, seed: int = 0) -> list[BeliefQuestion]:
+    """At most ``limit`` questions of each type, drawn at random (seeded), in their first order: a split with
+    the types in balance, as MMToM-QA samples its questions."""
+    rng = np.random.default_rng([seed, zlib.crc32(b"balance")])
+    by_type: dict[str, list[int]] = {}
+    for i, q in enumerate(questions):
+        by_type.setdefault(q.type, []).append(i)
+    kept = set()
+    for kind in sorted(by_type):
+        members = by_type[kind]
+        chosen = members if len(members) <= limit else rng.choice(members, size=limit, replace=False).tolist()
+        kept.update(chosen)
+    return [q for i, q in enumerate(questions) if i in kept]

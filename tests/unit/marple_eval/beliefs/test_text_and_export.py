@@ -18,7 +18,7 @@ from marple_eval.beliefs.export import (
     read_questions,
     write_questions,
 )
-from marple_eval.beliefs.generate import QuestionSpec, make_questions
+from marple_eval.beliefs.generate import QuestionSpec, balance_types, make_questions
 from marple_eval.beliefs.questions import QuestionError, episode_questions
 from marple_eval.beliefs.text import describe_house, object_phrase, question_text
 from marple_gym.beliefs.episodes import false_belief_episode, search_episode
@@ -129,3 +129,10 @@ def test_questions_are_a_pure_function_of_the_spec_and_their_index():
         make_questions(spec, "dev", 0, 0)
     with pytest.raises(ValueError, match="unknown question types"):
         QuestionSpec(types=("3.1",))
+
+
+def test_a_split_can_be_balanced_across_types(questions):
+    balanced = balance_types(questions * 3, 2, seed=0)
+    kinds = [q.type for q in balanced]
+    assert all(kinds.count(k) <= 2 for k in kinds) and set(kinds) == {q.type for q in questions}
+    assert balance_types(questions * 3, 2, seed=0) == balanced
