@@ -73,3 +73,13 @@ def test_bip_answers_with_the_learned_likelihood_each_distinct_input_once(traine
     one = planner.model.action_probabilities(planner.trace, goal, steps[:1], [table[1][:1]])
     assert batched[1, 0] == pytest.approx(one[0, 0], rel=1e-5)
     assert ObserverMethod().answer(questions[0]) == pytest.approx(questions[0].normative)
+
+
+@pytest.mark.slow
+def test_bip_trained_on_the_training_houses_beats_chance_on_test_houses(tmp_path):
+    spec = QuestionSpec(seed=0, test_houses=3, episodes_per_house=8, train_episodes=150)
+    episodes = [make_episode(spec, "train", k, i) for k, i in spec.episodes("train")]
+    result = train_belief_policy(episodes, tmp_path, max_steps=600, seed=0)
+    questions = [q for k, i in spec.episodes("test") for q in make_questions(spec, "test", k, i)]
+    scores = score(questions, BipMethod(result.checkpoint).answer_all(questions))
+    assert result.val_accuracy > 0.6 and scores["all"]["accuracy"] > 0.7 and scores["all"]["n"] >= 40

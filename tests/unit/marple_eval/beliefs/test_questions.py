@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from search_houses import piece, two_rooms
 
+from marple_eval.beliefs.generate import QuestionSpec, make_questions
 from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
 from marple_eval.beliefs.questions import DECISIVE, QUESTION_TYPES, episode_questions
 from marple_eval.beliefs.registry import make_method
@@ -72,3 +75,19 @@ def test_unknown_types_and_methods_are_refused(searches):
     with pytest.raises(ValueError, match="unknown belief method"):
         make_method("oracle")
     assert UniformMethod().answer(None) == (0.5, 0.5)
+
+
+@settings(max_examples=6)
+@given(seed=st.integers(0, 10_000))
+def test_generated_questions_keep_only_decisive_normative_answers_that_the_observer_reproduces(seed):
+    spec = QuestionSpec(seed=seed, test_houses=1, episodes_per_house=1, false_belief=0.5)
+    questions = make_questions(spec, "test", 0, 0)
+    observer = ObserverMethod()
+    for q in questions:
+        assert max(q.normative) >= DECISIVE
+        assert observer.answer(q) == pytest.approx(q.normative, abs=1e-9)
+        chosen = q.options[q.answer]
+        if q.type.startswith("2."):
+            assert chosen.goal == q.episode.goal  # the goal questions' answer is the searcher's true goal
+        else:
+            assert q.given.goal == q.episode.goal and chosen.inside == (q.type != "1.3")
