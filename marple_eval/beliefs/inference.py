@@ -31,7 +31,6 @@ import numpy as np
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import EXCLUSION, EpisodeTrace, SearchEpisode
 from marple_gym.beliefs.locations import locations_of, pieces_of
-from marple_gym.world.assets import ASSETS
 
 FLOOR = 1e-12
 """The least probability an action gets, so that an observation no hypothesis explains leaves the posterior
@@ -188,7 +187,3 @@ def _share(logs: np.ndarray, mask: np.ndarray) -> float:
         return 0.5
     w = np.exp(logs - top)
     return float(w[mask].sum() / w.sum())
-
-
-def object_code(name: str) -> int:
-    return ASSETS.object_code[name]

@@ -203,8 +203,7 @@ class Candidate:
 
 
 def statement_probability(planner: InversePlanner, statement: Statement, t: int, given: Statement | None) -> float:
-    """P(statement | actions before t) for a belief statement (``given``: the goal), or P(goal rather than the
-    other option's) is left to :func:`option_probabilities`."""
+    """P(a belief statement | the goal ``given`` supposes, the actions before t)."""
     code = ASSETS.object_code[statement.obj]
     goal = ASSETS.object_code[given.goal]
     p = planner.belief_probability(goal, code, statement.piece, t)

@@ -39,7 +39,7 @@ from marple_gym.validation import Fields, message_error
 from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.house import DIR_VEC, House
-from marple_gym.world.state import WorldState
+from marple_gym.world.state import CH_OBJ, WorldState
 from marple_gym.world.world import World
 
 KINDS = ("search", "false-belief")
@@ -473,23 +473,23 @@ def false_belief_episode(
     explicit = _explicit(world, config)
     width = house.width
     x, y = state.obj_pos[obj].tolist()
-    cells = policy._cells
-    rest_cells = cells[rest]
-    free = tuple(c for c in cells[second] if not state.grid[c // width, c % width, 3])
+    cells = policy.cells
+    rest_cells = cells(rest)
+    free = tuple(c for c in cells(second) if not state.grid[c // width, c % width, CH_OBJ])
     searcher_setup = Errand(
-        policy, 0, [(cells[first], int(Action.open)), (cells[first], int(Action.close)), (rest_cells, IDLE)], rng
+        policy, 0, [(cells(first), int(Action.open)), (cells(first), int(Action.close)), (rest_cells, IDLE)], rng
     )
     mover = Errand(
         policy,
         1,
         [
-            (cells[first], int(Action.open)),
+            (cells(first), int(Action.open)),
             ((y * width + x,), int(Action.pickup)),
-            (cells[first], int(Action.close)),
-            (cells[second], int(Action.open)),
+            (cells(first), int(Action.close)),
+            (cells(second), int(Action.open)),
             (free, int(Action.drop)),
-            (cells[second], int(Action.close)),
-            (cells[away], IDLE),
+            (cells(second), int(Action.close)),
+            (cells(away), IDLE),
         ],
         rng,
     )
@@ -570,4 +570,4 @@ def _sally_anne(house: House, state: WorldState, policy: SearchPolicy, rng: np.r
 
 def _has_free_cell(house: House, state: WorldState, piece: int) -> bool:
     ys, xs = house.fur_cells[piece]
-    return bool((state.grid[ys, xs, 3] == 0).any())
+    return bool((state.grid[ys, xs, CH_OBJ] == 0).any())

@@ -135,11 +135,15 @@ class SearchPolicy:
         self.locations = locations_of(house)
         self.distances = house_distances(house)
         self.miss_cost = float(house.width + house.height if settings.miss_cost is None else settings.miss_cost)
-        self._cells = {f: tuple(int(c) for c in self._flat_cells(f)) for f in pieces_of(self.locations.all)}
+        self._cells = {f: self._flat_cells(f) for f in pieces_of(self.locations.all)}
 
-    def _flat_cells(self, piece: int) -> np.ndarray:
+    def _flat_cells(self, piece: int) -> tuple[int, ...]:
         ys, xs = self.house.fur_cells[piece]
-        return ys * self.house.width + xs
+        return tuple((ys * self.house.width + xs).tolist())
+
+    def cells(self, piece: int) -> tuple[int, ...]:
+        """The flat cells (``y * width + x``) of a piece of furniture: facing one of them checks it."""
+        return self._cells.get(piece) or self._flat_cells(piece)
 
     def moment(self, state: WorldState, agent: int, last: Outcome | None = None) -> Moment:
         """What the policy needs of ``state`` for agent ``agent`` (``last``: its last action's outcome)."""
