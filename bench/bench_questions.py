@@ -98,8 +98,11 @@ def main(argv: list[str] | None = None) -> None:
     for method in (UniformMethod(), ObserverMethod()):
         warm(method, questions)
     if args.policy:
+        import torch
+
         from marple_agents.beliefs.bip import BipMethod
 
+        torch.set_num_threads(1)  # one core, as every figure here (threads that wait on a busy core spin)
         warm(BipMethod(args.policy), questions)
 
 
