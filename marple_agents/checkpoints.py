@@ -21,6 +21,7 @@ import hashlib
 import logging
 import pickle
 import re
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -220,11 +221,18 @@ def estimated_parameters(config: dict[str, Any]) -> int:
 
 def load_checkpoint(path: str | Path | BinaryIO) -> tuple[PolicyNet, ModelConfig, dict[str, Any]]:
     """Rebuild the network a checkpoint describes and load its weights: (net, config, meta)."""
-    payload = read_checkpoint(path)
-    config = read_model_config(payload["config"], _name(path))
-    net = build_model(config)
+    return load_payload(read_checkpoint(path), _name(path))
+
+
+def load_payload(
+    payload: dict[str, Any], name: str, build: Callable[[ModelConfig], torch.nn.Module] = build_model
+) -> tuple[Any, ModelConfig, dict[str, Any]]:
+    """The network ``build`` makes of a checked payload's config (:func:`read_checkpoint`), with its weights:
+    (net, config, meta); ``name`` names the checkpoint in errors."""
+    config = read_model_config(payload["config"], name)
+    net = build(config)
     try:
         net.load_state_dict(payload["state_dict"], strict=True)
     except RuntimeError as exc:
-        raise CheckpointError(f"{_name(path)}: weights do not match the model its config describes: {exc}") from exc
+        raise CheckpointError(f"{name}: weights do not match the model its config describes: {exc}") from exc
     return net, config, dict(payload.get("meta") or {})
