@@ -1,0 +1,157 @@
+"""What the four scenarios' stages share: a room, barriers of chairs, and the agents acting on them.
+
+Every stage is one room (a type that has chairs), the agent in the middle of
+its bottom row facing north, goal objects towards the top. Obstacles are lines
+of chairs. Around an object approached from below a barrier comes in three
+levels of difficulty (:data:`LEVELS`): none, a line of three chairs in front of
+it (the agent goes round to its side) and a cup of five (the agent goes round
+to its far side). What a barrier costs is never assumed: the families measure
+every cost on the stage itself with the planner's own search.
+
+The agent acts by the utility planner (:class:`~marple_gym.planner.utility.UtilityPlanner`):
+its best choice (:func:`choosing`), or scripted to go for another object
+(:func:`going_for`) or to walk an old route (:func:`walking`). Every action goes
+through the episode transition.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from marple_eval.expectations.trial import Episode, TrialError
+from marple_gym.generation.stage import Cell, Stage, StageRoom
+from marple_gym.planner.routes import route_actions
+from marple_gym.planner.utility import STAY, ActionCosts, GoalPlan, Preferences, UtilityPlanner, walkable_cells
+from marple_gym.world.actions import Action
+
+ROOM_TYPES = ("Kitchen", "Bedroom", "Bathroom", "Study", "LivingRoom")
+"""Room types that have chairs (the obstacles)."""
+OBJECT_TYPES = (
+    "apple",
+    "ball",
+    "banana",
+    "book",
+    "cake",
+    "candle",
+    "cookie",
+    "gym_shoe",
+    "mug",
+    "pot_plant",
+    "strawberry",
+    "teapot",
+)
+"""The goal objects: distinct, easy to tell apart in a picture."""
+LEVELS = ("none", "front", "cup")
+"""Barrier difficulties round an object approached from below (see module docs)."""
+NORTH = 3
+
+COST_SCALES = (0.5, 0.75, 1.0, 1.5, 2.0)
+"""The agents' action-cost scales (forward costs the scale, a turn half of it): the observer's prior spans them."""
+REWARDS = tuple(float(r) for r in range(0, 61, 2))
+"""The rewards an agent may give an object: the observer's prior spans them."""
+BETA = 1.0
+"""How sharply agents choose among goals (their Boltzmann constant): every agent's, known to the observer."""
+MARGIN = 3.0
+"""The least utility by which an agent's chosen option beats every other (so its choice is clear)."""
+
+
+def costs(scale: float) -> ActionCosts:
+    """The action costs of an agent of cost scale ``scale``."""
+    return ActionCosts(forward=scale, turn=scale / 2, pickup=0.0)
+
+
+def room(rng: np.random.Generator, widths: Sequence[int] = (9, 11), heights: Sequence[int] = (7, 8)) -> Stage:
+    """An empty one-room stage of a random chair room type and size, the agent bottom middle facing north."""
+    w = int(rng.choice(widths))
+    h = int(rng.choice(heights))
+    kind = str(rng.choice(ROOM_TYPES))
+    return Stage(w + 2, h + 2, (StageRoom(kind, (1, 1), (w, h)),), agent=(1 + w // 2, h, NORTH))
+
+
+def centre(stage: Stage) -> int:
+    """The x of the stage's middle column (where the agent starts)."""
+    return stage.agent[0]
+
+
+def barrier(x0: int, x1: int, y: int) -> list[Cell]:
+    """A horizontal line of chairs from x0 to x1 (inclusive) on row y."""
+    return [(x, y) for x in range(x0, x1 + 1)]
+
+
+def around(cell: Cell, level: str) -> list[Cell]:
+    """The chairs of a barrier of difficulty ``level`` round an object at ``cell`` approached from below."""
+    x, y = cell
+    if level == "none":
+        return []
+    front = barrier(x - 1, x + 1, y + 1)
+    if level == "front":
+        return front
+    if level == "cup":
+        return front + [(x - 1, y), (x + 1, y)]
+    raise ValueError(f"unknown barrier level {level!r}; use one of {LEVELS}")
+
+
+def goal_cost(stage: Stage, cell: Cell, scale: float = 1.0) -> float:
+    """What the cheapest way from the stage's start to picking up the object at ``cell`` costs."""
+    world = stage.world()
+    walkable = walkable_cells(world.state.grid, stage.agent[:2])
+    return GoalPlan(walkable, [cell], costs(scale)).cost(*stage.agent)
+
+
+def object_types(rng: np.random.Generator, n: int) -> list[str]:
+    return [str(t) for t in rng.choice(OBJECT_TYPES, size=n, replace=False)]
+
+
+# ---- acting -------------------------------------------------------------------------------------------------------
+def _run(stage: Stage, agent: Preferences, rng: np.random.Generator, goal: int | None) -> tuple[Episode, int]:
+    world = stage.world()
+    planner = UtilityPlanner(world, agent, rng=rng, goal=goal, choice="best")
+    outcomes = planner.run()
+    if not planner.succeeded or not all(o.success for o in outcomes):
+        raise TrialError("the agent did not reach its goal on its stage")
+    return Episode(stage, tuple(o.action for o in outcomes)), planner.goal
+
+
+def choosing(stage: Stage, agent: Preferences, rng: np.random.Generator) -> tuple[Episode, str | None]:
+    """The agent's best choice on ``stage`` (ties among cheapest actions drawn with ``rng``), and the type of
+    the object it went for (None: it stayed)."""
+    episode, goal = _run(stage, agent, rng, None)
+    return episode, None if goal == STAY else Stage.object_types(stage.house)[goal]
+
+
+def going_for(stage: Stage, agent: Preferences, object_type: str, rng: np.random.Generator) -> Episode:
+    """The agent scripted to go for the object of type ``object_type`` by a cheapest way."""
+    return _run(stage, agent, rng, Stage.object_types(stage.house).index(object_type))[0]
+
+
+def staying(stage: Stage) -> Episode:
+    """The agent staying where it is (one ``idle``)."""
+    return Episode(stage, (int(Action.idle),))
+
+
+def walking(stage: Stage, cells: Sequence[Cell], target: Cell) -> Episode:
+    """The agent scripted to walk ``cells`` in order and pick up the object at ``target``."""
+    return Episode(stage, tuple(route_actions(stage.agent, cells, target)))
+
+
+def route_of(episode: Episode) -> list[Cell]:
+    """The cells the agent walked through in ``episode``, in order (the start first)."""
+    cells: list[Cell] = []
+    for state in episode.states:
+        cell = tuple(state.agent_pos[0].tolist())
+        if not cells or cells[-1] != cell:
+            cells.append(cell)
+    return cells
+
+
+def best_option(stage: Stage, agent: Preferences) -> tuple[str | None, float]:
+    """The agent's best option on ``stage`` (an object type, or None to stay) and by how much utility it beats
+    the next best."""
+    planner = UtilityPlanner(stage.world(), agent, rng=np.random.default_rng(0), goal=STAY)
+    utilities = planner.utilities() + [0.0]
+    order = np.argsort(utilities)[::-1]
+    best, second = int(order[0]), int(order[1])
+    kind = None if best == len(planner.options) else Stage.object_types(stage.house)[planner.options[best]]
+    return kind, float(utilities[best] - utilities[second])
