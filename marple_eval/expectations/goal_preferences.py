@@ -22,7 +22,6 @@ from marple_eval.expectations.trial import Trial, TrialError, TrialKey
 from marple_gym.planner.utility import Preferences
 
 TYPES = ("1.1", "1.2", "1.3", "1.4")
-ATTEMPTS = 50
 ROW = 3
 """The objects' row: room for a cup below and a way round it above."""
 
@@ -41,31 +40,30 @@ def _levels(kind: str, rng: np.random.Generator) -> tuple[tuple[int, int], tuple
     raise ValueError(f"unknown goal-preference type {kind!r}; use one of {TYPES}")
 
 
-def make(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial:
-    """The trial ``key`` of this scenario (see module docs), drawn with ``rng``."""
-    for _ in range(ATTEMPTS):
-        base = stages.room(rng)
-        cx = stages.centre(base)
-        spread = int(rng.choice([k for k in (2, 3) if cx - k - 1 >= 1]))
-        a, b = stages.object_types(rng, 2)
-        sides = [(cx - spread, ROW), (cx + spread, ROW)]
-        if rng.random() < 0.5:
-            sides.reverse()
-        (fam_a, fam_b), (test_a, test_b) = _levels(key.type, rng)
-        fam = _placed(base, (a, sides[0], fam_a), (b, sides[1], fam_b))
-        if rng.random() < 0.5:
-            sides.reverse()  # the objects swap places
-        test = _placed(base, (a, sides[0], test_a), (b, sides[1], test_b))
-        agent = _agent(fam, test, a, b, rng)
-        if agent is None:
-            continue
-        familiarisation, chose = stages.choosing(fam, agent, rng)
-        expected, went = stages.choosing(test, agent, rng)
-        if chose != a or went != a:
-            raise TrialError(f"{key.id}: the agent did not prefer {a} as its rewards say")
-        surprising = stages.going_for(test, agent, b, rng) if key.split == "test" else None
-        return Trial(key, seed, agent, (familiarisation,), expected, surprising)
-    raise TrialError(f"{key.id}: no stage fit the type in {ATTEMPTS} attempts")
+def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
+    """One draw of trial ``key`` of this scenario (see module docs) with ``rng``: the trial, or None if the drawn
+    stage or agent does not fit the type (:func:`marple_eval.expectations.scenarios.make_trial` draws again)."""
+    base = stages.room(rng)
+    cx = stages.centre(base)
+    spread = int(rng.choice([k for k in (2, 3) if cx - k - 1 >= 1]))
+    a, b = stages.object_types(rng, 2)
+    sides = [(cx - spread, ROW), (cx + spread, ROW)]
+    if rng.random() < 0.5:
+        sides.reverse()
+    (fam_a, fam_b), (test_a, test_b) = _levels(key.type, rng)
+    fam = _placed(base, (a, sides[0], fam_a), (b, sides[1], fam_b))
+    if rng.random() < 0.5:
+        sides.reverse()  # the objects swap places
+    test = _placed(base, (a, sides[0], test_a), (b, sides[1], test_b))
+    agent = _agent(fam, test, a, b, rng)
+    if agent is None:
+        return None
+    familiarisation, chose = stages.choosing(fam, agent, rng)
+    expected, went = stages.choosing(test, agent, rng)
+    if chose != a or went != a:
+        raise TrialError(f"{key.id}: the agent did not prefer {a} as its rewards say")
+    surprising = stages.going_for(test, agent, b, rng) if key.split == "test" else None
+    return Trial(key, seed, agent, (familiarisation,), expected, surprising)
 
 
 def _placed(base: stages.Stage, *objects: tuple[str, stages.Cell, int]) -> stages.Stage:
@@ -84,8 +82,4 @@ def _agent(fam: stages.Stage, test: stages.Stage, a: str, b: str, rng: np.random
     r_a = float(rng.choice(rewards_a))
     r_b = float(rng.choice([r for r in stages.REWARDS if r <= r_a - stages.MARGIN]))
     agent = Preferences({a: r_a, b: r_b}, stages.costs(scale), stages.BETA)
-    for stage in (fam, test):
-        best, lead = stages.best_option(stage, agent)
-        if best != a or lead < stages.MARGIN:
-            return None
-    return agent
+    return agent if all(stages.clearly_chooses(stage, agent, a) for stage in (fam, test)) else None

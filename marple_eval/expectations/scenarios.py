@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from marple_eval.expectations import goal_preferences
+from marple_eval.expectations import action_efficiency, cost_reward, goal_preferences, stages, unobserved_constraints
 from marple_eval.expectations.trial import SPLITS, Trial, TrialKey
 
 
@@ -26,7 +26,7 @@ class ExpectationScenario:
     name: str
     title: str
     types: tuple[str, ...]
-    make: Callable[[TrialKey, int, np.random.Generator], Trial] = field(repr=False)
+    attempt: Callable[[TrialKey, int, np.random.Generator], Trial | None] = field(repr=False)
     left_out: dict[str, str] = field(default_factory=dict)
     """AGENT's types this scenario does not carry over, and why."""
 
@@ -34,7 +34,27 @@ class ExpectationScenario:
 EXPECTATION_SCENARIOS: dict[str, ExpectationScenario] = {
     s.name: s
     for s in (
-        ExpectationScenario(1, "goal_preferences", "Goal preferences", goal_preferences.TYPES, goal_preferences.make),
+        ExpectationScenario(
+            1, "goal_preferences", "Goal preferences", goal_preferences.TYPES, goal_preferences.attempt
+        ),
+        ExpectationScenario(
+            2,
+            "action_efficiency",
+            "Action efficiency",
+            action_efficiency.TYPES,
+            action_efficiency.attempt,
+            action_efficiency.LEFT_OUT,
+        ),
+        ExpectationScenario(
+            3,
+            "unobserved_constraints",
+            "Unobserved constraints",
+            unobserved_constraints.TYPES,
+            unobserved_constraints.attempt,
+        ),
+        ExpectationScenario(
+            4, "cost_reward_trade_offs", "Cost-reward trade-offs", cost_reward.TYPES, cost_reward.attempt
+        ),
     )
 }
 """The scenarios by name, in AGENT's order."""
@@ -65,7 +85,8 @@ def make_trial(key: TrialKey, seed: int = 0) -> Trial:
         raise ValueError(f"trial index must be >= 0, got {key.index}")
     major, minor = (int(p) for p in key.type.split("."))
     entropy = [int(seed), scenario.number, major, minor, SPLITS.index(key.split), key.index]
-    return scenario.make(key, seed, np.random.default_rng(entropy))
+    rng = np.random.default_rng(entropy)
+    return stages.first_fit(lambda: scenario.attempt(key, seed, rng), key)
 
 
 def trial_keys(split: str, per_type: int, types: Iterable[str] | None = None) -> list[TrialKey]:
