@@ -97,28 +97,8 @@ class LLMModel(InferenceModel):
             raise LLMError(
                 f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
             )
-        model = _option(model, "MARPLE_LLM_MODEL")
-        api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
-        if dry_run is None and not model:
-            raise LLMError("llm: no model name: set MARPLE_LLM_MODEL or --model-arg model=NAME")
-        if dry_run is None and not api_key:
-            raise LLMError(
-                "llm: no API key: set OPENAI_API_KEY or MARPLE_LLM_API_KEY, or --model-arg api_key=... "
-                f"(api_key={NO_KEY} for a local server that needs none)"
-            )
-        self.client = ChatClient(
-            ClientSettings(
-                base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
-                model=model or "(none: dry run)",
-                api_key=None if api_key == NO_KEY else api_key,
-                timeout_s=float(timeout),
-                retries=int(retries),
-                backoff_s=float(backoff),
-                cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
-                price_prompt=float(price_prompt),
-                price_completion=float(price_completion),
-            ),
-            dry_run=None if dry_run is None else Path(dry_run),
+        self.client = chat_client(
+            model, base_url, api_key, timeout, retries, backoff, cache, price_prompt, price_completion, dry_run
         )
         self.shots, self.examples, self.examples_split = int(shots), examples, examples_split
         self.n, self.temperature, self.max_tokens, self.seed = n, float(temperature), int(max_tokens), int(seed)
@@ -152,20 +132,7 @@ class LLMModel(InferenceModel):
 
     def completions(self, chat: list[dict[str, str]]) -> list[str]:
         """``n`` completions; a server that returns fewer choices than asked for is asked again for the rest."""
-        texts: list[str] = []
-        while len(texts) < self.n:
-            body = {
-                "model": self.client.settings.model,
-                "messages": chat,
-                "temperature": self.temperature,
-                "n": self.n - len(texts),
-                "max_tokens": self.max_tokens,
-            }
-            got = self.client.complete(body).texts
-            if not got:
-                break
-            texts += got[: self.n - len(texts)]
-        return texts
+        return complete_n(self.client, chat, self.n, self.temperature, self.max_tokens)
 
     # ---- in-context examples --------------------------------------------------------------------------------
 
@@ -192,3 +159,63 @@ class LLMModel(InferenceModel):
         pool = list(itertools.islice(training_pairs(trajectories, mission), EXAMPLE_POOL))
         rng = np.random.default_rng([self.seed, zlib.crc32(trial.scenario.encode())])
         return pick_pairs(pool, self.shots, rng)
+
+
+def chat_client(
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    timeout: float = 120.0,
+    retries: int = 5,
+    backoff: float = 1.0,
+    cache: str | None = None,
+    price_prompt: float = 0.0,
+    price_completion: float = 0.0,
+    dry_run: str | None = None,
+) -> ChatClient:
+    """The client of the options (or, where an option is not given, the environment: see the module docs);
+    :class:`LLMError` without a model name or key, unless it is a dry run, which sends nothing."""
+    model = _option(model, "MARPLE_LLM_MODEL")
+    api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
+    if dry_run is None and not model:
+        raise LLMError("llm: no model name: set MARPLE_LLM_MODEL or --model-arg model=NAME")
+    if dry_run is None and not api_key:
+        raise LLMError(
+            "llm: no API key: set OPENAI_API_KEY or MARPLE_LLM_API_KEY, or --model-arg api_key=... "
+            f"(api_key={NO_KEY} for a local server that needs none)"
+        )
+    return ChatClient(
+        ClientSettings(
+            base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
+            model=model or "(none: dry run)",
+            api_key=None if api_key == NO_KEY else api_key,
+            timeout_s=float(timeout),
+            retries=int(retries),
+            backoff_s=float(backoff),
+            cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
+            price_prompt=float(price_prompt),
+            price_completion=float(price_completion),
+        ),
+        dry_run=None if dry_run is None else Path(dry_run),
+    )
+
+
+def complete_n(
+    client: ChatClient, chat: list[dict[str, str]], n: int, temperature: float, max_tokens: int
+) -> list[str]:
+    """``n`` completions of ``chat``; a server that returns fewer choices than asked for is asked again for the
+    rest (none in a dry run)."""
+    texts: list[str] = []
+    while len(texts) < n:
+        body = {
+            "model": client.settings.model,
+            "messages": chat,
+            "temperature": temperature,
+            "n": n - len(texts),
+            "max_tokens": max_tokens,
+        }
+        got = client.complete(body).texts
+        if not got:
+            break
+        texts += got[: n - len(texts)]
+    return texts
