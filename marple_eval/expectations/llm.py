@@ -24,8 +24,8 @@ import numpy as np
 
 from marple_eval.expectations.trial import EpisodeEvidence, TrialView
 from marple_eval.llm.answers import parse_answer
-from marple_eval.llm.client import ChatClient, LLMError
-from marple_eval.llm.model import chat_client, complete_n
+from marple_eval.llm.client import ChatClient
+from marple_eval.llm.model import chat_client, check_sampling, complete_n, sampling_settings
 from marple_eval.llm.scenes import describe_scene
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
@@ -55,10 +55,7 @@ class LLMRater:
     name = "llm"
 
     def __init__(self, client: ChatClient, n: int = 10, temperature: float = 0.5, max_tokens: int = 1024) -> None:
-        if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
-            raise LLMError(
-                f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
-            )
+        check_sampling(n, temperature, max_tokens)
         self.client = client
         self.n, self.temperature, self.max_tokens = n, float(temperature), int(max_tokens)
 
@@ -69,15 +66,7 @@ class LLMRater:
         return cls(chat_client(**client), n, temperature, max_tokens)
 
     def settings(self) -> dict[str, Any]:
-        s = self.client.settings
-        return {
-            "llm": s.model,
-            "base_url": s.base_url,
-            "prompt_version": PROMPT_VERSION,
-            "n": self.n,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
+        return sampling_settings(self.client, PROMPT_VERSION, self.n, self.temperature, self.max_tokens)
 
     def rate(self, view: TrialView) -> list[float]:
         return [self._rate_one(view, test) for test in view.tests]

@@ -93,10 +93,7 @@ class LLMModel(InferenceModel):
             raise LLMError(f"llm: scenes must be one of {', '.join(SCENES)}, got {scenes!r}")
         if shots and not examples:
             raise LLMError("llm: in-context examples come from training data: add --model-arg examples=DATA_DIR")
-        if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
-            raise LLMError(
-                f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
-            )
+        check_sampling(n, temperature, max_tokens)
         self.client = chat_client(
             model, base_url, api_key, timeout, retries, backoff, cache, price_prompt, price_completion, dry_run
         )
@@ -106,18 +103,12 @@ class LLMModel(InferenceModel):
         self._pairs: dict[str, list[WhodunitEpisode]] = {}
 
     def settings(self) -> dict[str, Any]:
-        s = self.client.settings
         return {
             **super().settings(),
-            "llm": s.model,
-            "base_url": s.base_url,
-            "prompt_version": PROMPT_VERSION,
+            **sampling_settings(self.client, PROMPT_VERSION, self.n, self.temperature, self.max_tokens),
             "scenes": self.scenes,
             "shots": self.shots,
             **({"examples": self.examples, "examples_split": self.examples_split} if self.shots else {}),
-            "n": self.n,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
         }
 
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
@@ -198,6 +189,27 @@ def chat_client(
         ),
         dry_run=None if dry_run is None else Path(dry_run),
     )
+
+
+def check_sampling(n: int, temperature: float, max_tokens: int) -> None:
+    """:class:`LLMError` unless n >= 1, 0 <= temperature <= 2 and max_tokens >= 1."""
+    if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
+        raise LLMError(
+            f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
+        )
+
+
+def sampling_settings(client: ChatClient, prompt_version: int, n: int, temperature: float, max_tokens: int) -> dict:
+    """What a results file records of a chat model's run: the model, server, prompt version and sampling."""
+    s = client.settings
+    return {
+        "llm": s.model,
+        "base_url": s.base_url,
+        "prompt_version": prompt_version,
+        "n": n,
+        "temperature": temperature,
+        "max_tokens": max_tokens,
+    }
 
 
 def complete_n(
