@@ -171,6 +171,24 @@ def generalisation_tests(name: str, types: Sequence[str] | None = None) -> list[
     raise ValueError(f"unknown generalisation test {name!r}; use one of {GENERALISATION_TESTS}")
 
 
+def pooled(results: Iterable[tuple[GeneralisationSplit, Sequence[Rating]]]) -> dict[str, Accuracy]:
+    """One table from the splits of a test whose test types do not overlap (all, leave one type out, leave one
+    scenario out): each type scored by the model that held it out, as AGENT's Table 1 reports them."""
+    ratings: list[Rating] = []
+    seen: set[str] = set()
+    for split, group in results:
+        if seen & set(split.test):
+            raise ValueError(f"{split.label} tests types another split tested: pool only tests whose test types differ")
+        seen |= set(split.test)
+        ratings += list(group)
+    return accuracy_table(ratings)
+
+
+def matrix(results: Iterable[tuple[GeneralisationSplit, Sequence[Rating]]]) -> dict[str, dict[str, Accuracy]]:
+    """Split label -> its accuracy table (single type, single scenario: AGENT's Figures 6 and 7)."""
+    return {split.label: accuracy_table(group) for split, group in results if group}
+
+
 # ---- a picture -------------------------------------------------------------------------------------------------------
 def plot_accuracy(tables: Mapping[str, Mapping[str, Accuracy]], path: str | Path, title: str | None = None) -> Path:
     """Save a PNG of pairwise accuracy per type (bars with 95 % intervals), one bar per method, chance dashed."""

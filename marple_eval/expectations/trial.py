@@ -185,10 +185,10 @@ class Trial:
 
     def view(self, order: Sequence[str] | None = None) -> TrialView:
         """What a rater sees: the familiarisation's and the tests' evidence, the tests in ``order`` (names of
-        :attr:`tests`; default: as listed), and nothing that says which is which."""
+        :attr:`tests`, each at most once; default: all, as listed), and nothing that says which is which."""
         names = list(self.tests) if order is None else list(order)
-        if sorted(names) != sorted(self.tests):
-            raise ValueError(f"order must name the trial's tests {sorted(self.tests)} once each, got {names}")
+        if len(set(names)) != len(names) or not set(names) <= set(self.tests) or not names:
+            raise ValueError(f"order must name some of the trial's tests {sorted(self.tests)}, once each, got {names}")
         return TrialView(
             tuple(e.evidence() for e in self.familiarisation), tuple(self.tests[n].evidence() for n in names)
         )
