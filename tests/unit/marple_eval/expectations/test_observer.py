@@ -12,6 +12,7 @@ from marple_eval.expectations.observer import ExactObserver
 from marple_eval.expectations.scenarios import all_types, make_trial, trial_keys
 from marple_eval.expectations.stages import around
 from marple_eval.expectations.trial import Episode, TrialView
+from marple_gym.generation.stage import Stage, StageRoom
 
 OBSERVER = ExactObserver()
 
@@ -73,6 +74,17 @@ def detour_trial(test_stage, kind="2.1"):
 )
 def test_action_efficiency_repeating_the_old_detour_is_the_surprise(kind, chairs):
     ratings = rate(detour_trial(hand_stage([("apple", (6, 2))], chairs=chairs), kind))
+    assert ratings["expected"] < 1.0 < ratings["surprising"]
+
+
+def test_action_efficiency_a_new_door_on_the_way_makes_the_old_door_the_surprise():
+    agent = agent_of({"apple": 40.0})
+    rooms = (StageRoom("Study", (1, 1), (11, 3)), StageRoom("Kitchen", (1, 5), (11, 4)))
+    fam = Stage(13, 10, rooms, doors=[(1, 4)], objects=[("apple", (6, 2))], agent=(6, 8, 3))
+    test = Stage(13, 10, rooms, doors=[(1, 4), (6, 4)], objects=[("apple", (6, 2))], agent=(6, 8, 3))
+    familiar = chosen(fam, agent)
+    old_way = stages.walking(test, stages.route_of(familiar), (6, 2))
+    ratings = rate(hand_trial("action_efficiency", "2.4", agent, [familiar], chosen(test, agent), old_way))
     assert ratings["expected"] < 1.0 < ratings["surprising"]
 
 
