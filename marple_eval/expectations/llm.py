@@ -25,7 +25,7 @@ import numpy as np
 from marple_eval.expectations.trial import EpisodeEvidence, TrialView
 from marple_eval.llm.answers import parse_answer
 from marple_eval.llm.client import ChatClient
-from marple_eval.llm.model import chat_client, check_sampling, complete_n, sampling_settings
+from marple_eval.llm.model import chat_client, check_sampling, client_record, completions
 from marple_eval.llm.scenes import describe_scene
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
@@ -66,13 +66,19 @@ class LLMRater:
         return cls(chat_client(**client), n, temperature, max_tokens)
 
     def settings(self) -> dict[str, Any]:
-        return sampling_settings(self.client, PROMPT_VERSION, self.n, self.temperature, self.max_tokens)
+        return {
+            **client_record(self.client),
+            "prompt_version": PROMPT_VERSION,
+            "n": self.n,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
 
     def rate(self, view: TrialView) -> list[float]:
         return [self._rate_one(view, test) for test in view.tests]
 
     def _rate_one(self, view: TrialView, test: EpisodeEvidence) -> float:
-        texts = complete_n(self.client, messages(view, test), self.n, self.temperature, self.max_tokens)
+        texts = completions(self.client, messages(view, test), self.n, self.temperature, self.max_tokens)
         answers = [a for a in (parse_answer(t) for t in texts) if a is not None]
         if self.client.dry_run is None and len(answers) < len(texts):
             log.warning("%d of %d completions gave no answer from 0 to 100", len(texts) - len(answers), len(texts))

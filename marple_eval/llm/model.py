@@ -59,6 +59,79 @@ def _option(value: Any, *env: str, default: Any = None) -> Any:
     return default
 
 
+def check_sampling(n: int, temperature: float, max_tokens: int) -> None:
+    """Refuse sampling settings a chat server would: n >= 1, 0 <= temperature <= 2, max_tokens >= 1."""
+    if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
+        raise LLMError(
+            f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
+        )
+
+
+def chat_client(
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    cache: str | None = None,
+    retries: int = 5,
+    backoff: float = 1.0,
+    timeout: float = 120.0,
+    price_prompt: float = 0.0,
+    price_completion: float = 0.0,
+    dry_run: str | None = None,
+) -> ChatClient:
+    """The client of the options given, or of the environment (see the module docs); a dry run needs no model
+    name and no key."""
+    model = _option(model, "MARPLE_LLM_MODEL")
+    api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
+    if dry_run is None and not model:
+        raise LLMError("llm: no model name: set MARPLE_LLM_MODEL or --model-arg model=NAME")
+    if dry_run is None and not api_key:
+        raise LLMError(
+            "llm: no API key: set OPENAI_API_KEY or MARPLE_LLM_API_KEY, or --model-arg api_key=... "
+            f"(api_key={NO_KEY} for a local server that needs none)"
+        )
+    return ChatClient(
+        ClientSettings(
+            base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
+            model=model or "(none: dry run)",
+            api_key=None if api_key == NO_KEY else api_key,
+            timeout_s=float(timeout),
+            retries=int(retries),
+            backoff_s=float(backoff),
+            cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
+            price_prompt=float(price_prompt),
+            price_completion=float(price_completion),
+        ),
+        dry_run=None if dry_run is None else Path(dry_run),
+    )
+
+
+def client_record(client: ChatClient) -> dict[str, str]:
+    """What a run records of the client it asked: the model and the server (never the key)."""
+    return {"llm": client.settings.model, "base_url": client.settings.base_url}
+
+
+def completions(
+    client: ChatClient, chat: list[dict[str, str]], n: int, temperature: float, max_tokens: int
+) -> list[str]:
+    """``n`` completions of ``chat``; a server that returns fewer choices than asked for is asked again for the
+    rest (none in a dry run)."""
+    texts: list[str] = []
+    while len(texts) < n:
+        body = {
+            "model": client.settings.model,
+            "messages": chat,
+            "temperature": temperature,
+            "n": n - len(texts),
+            "max_tokens": max_tokens,
+        }
+        got = client.complete(body).texts
+        if not got:
+            break
+        texts += got[: n - len(texts)]
+    return texts
+
+
 class LLMModel(InferenceModel):
     """Ask a chat model which agent did it, the paper's way (see the module docstring)."""
 
@@ -95,7 +168,7 @@ class LLMModel(InferenceModel):
             raise LLMError("llm: in-context examples come from training data: add --model-arg examples=DATA_DIR")
         check_sampling(n, temperature, max_tokens)
         self.client = chat_client(
-            model, base_url, api_key, timeout, retries, backoff, cache, price_prompt, price_completion, dry_run
+            model, base_url, api_key, cache, retries, backoff, timeout, price_prompt, price_completion, dry_run
         )
         self.shots, self.examples, self.examples_split = int(shots), examples, examples_split
         self.n, self.temperature, self.max_tokens, self.seed = n, float(temperature), int(max_tokens), int(seed)
@@ -105,10 +178,14 @@ class LLMModel(InferenceModel):
     def settings(self) -> dict[str, Any]:
         return {
             **super().settings(),
-            **sampling_settings(self.client, PROMPT_VERSION, self.n, self.temperature, self.max_tokens),
+            **client_record(self.client),
+            "prompt_version": PROMPT_VERSION,
             "scenes": self.scenes,
             "shots": self.shots,
             **({"examples": self.examples, "examples_split": self.examples_split} if self.shots else {}),
+            "n": self.n,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
         }
 
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
@@ -122,8 +199,8 @@ class LLMModel(InferenceModel):
         return probabilities(answers)
 
     def completions(self, chat: list[dict[str, str]]) -> list[str]:
-        """``n`` completions; a server that returns fewer choices than asked for is asked again for the rest."""
-        return complete_n(self.client, chat, self.n, self.temperature, self.max_tokens)
+        """``n`` completions (:func:`completions`)."""
+        return completions(self.client, chat, self.n, self.temperature, self.max_tokens)
 
     # ---- in-context examples --------------------------------------------------------------------------------
 
@@ -150,84 +227,3 @@ class LLMModel(InferenceModel):
         pool = list(itertools.islice(training_pairs(trajectories, mission), EXAMPLE_POOL))
         rng = np.random.default_rng([self.seed, zlib.crc32(trial.scenario.encode())])
         return pick_pairs(pool, self.shots, rng)
-
-
-def chat_client(
-    model: str | None = None,
-    base_url: str | None = None,
-    api_key: str | None = None,
-    timeout: float = 120.0,
-    retries: int = 5,
-    backoff: float = 1.0,
-    cache: str | None = None,
-    price_prompt: float = 0.0,
-    price_completion: float = 0.0,
-    dry_run: str | None = None,
-) -> ChatClient:
-    """The client of the options (or, where an option is not given, the environment: see the module docs);
-    :class:`LLMError` without a model name or key, unless it is a dry run, which sends nothing."""
-    model = _option(model, "MARPLE_LLM_MODEL")
-    api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
-    if dry_run is None and not model:
-        raise LLMError("llm: no model name: set MARPLE_LLM_MODEL or --model-arg model=NAME")
-    if dry_run is None and not api_key:
-        raise LLMError(
-            "llm: no API key: set OPENAI_API_KEY or MARPLE_LLM_API_KEY, or --model-arg api_key=... "
-            f"(api_key={NO_KEY} for a local server that needs none)"
-        )
-    return ChatClient(
-        ClientSettings(
-            base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
-            model=model or "(none: dry run)",
-            api_key=None if api_key == NO_KEY else api_key,
-            timeout_s=float(timeout),
-            retries=int(retries),
-            backoff_s=float(backoff),
-            cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
-            price_prompt=float(price_prompt),
-            price_completion=float(price_completion),
-        ),
-        dry_run=None if dry_run is None else Path(dry_run),
-    )
-
-
-def check_sampling(n: int, temperature: float, max_tokens: int) -> None:
-    """:class:`LLMError` unless n >= 1, 0 <= temperature <= 2 and max_tokens >= 1."""
-    if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
-        raise LLMError(
-            f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
-        )
-
-
-def sampling_settings(client: ChatClient, prompt_version: int, n: int, temperature: float, max_tokens: int) -> dict:
-    """What a results file records of a chat model's run: the model, server, prompt version and sampling."""
-    s = client.settings
-    return {
-        "llm": s.model,
-        "base_url": s.base_url,
-        "prompt_version": prompt_version,
-        "n": n,
-        "temperature": temperature,
-        "max_tokens": max_tokens,
-    }
-
-
-def complete_n(
-    client: ChatClient, chat: list[dict[str, str]], n: int, temperature: float, max_tokens: int
-) -> list[str]:
-    """``n`` completions of ``chat``; a server that returns fewer choices than asked for is asked again for the
-    rest (none in a dry run)."""
-    texts: list[str] = []
-    while len(texts) < n:
-        body = {
-            "model": client.settings.model,
-            "messages": chat,
-            "temperature": temperature,
-            "n": n - len(texts),
-            "max_tokens": max_tokens,
-        }
-        got = client.complete(body).texts
-        if not got:
-            break
-        texts += got[: n - len(texts)]
-    return texts
