@@ -198,9 +198,8 @@ def plot_accuracy(tables: Mapping[str, Mapping[str, Accuracy]], path: str | Path
     import matplotlib.pyplot as plt
 
     columns = [c for c in list(all_types()) + [ALL] if any(c in t for t in tables.values())]
-    fig, ax = plt.subplots(
-        figsize=(max(5.0, 0.7 * len(columns) * max(1, len(tables)) / 1.5), 3.4), layout="constrained"
-    )
+    bars = len(columns) * max(1, len(tables))
+    fig, ax = plt.subplots(figsize=(min(12.0, max(5.0, 1.0 + 0.25 * bars)), 3.2), layout="constrained")
     width = 0.8 / max(1, len(tables))
     x = np.arange(len(columns))
     for i, (method, table) in enumerate(tables.items()):
@@ -219,6 +218,6 @@ def plot_accuracy(tables: Mapping[str, Mapping[str, Accuracy]], path: str | Path
     ax.legend(fontsize=8, loc="lower right")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
