@@ -10,7 +10,7 @@ the goal, the belief as possible places) and scores the next action. Its inputs,
 * the goal's object type, and the agent's last action (0 none or failed, 1 + action when it succeeded), which
   the searching agent's "close what you opened in vain" needs.
 
-The network is the project's grid encoder (:class:`~marple_agents.models.encoder.GridEncoder`) with the marks,
+The network is the project's grid encoder (:class:`~marple_agents.networks.encoder.GridEncoder`) with the marks,
 the goal and the last action added to the cells' tokens before its readout, and the project's action head.
 Checkpoints are the project's safe policy files (:mod:`marple_agents.checkpoints`), marked as belief policies.
 """
@@ -25,10 +25,10 @@ import numpy as np
 import torch
 from torch import nn
 
-from marple_agents.checkpoints import CheckpointError, load_payload, read_checkpoint, save_checkpoint
+from marple_agents.checkpoints import load_payload, read_checkpoint, save_checkpoint
 from marple_agents.config import ModelConfig
-from marple_agents.models.encoder import init_weights
-from marple_agents.models.policies import action_head, encoder
+from marple_agents.networks.encoder import init_weights
+from marple_agents.networks.policies import action_head, encoder
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.locations import locations_of, pieces_of
 from marple_gym.world.actions import NUM_ACTIONS, Outcome
@@ -123,9 +123,6 @@ class BeliefPolicy:
 
 def load_belief_policy(path: str | Path, device: str = "cpu") -> BeliefPolicy:
     """A belief policy from its checkpoint (:class:`CheckpointError` for a file that is not one)."""
-    payload = read_checkpoint(path)
-    kind = dict(payload.get("meta") or {}).get("kind")
-    if kind != KIND:
-        raise CheckpointError(f"{path}: not a belief policy (a checkpoint of {kind or 'a whodunit policy'!r})")
+    payload = read_checkpoint(path, BeliefPolicyNet, KIND)
     net, config, meta = load_payload(payload, str(path), BeliefPolicyNet)
     return BeliefPolicy(net, config, meta, device)

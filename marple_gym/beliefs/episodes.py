@@ -33,7 +33,7 @@ from marple_gym.beliefs.search import IDLE, Moment, SearchPolicy, SearchSettings
 from marple_gym.episode.replay import replay
 from marple_gym.episode.state import EpisodeState
 from marple_gym.errors import MarpleError
-from marple_gym.generation.config import AgentSpec, ConfigError, HouseConfig
+from marple_gym.generation.config import AgentSpec, HouseConfig, HouseConfigError
 from marple_gym.generation.generator import generate_world
 from marple_gym.validation import Fields, message_error
 from marple_gym.world.actions import NUM_ACTIONS, Action, Outcome
@@ -158,7 +158,7 @@ class SearchEpisode:
         house = f.mapping("house")
         try:
             config = HouseConfig.from_dict(house, file)
-        except ConfigError as exc:
+        except HouseConfigError as exc:
             raise EpisodeError(f"{f.path('house')}: {exc}") from None
         return cls(
             f.str("id"),

@@ -16,7 +16,7 @@ from marple_gym.beliefs.locations import locations_of
 from marple_gym.beliefs.perception import VIEW_SIZE, Percept, check_perception, perceive, sighting_of
 from marple_gym.envs.spaces import action_index, action_space, modality_space
 from marple_gym.episode.state import EpisodeState
-from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.config import HouseConfig, HouseConfigError
 from marple_gym.generation.generator import generate_world
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.house import House
@@ -112,7 +112,7 @@ class SearchEnv(gym.Env):
         super().reset(seed=seed)
         world = generate_world(self.config, self.np_random)
         if (world.house.height, world.house.width) != (self.config.height, self.config.width):
-            raise ConfigError("config", "the generated house does not match the observation space")
+            raise HouseConfigError("config", "the generated house does not match the observation space")
         self.house = world.house
         wanted = (options or {}).get("goal", self.goal_name)
         self.goal = pick_goal(world.house, world.state, wanted, self.np_random)

@@ -13,7 +13,7 @@ from marple_agents.beliefs.policy import belief_marks, load_belief_policy, polic
 from marple_agents.beliefs.training import collect_samples, train_belief_policy
 from marple_agents.checkpoints import CheckpointError, save_checkpoint
 from marple_agents.config import ModelConfig
-from marple_agents.models import build_model
+from marple_agents.networks import build_model
 from marple_eval.beliefs.generate import QuestionSpec, make_episode, make_questions
 from marple_eval.beliefs.inference import InversePlanner
 from marple_eval.beliefs.methods import ObserverMethod
