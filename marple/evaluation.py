@@ -71,10 +71,11 @@ class EvaluationOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
+def evaluate_model(request: ModelEvaluation, tell: Callable[[str], None] = lambda note: None) -> EvaluationOutcome:
     """Score ``request``'s method on its dataset's trials and save the results (or, for a dry run, write the
     requests it would send); raises ValueError (or a :class:`~marple_gym.errors.MarpleError`) naming what is
-    wrong with the request."""
+    wrong with the request. ``tell`` hears each note as it arises, before the run (the command line prints it
+    then, not after a run that may take hours); the outcome holds them all."""
     data = MarpleDataset(request.data)
     data.check_complete(request.allow_incomplete)
     scenarios = list(request.scenarios) or [u.name for u in data.spec.units if len(u.roles) >= 2]
@@ -90,9 +91,11 @@ def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
         request.device,
     )
     target = method_class(run.method)
-    notes = []
+    notes: list[str] = []
     if request.device != "auto" and not takes_argument(target, "device"):
-        notes.append(f"this model runs no learned model; --device {request.device} does not apply")
+        name = getattr(target, "name", None) or getattr(target, "__name__", "this model")
+        notes.append(f"--device {request.device} does not apply to model {name!r}: it runs no learned model")
+        tell(notes[-1])
     if request.dry_run:
         return dry_run(run, target, request, lambda: dataset_episodes(data, scenarios, request.limit), notes)
     ledger = usage_ledger(run, target)

@@ -137,15 +137,23 @@ def method_resources(run: MethodRun) -> tuple[Resources | None, dict[str, Any]]:
     return BipResources(dict(run.agents or {}), str(run.data), priors.split), recorded
 
 
-def check_agent_files(resources: Resources, scenarios: Iterable[str]) -> None:
+def check_agent_files(resources: Resources, scenarios: Iterable[str], option: str = "--agent") -> None:
     """Every agent checkpoint a run will load exists and reads, before anything is written.
 
     The methods get each file by content, not by name (the name would tell them the role), so their errors
-    cannot say which file is bad: each is read here first, and the reader's error names it.
+    cannot say which file is bad: each is read here first, and the reader's error names it; ``option`` is the
+    command line's name for the agents (``--agent``, ``--simulate-agent``).
     """
     # torch (the agents extra) is imported only when there is a checkpoint to read.
     from marple_agents.checkpoints import read_checkpoint
 
+    scenarios = list(scenarios)
+    roles = sorted({role for scenario in scenarios for role in get_scenario(scenario).roles})
+    for role in getattr(resources, "templates", ()):
+        if role not in roles:
+            raise MarpleError(
+                f"{option} {role}: no scenario of this run has a role {role} (their roles: {', '.join(roles)})"
+            )
     checked = set()
     for scenario in scenarios:
         for role in get_scenario(scenario).roles:  # every suspect needs one: a missing role fails here
@@ -153,11 +161,11 @@ def check_agent_files(resources: Resources, scenarios: Iterable[str]) -> None:
             if not isinstance(value, str) or value in checked:
                 continue
             if not Path(value).is_file():
-                raise MarpleError(f"--agent {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
+                raise MarpleError(f"{option} {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
             try:
                 read_checkpoint(value)
             except MarpleError as exc:
-                raise MarpleError(f"--agent {role}: {exc}") from None
+                raise MarpleError(f"{option} {role}: {exc}") from None
             checked.add(value)
 
 

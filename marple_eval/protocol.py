@@ -43,15 +43,18 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from marple_eval.evidence import Placement, culprit_first, shown_order, trial_evidence
 from marple_eval.lockstep import run_in_lockstep
 from marple_eval.methods.base import InferenceModel, QueryModel, check_query_probabilities, combined_answer
 from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, model_code
+from marple_eval.methods.registry import make_model
 from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean, read_trial
 from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.selection import select_trials
+from marple_gym.missions.scenarios import get_scenario
 from marple_gym.missions.suspects import suspect_labels
 from marple_gym.recording.records import WhodunitEpisode
 from marple_gym.validation import Fields, message_error, read_json_lines
@@ -347,8 +350,6 @@ def evaluate(
     sizes may change the last bits of an answer); ``auto`` is lockstep for a model
     on a CUDA device, processes otherwise.
     """
-    from tqdm import tqdm
-
     settings = settings or ProtocolSettings()
     probe = build(factory)
     method = method or probe.name
@@ -509,18 +510,21 @@ class AgentResources:
     templates: dict[str, str]
 
     def __call__(self, scenario: str, role: str) -> Any:
-        from marple_gym.missions.scenarios import get_scenario
-
         if role not in self.templates:
             raise ValueError(f"no agent model given for role {role!r} (use --agent {role}=...)")
         template = self.templates[role]
         if template == "planner":
             return {"planner": get_scenario(scenario).roles[role]}
-        return template.format(scenario=scenario, role=role)
+        try:
+            return template.format(scenario=scenario, role=role)
+        except (KeyError, IndexError, ValueError) as exc:  # {scenaro}, {0}, a lone brace
+            reason = {KeyError: f"no field {{{exc.args[0]}}}", IndexError: "a numbered field"}.get(type(exc), exc)
+            raise ValueError(
+                f"--agent {role}: {template!r} is not a template of {{scenario}} and {{role}} ({reason}; "
+                "write a literal brace as {{ or }})"
+            ) from None
 
 
 def model_factory(name: str, **kwargs: Any) -> ModelFactory:
     """A picklable factory for a registered model."""
-    from marple_eval.methods.registry import make_model
-
     return functools.partial(make_model, name, **kwargs)

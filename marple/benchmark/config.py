@@ -13,7 +13,9 @@ from pathlib import Path
 from marple.benchmark.presets import EVERY_RUN, PRESETS, BenchmarkPreset
 from marple_agents.simulation.inference import VARIANTS
 from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
+from marple_gym.datasets.units import suspect_units
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
+from marple_gym.missions.suspects import DEFAULT_SUSPECTS
 
 
 @dataclass
@@ -161,9 +163,6 @@ def scenarios_and_out(
     """The run's scenarios (default: the five; with ``suspects`` or ``shared``: the N-suspect ones) and its default
     output directory, named for the preset, the suspects and the houses."""
     if suspects is not None or shared:
-        from marple_gym.datasets.units import suspect_units
-        from marple_gym.missions.suspects import DEFAULT_SUSPECTS
-
         if houses != "random":
             raise ValueError(f"--houses {houses}: the original benchmark published houses for its five scenarios only")
         names = tuple(unit.name for unit in suspect_units(scenarios, suspects, shared))

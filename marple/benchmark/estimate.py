@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from marple.benchmark.config import BenchmarkConfig
 from marple.benchmark.measured import Measured, MeasuredError, newest_measured
 from marple.benchmark.presets import BenchmarkPreset
 from marple_agents.config import preset as model_preset
@@ -178,20 +179,50 @@ def training_samples(preset: BenchmarkPreset, states: int) -> int:
     return samples
 
 
-def expected_time(
-    preset: BenchmarkPreset,
-    scenarios: tuple[str, ...] = tuple(SCENARIOS),
-    variants: tuple[str, ...] = tuple(POLICY_OF_VARIANT),
-) -> str:
-    """What ``marple benchmark`` says a run takes: the preset's measured time, or a projection from the newest
-    measured figures of any card and counted work (for the paper's data sizes and scenarios)."""
-    if preset.estimate:
-        return preset.estimate
+def expected_time(cfg: BenchmarkConfig) -> str:
+    """What ``marple benchmark`` says the run ``cfg`` takes: its preset's measured time where this is the measured
+    run (or an upper bound where it is a part of it: fewer scenarios or variants, nothing else changed), else a
+    projection from the newest measured figures of any card and counted work (at the paper's data sizes), else that
+    it is not known."""
+    measured = cfg.preset.measured
+    if measured is not None:
+        said = f"{measured.time} measured for `{measured.command(cfg.preset.name)}` {measured.conditions}"
+        ran = _measured_run(cfg, measured.options)
+        if _key(cfg) == _key(ran):
+            return said
+        if _part_of(cfg, ran):
+            return f"less than the {said}, of which this run is a part"
+    other = (
+        "" if measured is None else f" (the {measured.time} measured were for `{measured.command(cfg.preset.name)}`)"
+    )
+    if cfg.preset.sizes != PAPER_SIZES:
+        return f"not measured for this run{other}; no projection for these sizes (docs/gpu.md)"
     figures = newest_measured(card=None)
     if figures is None:
-        return "no projection: no GPU has been measured yet (python bench/gpu_check.py; docs/gpu.md)"
+        return (
+            f"not measured for this run{other}; no projection: no GPU has been measured yet (python "
+            "bench/gpu_check.py; docs/gpu.md)"
+        )
     try:
-        now = project(preset, figures, scenarios=scenarios, variants=variants)
+        now = project(cfg.preset, figures, scenarios=cfg.scenarios, variants=cfg.variants)
     except (KeyError, ValueError):
-        return "no projection for these sizes and scenarios (docs/gpu.md)"
+        return f"not measured for this run{other}; no projection for these scenarios (docs/gpu.md)"
     return now.describe()
+
+
+def _measured_run(cfg: BenchmarkConfig, options: dict[str, Any]) -> BenchmarkConfig:
+    return BenchmarkConfig.from_options(cfg.preset.name, out=str(cfg.out), **options)
+
+
+def _key(cfg: BenchmarkConfig) -> tuple:
+    """What a run's time depends on besides the machine."""
+    return (cfg.preset, cfg.scenarios, cfg.variants, cfg.houses, cfg.seeds)
+
+
+def _part_of(cfg: BenchmarkConfig, ran: BenchmarkConfig) -> bool:
+    """Whether ``cfg`` does a part of ``ran``'s work and nothing else: some of its scenarios and variants."""
+    return (
+        (cfg.preset, cfg.houses, cfg.seeds) == (ran.preset, ran.houses, ran.seeds)
+        and set(cfg.scenarios) <= set(ran.scenarios)
+        and set(cfg.variants) <= set(ran.variants)
+    )

@@ -27,17 +27,24 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing as mp
+import shlex
 import time
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from tqdm import tqdm
+
 from marple.benchmark.config import BenchmarkConfig, training_budget
 from marple.benchmark.executors import Executor, make_executor
 from marple.benchmark.summary import write_summary
 from marple.runner import MethodRun, run_method
+from marple_agents.device import resolve_precision
 from marple_agents.simulation.inference import POLICY_OF_VARIANT
+from marple_eval.protocol import dataset_episodes
+from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
+from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.spec import DatasetSpec, Unit
 from marple_gym.missions.scenarios import get_scenario
@@ -108,7 +115,7 @@ def budget_arguments(cfg: BenchmarkConfig) -> dict:
 def train_job(cfg: BenchmarkConfig, job: ModelJob, device: str = "cpu") -> TrainResult:
     """Train one agent model into its place (``policy.pt`` and ``metrics.json`` beside it) on ``device``: "cpu",
     "cuda:N", or "cuda" for the GPUs ``cfg.devices`` asks Lightning for (DDP)."""
-    from marple_agents import train_policy
+    from marple_agents import train_policy  # Lightning: loaded by the jobs that train
 
     if device == "cpu":
         accelerator, devices = "cpu", 1
@@ -144,9 +151,7 @@ def training_executor(cfg: BenchmarkConfig) -> Executor | None:
 
 def stage_models(cfg: BenchmarkConfig) -> dict[str, float | None]:
     """Train every agent model the variants need (those not trained yet); return their held-out accuracies."""
-    from tqdm import tqdm
-
-    from marple_agents.training.train import read_val_accuracy
+    from marple_agents.training.train import read_val_accuracy  # Lightning: loaded once there are models
 
     jobs = model_jobs(cfg)
     todo = [job for job in jobs if not cfg.checkpoint(*job).is_file()]
@@ -191,8 +196,6 @@ def train_command(cfg: BenchmarkConfig, job: ModelJob) -> list[str]:
 def write_train_commands(cfg: BenchmarkConfig, path: Path) -> str:
     """Generate the data and write the ``marple train`` command of every agent model not trained yet to
     ``path``, one a line (for a SLURM array or any batch system); returns what to do next."""
-    import shlex
-
     stage_data(cfg)
     todo = [job for job in model_jobs(cfg) if not cfg.checkpoint(*job).is_file()]
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -308,9 +311,6 @@ def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int
 
 def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     """Score every run (those without a results file yet); return the results files."""
-    from marple_eval.protocol import dataset_episodes
-    from marple_gym.datasets.dataset import MarpleDataset
-
     episodes = dataset_episodes(MarpleDataset(cfg.data), cfg.scenarios, cfg.preset.trials)
     runs = inference_runs(cfg)
     executor = make_executor(cfg.executor, cfg.device, cfg.verbose)
@@ -327,9 +327,6 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun, device_kind: str = "cpu") 
     devices of ``device_kind``. A file scored with a cutoff where the run is now wanted without one (``--uncut``),
     in fp32 where bf16 is wanted, or written before results stored the query probabilities (results version 1),
     is scored again."""
-    from marple_agents.device import resolve_precision
-    from marple_eval.results import RunResults
-
     path = cfg.results(run.name)
     if not path.is_file():
         return False

@@ -14,6 +14,24 @@ from marple_gym.datasets.spec import PAPER_SIZES, Sizes
 
 
 @dataclass(frozen=True)
+class MeasuredTime:
+    """How long one run of a preset took: ``marple benchmark --preset NAME`` with ``options`` (the keyword arguments
+    of ``BenchmarkConfig.from_options``; none: the preset's defaults), on the machine ``conditions`` describes. It
+    describes that run only (:func:`marple.benchmark.estimate.expected_time` says when another run may quote it)."""
+
+    time: str
+    conditions: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def command(self, preset: str) -> str:
+        """The measured run's command line."""
+        flags = [
+            f"--{key.replace('_', '-')}" + ("" if value is True else f" {value}") for key, value in self.options.items()
+        ]
+        return " ".join(["marple benchmark", f"--preset {preset}", *flags])
+
+
+@dataclass(frozen=True)
 class BenchmarkPreset:
     """Sizes of one benchmark run."""
 
@@ -31,7 +49,7 @@ class BenchmarkPreset:
     # K of the simulation row whose agent models are the vision-only policies improved by K steps of tree search
     # (our extension, docs/agents.md); 0: no such row.
     mcts: int = 0
-    estimate: str = ""  # a measured time; empty: projected from measured speeds (marple.benchmark.estimate)
+    measured: MeasuredTime | None = None  # None: projected from measured speeds (marple.benchmark.estimate)
 
 
 EVERY_RUN = (
@@ -64,7 +82,9 @@ PRESETS: dict[str, BenchmarkPreset] = {
         # extension): without the cutoff its tree searches would cost about four times its ~390 CPU s.
         uncut=tuple(run for run in EVERY_RUN if run != "mcts"),
         mcts=16,
-        estimate="about 10 minutes on 2 idle CPU cores (9 min 14 s measured from a fresh clone, install included; 21 min beside a CI run)",
+        measured=MeasuredTime(
+            "9 min 14 s", "on 2 idle CPU cores from a fresh clone, install included (21 min beside a CI run)"
+        ),
     ),
     "quick": BenchmarkPreset(
         "quick",
@@ -76,7 +96,11 @@ PRESETS: dict[str, BenchmarkPreset] = {
         splits=("in",),
         train={"max_steps": 250},
         uncut=("uniform", "distance"),
-        estimate="about 40 minutes for the four three-suspect shared-house scenarios on 2 CPU cores shared with other jobs",
+        measured=MeasuredTime(
+            "about 40 minutes",
+            "with --workers 2 on 2 CPU cores shared with other jobs",
+            {"suspects": 3, "shared": True},
+        ),
     ),
     "paper": BenchmarkPreset(
         "paper",

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from marple.benchmark.config import BenchmarkConfig, training_budget
-from marple_eval.metrics import threshold_key
+from marple_eval.inverse.checks import ceiling_violations
+from marple_eval.metrics import MIN_TRIALS, threshold_key
 from marple_eval.report import comparison_table, protocols_table
 from marple_eval.results import RunResults
 
@@ -113,8 +114,6 @@ def ceiling_check(runs: list[RunResults]) -> str:
 
     Expected only where the combination rule caps the ideal observer's answer (softmax with eta = 5 gives
     at most 0.993 when one agent is known to have done it), so such points are named, not hidden."""
-    from marple_eval.inverse.checks import ceiling_violations
-
     ideal = next((run for run in runs if run.method == "ideal observer"), None)
     if ideal is None:
         return "Ceiling check: no ideal-observer run."
@@ -138,8 +137,6 @@ def ceiling_check(runs: list[RunResults]) -> str:
 
 def small_groups(runs: list[RunResults]) -> list[str]:
     """One line per group with fewer than 20 trials (the same in every run), not one per run and group."""
-    from marple_eval.metrics import MIN_TRIALS
-
     sizes: dict[str, int] = {}
     for run in runs:
         summary = run.summary()
@@ -158,7 +155,7 @@ def write_summary(
     cfg: BenchmarkConfig, paths: list[Path], timings: dict[str, float], accuracies: dict[str, float | None]
 ) -> str:
     """Write ``summary.md``, ``benchmark.json``, ``timings.json`` and ``figure4.png``; return the summary text."""
-    from marple_eval.plots import plot_runs
+    from marple_eval.plots import plot_runs  # matplotlib (the eval extra): only for the figure
 
     runs = [RunResults.load(p) for p in paths]
     shown = views(cfg, runs)

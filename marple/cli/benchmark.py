@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from marple.benchmark.config import BenchmarkConfig
 from marple.benchmark.executors import EXECUTORS
+from marple.benchmark.pipeline import run_benchmark, write_train_commands
 from marple.benchmark.presets import EVERY_RUN, PRESETS
 from marple.cli.options import add_device_argument, devices, int_in, positive_float, positive_int, seed
 from marple.cli.protocol_options import add_protocol_arguments, protocol_settings
 from marple_agents.device import PRECISIONS
+from marple_agents.search.puct import MAX_SIMULATIONS
 from marple_agents.simulation.inference import VARIANTS
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
@@ -23,9 +26,10 @@ def add_parser(subparsers) -> None:
             "Generate the data, train the agent models, run simulation inference for the five scenarios (every "
             "variant), inverse planning (bip, and the ideal observer as the ceiling), and write results, a "
             "Table-2-style summary with intervals and Figure-4-style plots. "
-            f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset gpu (the paper's data, m = 100, "
-            "a model sized for an afternoon on one GPU) and --preset paper (the paper's sizes) print their projected "
-            "time when they start (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
+            "Each run prints what it is expected to take when it starts: a preset's measured time where it is the "
+            "measured run (--preset small, the default, about 10 minutes on 2 CPU cores) or a part of it, a "
+            "projection for --preset gpu (the paper's data, m = 100, a model sized for an afternoon on one GPU) and "
+            "--preset paper (the paper's sizes) (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
             "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped."
         ),
     )
@@ -61,7 +65,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
     parser.add_argument(
         "--mcts",
-        type=int_in(0),
+        type=int_in(0, MAX_SIMULATIONS),
         default=None,
         metavar="K",
         help="simulations per rollout step of the MCTS agent-model row (our extension, with the vision-only "
@@ -140,9 +144,7 @@ def add_parser(subparsers) -> None:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    from marple.benchmark.config import BenchmarkConfig
-    from marple.benchmark.pipeline import run_benchmark, write_train_commands
-    from marple_agents.training.train import quiet_lightning
+    from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
 
     cfg = BenchmarkConfig.from_options(
         args.preset,
@@ -176,9 +178,11 @@ def run_command(args: argparse.Namespace) -> int:
     if args.train_commands:
         print(write_train_commands(cfg, Path(args.train_commands)))
         return 0
+
+    # The estimate counts the models' FLOPs with torch, which the command line loads only when a run starts.
     from marple.benchmark.estimate import expected_time
 
-    expected = expected_time(cfg.preset, cfg.scenarios, cfg.variants)
+    expected = expected_time(cfg)
     print(f"marple benchmark ({cfg.preset.name} preset, expected: {expected}) -> {cfg.out}")
     print(run_benchmark(cfg))
     return 0

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from marple_gym.levels.catalog import env_catalog
+
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("envs", help="list the registered Gymnasium environment ids")
@@ -16,8 +18,6 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from marple_gym.levels.catalog import env_catalog
-
     catalog = env_catalog(levels=args.all)
     width = max(len(env_id) for env_id, _ in catalog.rows)  # one column, however long the longest id
     for env_id, what in catalog.rows:

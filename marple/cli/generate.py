@@ -7,7 +7,9 @@ import logging
 import time
 
 from marple.cli.options import float_in, int_in, positive_int, seed
+from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.manifest import MAX_SIZE, SPLITS
+from marple_gym.datasets.units import requested_spec, requested_units
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
 
@@ -83,8 +85,6 @@ def add_parser(subparsers) -> None:
 
 def build_spec(args: argparse.Namespace):
     """The :class:`~marple_gym.datasets.generate.DatasetSpec` the options ask for."""
-    from marple_gym.datasets.units import requested_spec, requested_units
-
     splits = tuple(s.strip() for s in args.splits.split(",") if s.strip())
     bad = [s for s in splits if s not in SPLITS]
     if bad or not splits:
@@ -103,8 +103,6 @@ def build_spec(args: argparse.Namespace):
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from marple_gym.datasets.generate import generate_dataset
-
     spec = build_spec(args)
     start = time.perf_counter()
     report = generate_dataset(spec, args.out, workers=args.workers, progress=not args.no_progress)

@@ -18,6 +18,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from marple_gym.envs.registration import env_ids
+from marple_gym.levels.ladder import level_ids
+
 MAX_SEED = 2**63 - 1
 """numpy seeds are non-negative; keep them in a signed 64-bit integer."""
 
@@ -101,9 +104,6 @@ def add_device_argument(parser: argparse.ArgumentParser, what: str = "where lear
 
 def env_id(text: str) -> str:
     """An environment id this package registers (``marple envs --all`` lists them), or the nearest ids named."""
-    from marple_gym.envs.registration import env_ids
-    from marple_gym.levels.ladder import level_ids
-
     known = [*env_ids(), *level_ids(include_missions=False)]
     if text in known:
         return text

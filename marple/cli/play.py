@@ -5,11 +5,10 @@ from __future__ import annotations
 import argparse
 
 from marple.cli.options import env_id, seed, tile_size
+from marple.viewers.play import KEYS, QUIT_KEYS, RESET_KEYS, play
 
 
 def _keys_epilog() -> str:
-    from marple.viewers.play import KEYS, QUIT_KEYS, RESET_KEYS
-
     lines = [f"  {', '.join(names):<22} {action.name}" for names, action, _ in KEYS]
     lines += [f"  {', '.join(RESET_KEYS):<22} new house (reset)", f"  {', '.join(QUIT_KEYS):<22} quit"]
     return "keys:\n" + "\n".join(lines)
@@ -41,8 +40,6 @@ def add_parser(subparsers) -> None:
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
     """Play (:func:`marple.viewers.play.play`); ``events`` (scripted pygame events, one list per frame) and
     ``max_frames`` are for tests."""
-    from marple.viewers.play import play
-
     result = play(args.env_id, args.mission, args.seed, args.tile_size, args.record, events, max_frames)
     print(f"{result.steps} steps, {result.completed} mission(s) completed, reward {result.total_reward:g}")
     if args.record:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from marple.cli.options import float_in, nonnegative_int, seed, tile_size
+from marple.viewers.replay_files import ReplayRequest, write_replay
 
 
 def add_parser(subparsers) -> None:
@@ -51,8 +52,6 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from marple.viewers.replay_files import ReplayRequest, write_replay
-
     request = ReplayRequest(
         data=args.data,
         episode=args.episode,

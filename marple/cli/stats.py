@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from marple.cli.options import positive_int, seed
+from marple_gym.datasets.horizons import horizon_stats, horizon_table
 from marple_gym.generation.original import HOUSE_SOURCES
 
 
@@ -35,8 +36,6 @@ def add_parser(subparsers) -> None:
 
 
 def run_stats(args: argparse.Namespace) -> int:
-    from marple_gym.datasets.horizons import horizon_stats, horizon_table
-
     stats = horizon_stats(
         args.scenario, episodes=args.episodes, config=args.config, seed=args.seed, data=args.data, houses=args.houses
     )

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from marple.cli.options import nonnegative_int, positive_int, seed, tile_size
+from marple.cli.options import nonnegative_int, parse_agents, parse_model_args, positive_int, seed, tile_size
+from marple.study.desk import run_study
+from marple.study.session import SessionPlan, open_session
+from marple.study.simulate import simulate_session
 
 
 def add_parser(subparsers) -> None:
@@ -96,15 +99,11 @@ def add_session_arguments(parser: argparse.ArgumentParser) -> None:
 
 def session_plan(args: argparse.Namespace):
     """The :class:`~marple.study.session.SessionPlan` the options ask for."""
-    from marple.study.session import SessionPlan
-
     return SessionPlan(tuple(args.scenario), args.limit, args.seed, args.modality, args.practice)
 
 
-def open_session(args: argparse.Namespace):
+def session_of(args: argparse.Namespace):
     """The session the options ask for (:func:`marple.study.session.open_session`)."""
-    from marple.study.session import open_session
-
     return open_session(args.data, args.out, args.participant, session_plan(args), web=args.web)
 
 
@@ -114,7 +113,6 @@ def run(args: argparse.Namespace, events=None, max_frames: int | None = None) ->
         return simulate(args)
     if not args.participant:
         raise ValueError("--participant is required (the participant's id, written with every answer)")
-    from marple.study.desk import run_study
 
     state = run_study(
         args.data,
@@ -140,9 +138,6 @@ def run(args: argparse.Namespace, events=None, max_frames: int | None = None) ->
 
 def simulate(args: argparse.Namespace) -> int:
     """A headless pilot (:func:`marple.study.simulate.simulate_session`)."""
-    from marple.cli.options import parse_agents, parse_model_args
-    from marple.study.simulate import simulate_session
-
     state = simulate_session(
         args.data,
         args.out,

@@ -7,12 +7,15 @@ import argparse
 import sys
 from pathlib import Path
 
+from tqdm import tqdm
+
 from marple.cli.options import nonnegative_int, positive_int
+from marple.cli.study import add_session_arguments
+from marple.study.web import WebStudyOptions, build_web_study
+from marple_gym.datasets.dataset import MarpleDataset
 
 
 def add_parser(subparsers) -> None:
-    from marple.cli.study import add_session_arguments
-
     parser = subparsers.add_parser(
         "study-web",
         help="human study in the browser: build a self-contained static study folder (jsPsych)",
@@ -80,11 +83,6 @@ def add_parser(subparsers) -> None:
 
 
 def run_build(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from marple.study.web import WebStudyOptions, build_web_study
-    from marple_gym.datasets.dataset import MarpleDataset
-
     options = WebStudyOptions(
         modality=args.modality,
         tile_size=args.tile_size,

@@ -14,6 +14,7 @@ import argparse
 from marple.cli.options import devices, positive_float, positive_int, seed
 from marple_agents.config import HOLDOUTS, PRESETS, TRAINING_SPLITS
 from marple_agents.loggers import LOGGERS
+from marple_agents.training.request import TrainingRequest, run_training
 from marple_gym.missions.suspects import MAX_SUSPECTS, suspect_labels
 
 ACCELERATORS = ("auto", "cpu", "gpu", "cuda", "mps")
@@ -102,8 +103,7 @@ def add_parser(subparsers) -> None:
 
 
 def run_train(args: argparse.Namespace) -> int:
-    from marple_agents.training.request import TrainingRequest, run_training
-    from marple_agents.training.train import quiet_lightning
+    from marple_agents.training.train import quiet_lightning  # Lightning: only once training starts
 
     overrides = {
         k: getattr(args, k) for k in ("batch_size", "accumulate", "lr", "holdout") if getattr(args, k) is not None

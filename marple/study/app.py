@@ -128,7 +128,7 @@ class StudyApp:
     def __init__(
         self, state: StudyState, modality: str, tile_size: int = 24, sound: bool = True, font_size: int = 20
     ) -> None:
-        import pygame
+        import pygame  # a window: loaded when the study opens one
 
         self.pg = pygame
         self.state = state

@@ -14,11 +14,18 @@ from typing import Any
 
 import numpy as np
 
-from marple.runner import MethodRun, make_method, method_class, method_resources, placed_arguments
+from marple.runner import (
+    MethodRun,
+    check_agent_files,
+    make_method,
+    method_class,
+    method_resources,
+    placed_arguments,
+)
 from marple.study.trials import Trial
 from marple_eval.evidence import trial_evidence
 from marple_eval.methods.base import normalise
-from marple_eval.protocol import Identities, ProtocolSettings, opaque
+from marple_eval.protocol import AgentResources, Identities, ProtocolSettings, opaque
 
 Participant = Callable[[Trial, int], float]
 """(trial as shown, evidence point) -> the slider, 0 = definitely Agent A, 100 = definitely Agent B."""
@@ -49,6 +56,8 @@ def model_participant(
     def answer(trial: Trial, point: int) -> float:
         episode = trial.episode
         if resources is not None and set_up != [episode.scenario]:
+            if agents:  # the model gets the files by content: a bad one is named here, with its path
+                check_agent_files(AgentResources(agents), [episode.scenario], "--simulate-agent")
             inference.setup({identities(episode.scenario, r): opaque(resources(episode.scenario, r)) for r in "AB"})
             set_up[:] = [episode.scenario]
         roles = ("A", "B") if episode.culprit == 0 else ("B", "A")

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.episodes import practice_pair
 from marple_gym.datasets.selection import SelectionError, select_trials
 from marple_gym.errors import MarpleError
 from marple_gym.recording.records import Trajectory, WhodunitEpisode
@@ -108,8 +109,6 @@ def practice_episodes(data: MarpleDataset, scenarios: Sequence[str], count: int)
     """``count`` practice pairs, taking the ``scenarios`` in turn (in name order, so that any order of the
     same scenarios gives the same pairs), each from a house no trial is scored in
     (:func:`~marple_gym.datasets.generate.practice_pair`)."""
-    from marple_gym.datasets.episodes import practice_pair
-
     names = sorted(set(scenarios))
     if count and not names:
         raise StudyError("practice trials need a scenario to draw them from")

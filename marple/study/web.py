@@ -45,6 +45,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
+import soundfile
 from PIL import Image
 
 from marple.study.app import evidence_words, full_question, instructions, practice_note
@@ -65,6 +66,7 @@ from marple.viewers.replays import PANEL_COLORS, TrajectoryView
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.selection import trial_set_id
 from marple_gym.rendering.captions import describe_sound
+from marple_gym.sound.bank import SoundBank
 from marple_gym.validation import Fields, message_error, parse_json
 
 log = logging.getLogger(__name__)
@@ -375,10 +377,6 @@ def _save_frame(frame: np.ndarray, path: Path) -> None:
 
 def _write_sounds(work: Path, tokens: set[int]) -> None:
     """Each token heard, as a stereo WAV with the clip on the left channel only and one on the right only."""
-    import soundfile
-
-    from marple_gym.sound.bank import SoundBank
-
     bank = SoundBank()
     folder = work / "sounds"
     folder.mkdir()

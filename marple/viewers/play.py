@@ -17,6 +17,7 @@ import gymnasium as gym
 import numpy as np
 
 from marple_gym.envs.registration import env_ids
+from marple_gym.rendering.animation import save_animation
 from marple_gym.rendering.captions import episode_caption
 from marple_gym.rendering.keys import KEY_TO_ACTION, KEYS, QUIT_KEYS, RESET_KEYS
 from marple_gym.rendering.window import Window
@@ -80,7 +81,7 @@ class ManualControl:
 
     def handle(self, event) -> None:
         """React to one pygame event."""
-        import pygame
+        import pygame  # a window: loaded when one opens
 
         if event.type == pygame.QUIT:
             self.running = False
@@ -131,8 +132,6 @@ class ManualControl:
 
     def _save_recording(self) -> None:
         if self.record is not None and self.frames:
-            from marple_gym.rendering.animation import save_animation
-
             save_animation(self.frames, self.record, fps=self.env.metadata.get("render_fps", 8))
             log.info("recorded %d frames to %s", len(self.frames), self.record)
 

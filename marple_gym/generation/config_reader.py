@@ -92,8 +92,11 @@ def read_spec(spec: type, f: Fields, paper: PaperFormat | None) -> Any:
     allowed = _allowed(spec, paper)
     f.allow(allowed[""])
     for outer, keys in allowed.items():
-        if outer and isinstance(f.get(outer), Mapping):
+        section = f.get(outer) if outer else None
+        if isinstance(section, Mapping):
             _nested(f.fields(outer), keys)
+        elif section is not None and not (isinstance(section, list) and "initial" in keys):  # a block may be a list
+            raise f.fail(outer, f"expected a JSON object, got {type(section).__name__}")
     if paper and spec in paper.checks:
         paper.checks[spec](f)
     kinds = _kinds(spec)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 from collections.abc import Iterable
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -99,7 +100,7 @@ def _even(frame: np.ndarray) -> np.ndarray:
 
 
 def _write_imageio(frames: list[np.ndarray], path: Path, fps: float) -> None:
-    import imageio.v2 as imageio
+    import imageio.v2 as imageio  # whichever MP4 encoder is installed (see module docs)
 
     with imageio.get_writer(path, fps=fps, codec="libx264", macro_block_size=1) as writer:
         for frame in frames:
@@ -107,7 +108,7 @@ def _write_imageio(frames: list[np.ndarray], path: Path, fps: float) -> None:
 
 
 def _write_cv2(frames: list[np.ndarray], path: Path, fps: float) -> None:
-    import cv2
+    import cv2  # whichever MP4 encoder is installed
 
     h, w = _even(frames[0]).shape[:2]
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), fps, (w, h))
@@ -119,9 +120,7 @@ def _write_cv2(frames: list[np.ndarray], path: Path, fps: float) -> None:
 
 
 def _write_av(frames: list[np.ndarray], path: Path, fps: float) -> None:
-    from fractions import Fraction
-
-    import av
+    import av  # whichever MP4 encoder is installed
 
     with av.open(str(path), mode="w") as container:
         stream = container.add_stream("libx264", rate=Fraction(fps).limit_denominator(1000))

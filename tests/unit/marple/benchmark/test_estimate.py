@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 
@@ -11,6 +10,7 @@ pytest.importorskip("torch")
 
 from marple.benchmark import estimate  # noqa: E402
 from marple.benchmark import measured as measured_module  # noqa: E402
+from marple.benchmark.config import BenchmarkConfig  # noqa: E402
 from marple.benchmark.estimate import (  # noqa: E402
     expected_time,
     models_hours,
@@ -110,12 +110,19 @@ def test_a_projection_divides_counted_work_by_the_newest_measured_speed(work, fi
     assert models_hours(paper, 2 * 559.0 * training_flops(language)) == pytest.approx(project(paper).models)
 
 
+def said(preset: str, out, **options) -> str:
+    """What ``marple benchmark --preset PRESET`` with ``options`` says it takes."""
+    return expected_time(BenchmarkConfig.from_options(preset, out=str(out), **options))
+
+
 def test_without_a_measured_card_there_is_no_projection(work, figures):
     with pytest.raises(MeasuredError, match="no measured figures for the NVIDIA H100 80GB HBM3 yet"):
         project(PRESETS["paper"])
-    assert expected_time(PRESETS["paper"]).startswith("no projection: no GPU has been measured yet")
+    assert said("paper", figures).endswith(
+        "no projection: no GPU has been measured yet (python bench/gpu_check.py; docs/gpu.md)"
+    )
     measured(figures, card="NVIDIA H200")  # another card: named in what the benchmark says
-    assert "on one NVIDIA H200, measured 2026-11-28" in expected_time(PRESETS["gpu"])
+    assert "on one NVIDIA H200, measured 2026-11-28" in said("gpu", figures)
     with pytest.raises(MeasuredError, match="no measured figures for the NVIDIA H100"):
         project(PRESETS["paper"])
 
@@ -139,11 +146,38 @@ def test_a_malformed_measured_file_is_named(figures):
 
 
 def test_every_benchmark_preset_says_what_it_takes(work, figures):
-    assert expected_time(PRESETS["small"]) == PRESETS["small"].estimate  # measured
+    small = said("small", figures)
+    assert small == "9 min 14 s measured for `marple benchmark --preset small` " + PRESETS["small"].measured.conditions
     measured(figures)
     for name in ("paper", "gpu"):
-        assert expected_time(PRESETS[name]).startswith("projected") and "H100" in expected_time(PRESETS[name])
-    assert "no projection" in expected_time(replace(PRESETS["quick"], estimate=""))  # not the paper's data sizes
+        assert said(name, figures).startswith("projected") and "H100" in said(name, figures)
+
+
+@pytest.mark.parametrize(
+    "preset, options, words",
+    [
+        ("quick", {"suspects": 3, "shared": True}, "about 40 minutes measured for `marple benchmark --preset quick "),
+        ("quick", {"suspects": 3, "shared": True, "scenarios": ["sandwich"]}, "less than the about 40 minutes"),
+        (
+            "small",
+            {"scenarios": ["laundry"]},
+            "less than the 9 min 14 s measured for `marple benchmark --preset small`",
+        ),
+        ("quick", {"scenarios": ["laundry"]}, "not measured for this run (the about 40 minutes measured were for `"),
+        ("quick", {}, "not measured for this run"),
+        ("small", {"trials": 5}, "not measured for this run (the 9 min 14 s measured were for"),
+        ("small", {"suspects": 3, "shared": True}, "not measured for this run"),
+        ("small", {"variants": "vision"}, "less than the 9 min 14 s"),
+        ("small", {"seeds": 2}, "not measured for this run"),
+    ],
+)
+def test_a_measured_time_is_quoted_only_for_the_run_it_was_measured_on_or_a_part_of_it(
+    preset, options, words, tmp_path
+):
+    text = said(preset, tmp_path, **options)
+    assert text.startswith(words), text
+    if text.startswith("not measured"):  # not the paper's data sizes: no projection either
+        assert text.endswith("no projection for these sizes (docs/gpu.md)")
 
 
 def test_the_committed_figures_read_and_the_workload_covers_every_agent_model():

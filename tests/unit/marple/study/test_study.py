@@ -204,7 +204,7 @@ def study_args(data_dir, out, *extra):
 
 def test_a_whole_session_by_mouse_and_keys_is_saved_answer_by_answer_and_scores(data_dir, tmp_path):
     out = tmp_path / "p01.jsonl"
-    state = study.open_session(study_args(data_dir, out, "--seed", "5"))
+    state = study.session_of(study_args(data_dir, out, "--seed", "5"))
     app = StudyApp(state, "vision", tile_size=8, sound=False)
     values = iter(range(1, 100, 2))
 
@@ -235,7 +235,7 @@ def test_a_whole_session_by_mouse_and_keys_is_saved_answer_by_answer_and_scores(
 def test_a_session_stopped_midway_resumes_without_losing_or_repeating_answers(data_dir, tmp_path, capsys):
     out = tmp_path / "p01.jsonl"
     args = study_args(data_dir, out, "--seed", "9")
-    state = study.open_session(args)
+    state = study.session_of(args)
     app = StudyApp(state, "vision", tile_size=8, sound=False)
     try:
         app.run(participant(app, iter(range(100)), give_up_after=25))  # practice and trial 1 done, trial 2 in part
@@ -277,7 +277,7 @@ def test_the_practice_block_comes_first_says_who_it_was_and_is_not_scored(data_d
     from marple.study.human import read_responses
 
     out = tmp_path / "p01.jsonl"
-    state = study.open_session(study_args(data_dir, out, "--seed", "3", "--practice", "2"))
+    state = study.session_of(study_args(data_dir, out, "--seed", "3", "--practice", "2"))
     assert [t.episode_id for t in state.practice] == ["pillow/practice/000", "pillow/practice/001"]
     assert not {t.episode_id for t in state.practice} & {t.episode_id for t in state.trials}  # never a scored pair
     assert lines(out)[0]["practice"] == ["pillow/practice/000", "pillow/practice/001"]
@@ -302,13 +302,13 @@ def test_the_practice_block_comes_first_says_who_it_was_and_is_not_scored(data_d
     run = read_responses([out])
     assert sorted(t.episode_id for t in run.trials) == sorted(t.episode_id for t in state.trials)
     assert run.settings["practice_answers"] == 22
-    none = study.open_session(study_args(data_dir, tmp_path / "none.jsonl", "--seed", "3", "--practice", "0"))
+    none = study.session_of(study_args(data_dir, tmp_path / "none.jsonl", "--seed", "3", "--practice", "0"))
     assert none.practice == [] and lines(tmp_path / "none.jsonl")[0]["practice"] == []
 
 
 def test_the_language_and_audio_modality_shows_intents_and_plays_both_sounds(data_dir, tmp_path):
     out = tmp_path / "p01.jsonl"
-    state = study.open_session(study_args(data_dir, out, "--seed", "1", "--modality", "vision+language+audio"))
+    state = study.session_of(study_args(data_dir, out, "--seed", "1", "--modality", "vision+language+audio"))
     app = StudyApp(state, "vision+language+audio", tile_size=8, sound=True)
     played = []
     if app.player is not None:

@@ -71,7 +71,7 @@ def test_study_and_evaluate_choose_the_same_trials_spread_over_houses(data_dir, 
     data = MarpleDataset(data_dir)
     for limit in (1, 2, 3, None):
         extra = [] if limit is None else ["--limit", str(limit)]
-        state = study.open_session(study_args(data_dir, tmp_path / f"s{limit}.jsonl", "--seed", "1", *extra))
+        state = study.session_of(study_args(data_dir, tmp_path / f"s{limit}.jsonl", "--seed", "1", *extra))
         evaluated = [e.episode_id for e in dataset_episodes(data, ["pillow"], limit)]
         assert [e.episode_id for e in load_episodes(data, (), limit)] == evaluated  # the same list ...
         assert sorted(t.episode_id for t in state.trials) == sorted(evaluated)  # ... which the session then orders
@@ -99,7 +99,7 @@ def test_results_record_their_trial_set_and_report_warns_when_sets_differ(data_d
 
 def test_desktop_answers_carry_millisecond_times_and_response_times(data_dir, tmp_path):
     clock = iter([10.0, 12.5, 13.0, 13.25] + [20.0] * 100)
-    state = study.open_session(study_args(data_dir, tmp_path / "r.jsonl", "--seed", "2", "--limit", "1"))
+    state = study.session_of(study_args(data_dir, tmp_path / "r.jsonl", "--seed", "2", "--limit", "1"))
     state = StudyState(state.trials, state.log, clock=lambda: next(clock))
     state.advance()
     state.set_slider(30)
@@ -232,6 +232,24 @@ def test_a_simulated_participant_runs_the_exact_sequence_and_its_answers_score(d
         == 2
     )
     assert "unknown model" in capsys.readouterr().err
+
+
+def test_a_simulated_participants_bad_agent_checkpoint_is_named_with_its_path(data_dir, tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    from marple_agents.checkpoints import save_checkpoint
+    from marple_agents.config import ModelConfig
+    from marple_agents.networks import build_model
+
+    config = ModelConfig(width=8, depth=1, heads=2, head_hidden=8, decoder_hidden=8)
+    path = save_checkpoint(tmp_path / "pillow-A.pt", build_model(config), config)
+    payload = torch.load(path, weights_only=True)
+    payload["config"]["wdith"] = payload["config"].pop("width")
+    torch.save(payload, path)
+    out = tmp_path / "sim.jsonl"
+    argv = ["study", "--data", str(data_dir), "--limit", "2", "--seed", str(SEED), "--out", str(out)]
+    agents = ["--simulate-agent", f"A={tmp_path}/{{scenario}}-A.pt", "--simulate-agent", "B=planner"]
+    assert main([*argv, "--simulate", "simulation", "--simulate-arg", "rollouts=2", *agents]) == 2
+    assert f"--simulate-agent A: {path}: config.wdith: unknown key; did you mean 'width'?" in capsys.readouterr().err
 
 
 # ---- the web study in a real browser -----------------------------------------------------------------------
@@ -413,7 +431,7 @@ def test_two_trials_in_a_real_browser_survive_a_server_kill_and_score_like_the_d
     # The same answers given to the desktop study score the same; practice and check are not scored.
     slider = {(a["episode_id"], a["evidence_point"]): a["slider"] for a in answers + practice}
     desk_args = study_args(data_dir, tmp_path / "desk.jsonl", "--seed", str(SEED + k), "--limit", "2")
-    state = study.open_session(desk_args)
+    state = study.session_of(desk_args)
     assert [t.episode_id for t in state.trials] == order and state.practice[0].episode_id == "pillow/practice/000"
     run_participant(state, lambda trial, point: slider[(trial.episode_id, point)])
     web, desk = read_responses([answers_file]), read_responses([tmp_path / "desk.jsonl"])
