@@ -35,12 +35,36 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import torch
 
-from marple.benchmark.measured import MEASURED_DIR, measured_path, this_machine, write_measured
+from marple.benchmark.config import BenchmarkConfig
+from marple.benchmark.estimate import project
+from marple.benchmark.ledger import REFERENCE, series_dir
+from marple.benchmark.measured import (
+    MEASURED_DIR,
+    MeasuredError,
+    measured_path,
+    read_measured,
+    this_machine,
+    write_measured,
+)
+from marple.benchmark.presets import PRESETS
+from marple.benchmark.slices import SLICE_SPLITS, SliceKey, regenerate, slice_config
+from marple.runner import MethodRun, run_method
+from marple_agents.checkpoints import save_checkpoint
+from marple_agents.config import preset as model_preset
+from marple_agents.networks import build_model
+from marple_agents.policy import load_policy
 from marple_agents.training.train import quiet_lightning
+from marple_eval.lockstep import TRIALS_IN_FLIGHT
+from marple_eval.protocol import dataset_episodes
+from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import MANIFEST
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench_train, beside this file
@@ -104,12 +128,6 @@ def tests(check: Check) -> dict:
 
 def data(check: Check, work: Path, device: str) -> dict:
     """The slice's data step on one scenario (tiny: against a reference generated here first)."""
-    from marple.benchmark.ledger import REFERENCE, series_dir
-    from marple.benchmark.slices import SLICE_SPLITS, SliceKey, regenerate, slice_config
-    from marple_gym.datasets.generate import generate_dataset
-    from marple_gym.datasets.manifest import MANIFEST
-    from marple_gym.datasets.spec import DatasetSpec, Unit
-
     preset = check_preset(check.args)
     key = SliceKey(check.args.scenario, "A", "vision")
     cores = {"workers": 1} if check.args.tiny else {}  # tiny: no pool to start
@@ -163,16 +181,6 @@ def training(check: Check, work: Path) -> None:
 
 def inference(check: Check, work: Path, device: str) -> dict:
     """A forward pass of FORWARD_ROWS states, then seconds per trial of simulation inference (see module docs)."""
-    from marple.benchmark.config import BenchmarkConfig
-    from marple.runner import MethodRun, run_method
-    from marple_agents.checkpoints import save_checkpoint
-    from marple_agents.config import preset as model_preset
-    from marple_agents.networks import build_model
-    from marple_agents.policy import load_policy
-    from marple_eval.lockstep import TRIALS_IN_FLIGHT
-    from marple_eval.protocol import dataset_episodes
-    from marple_gym.datasets.dataset import MarpleDataset
-
     args = check.args
     preset = check_preset(args)
     cfg = BenchmarkConfig(preset, work / "slice", scenarios=(args.scenario,))
@@ -225,21 +233,12 @@ def inference(check: Check, work: Path, device: str) -> dict:
 def check_preset(args: argparse.Namespace):
     """The benchmark preset whose data the check regenerates and scores: the paper's, or a tiny one (scored with
     the protocol's cutoff, so that untrained rollouts from early evidence points do not run on)."""
-    from dataclasses import replace
-
-    from marple.benchmark.presets import PRESETS
-    from marple_gym.datasets.spec import Sizes
-
     paper = PRESETS["paper"]
     return replace(paper, name="tiny", sizes=Sizes(2, 2, 3, 1), uncut=()) if args.tiny else paper
 
 
 def projections(path: Path) -> None:
     """The presets' projections from the file just written."""
-    from marple.benchmark.estimate import project
-    from marple.benchmark.measured import MeasuredError, read_measured
-    from marple.benchmark.presets import PRESETS
-
     figures = read_measured(path)
     for name in ("paper", "gpu"):
         try:

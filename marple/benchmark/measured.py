@@ -37,6 +37,8 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+import numpy
+
 from marple_gym.errors import MarpleError
 from marple_gym.files import write_json_atomic
 from marple_gym.validation import Fields, message_error, read_json_file
@@ -156,8 +158,7 @@ def write_measured(path: str | Path, record: dict[str, Any]) -> Path:
 def this_machine(device: Any = None) -> dict[str, Any]:
     """The card (the GPU's name as torch reports it, or ``cpu``), today's date and what a figure depends on: the
     driver, torch, CUDA, Python, numpy (the data a seed makes), the CPU cores and this package's version."""
-    import numpy
-    import torch
+    import torch  # the card and its versions: only where a figure is measured
 
     on_gpu = device is not None and str(device).startswith("cuda") and torch.cuda.is_available()
     card = torch.cuda.get_device_name(torch.device(device)) if on_gpu else "cpu"

@@ -47,8 +47,12 @@ from marple.benchmark.measured import this_machine
 from marple.benchmark.pipeline import InferenceRun, ModelJob, inference_runs, job_device, train_job
 from marple.benchmark.presets import BenchmarkPreset
 from marple.runner import MethodRun, run_suspect
+from marple_agents.device import resolve_device
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
+from marple_eval.protocol import dataset_episodes
 from marple_eval.results import creation_time
+from marple_gym.datasets.dataset import MarpleDataset
+from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.manifest import DatasetError, check_manifest
 from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
@@ -133,8 +137,6 @@ def read_reference(path: str | Path) -> dict[str, Any]:
 def regenerate(cfg: BenchmarkConfig, scenario: str, reference: str | Path) -> dict[str, Any]:
     """Generate ``scenario``'s test and train-in splits into ``cfg.data`` from the seed and check every shard
     against the reference manifest's checksum; returns what the slice records of it."""
-    from marple_gym.datasets.generate import generate_dataset
-
     manifest = read_reference(reference)
     spec = DatasetSpec([Unit.scenario(scenario, cfg.houses)], cfg.preset.sizes, cfg.seed, splits=SLICE_SPLITS)
     theirs, mine = manifest["spec"], spec.to_json()
@@ -171,10 +173,7 @@ def variant_run(cfg: BenchmarkConfig, variant: str) -> InferenceRun:
 def run_slice(cfg: BenchmarkConfig, key: SliceKey, reference: str | Path, out: str | Path) -> Path:
     """Regenerate and check the data, train the model, score its agent for each variant it serves; write the slice
     file into folder ``out`` and return it (see module docs)."""
-    from marple_agents.checkpoints import read_checkpoint
-    from marple_agents.device import resolve_device
-    from marple_eval.protocol import dataset_episodes
-    from marple_gym.datasets.dataset import MarpleDataset
+    from marple_agents.checkpoints import read_checkpoint  # torch: only once a slice runs
 
     device = str(resolve_device(cfg.device))
     seconds: dict[str, float] = {}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from marple.benchmark.ledger import landed, series_dir, table2
 from marple.cli.options import float_in
 from marple.cli.protocol_options import add_cutoff_argument, add_threshold_argument, protocol_changes
 from marple_eval.report import comparison_table, detail_table, protocols_table, report_runs, small_group_warnings
@@ -107,8 +108,6 @@ def run_report(args: argparse.Namespace) -> int:
 
 def report_slices(args: argparse.Namespace) -> int:
     """Table 2 at paper scale from a series' landed slices (:func:`marple.benchmark.ledger.table2`)."""
-    from marple.benchmark.ledger import landed, series_dir, table2
-
     if args.results:
         raise ValueError("--slices reads a series folder's slices; name no results files with it")
     folder = args.slices or series_dir()

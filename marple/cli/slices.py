@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 from pathlib import Path
 
+from marple.benchmark.config import preset_with
+from marple.benchmark.ledger import LEDGER, REFERENCE, add_slice, landed, ledger_table, series_dir
+from marple.benchmark.merge import merge_slices
 from marple.benchmark.presets import PRESETS
+from marple.benchmark.slices import SLICE_SPLITS, SliceKey, read_slice, run_slice, slice_config
 from marple.cli.options import add_device_argument, positive_int, seed
-from marple_agents.device import PRECISIONS
+from marple_agents.device import PRECISIONS, resolve_device
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import MANIFEST
+from marple_gym.datasets.spec import DatasetSpec, Unit
+from marple_gym.missions.scenarios import SCENARIOS
 
 
 def add_parser(subparsers) -> None:
@@ -78,17 +87,11 @@ def add_series_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def ledger_folder(args: argparse.Namespace) -> Path:
-    from marple.benchmark.ledger import series_dir
-
     return Path(args.ledger) if args.ledger else series_dir(args.preset, args.seed)
 
 
 def run_one(args: argparse.Namespace) -> int:
-    from marple.benchmark.config import preset_with
-    from marple.benchmark.ledger import REFERENCE
-    from marple.benchmark.slices import SliceKey, run_slice, slice_config
-    from marple_agents.device import resolve_device
-    from marple_agents.training.train import quiet_lightning
+    from marple_agents.training.train import quiet_lightning  # Lightning: only once a slice starts
 
     key = SliceKey.parse(args.slice)
     preset = preset_with(PRESETS[args.preset], trials=args.trials, rollouts=args.rollouts, train_steps=args.train_steps)
@@ -114,7 +117,6 @@ def run_one(args: argparse.Namespace) -> int:
     if preset.model != "small" and str(resolve_device(args.device)) == "cpu":
         print(f"note: no GPU here; a {preset.model}-size model trains for hours on the CPU")
     path = run_slice(cfg, key, manifest, args.out)
-    from marple.benchmark.slices import read_slice
 
     done = read_slice(path)
     seconds = ", ".join(f"{part} {s:.0f} s" for part, s in done.seconds.items())
@@ -123,9 +125,6 @@ def run_one(args: argparse.Namespace) -> int:
 
 
 def run_add(args: argparse.Namespace) -> int:
-    from marple.benchmark.ledger import LEDGER, add_slice, series_dir
-    from marple.benchmark.slices import read_slice
-
     for file in args.files:
         piece = read_slice(file)
         folder = Path(args.ledger) if args.ledger else series_dir(piece.preset["name"], piece.seed)
@@ -135,17 +134,11 @@ def run_add(args: argparse.Namespace) -> int:
 
 
 def run_list(args: argparse.Namespace) -> int:
-    from marple.benchmark.ledger import ledger_table
-
     print(ledger_table(ledger_folder(args)))
     return 0
 
 
 def run_merge(args: argparse.Namespace) -> int:
-    from marple.benchmark.ledger import landed
-    from marple.benchmark.merge import merge_slices
-    from marple.benchmark.slices import read_slice
-
     slices = [read_slice(f) for f in args.files] if args.files else landed(ledger_folder(args))
     if not slices:
         raise ValueError(f"no slices to merge in {ledger_folder(args)}")
@@ -161,15 +154,6 @@ def run_merge(args: argparse.Namespace) -> int:
 
 
 def run_manifest(args: argparse.Namespace) -> int:
-    import shutil
-
-    from marple.benchmark.ledger import REFERENCE
-    from marple.benchmark.slices import SLICE_SPLITS
-    from marple_gym.datasets.generate import generate_dataset
-    from marple_gym.datasets.manifest import MANIFEST
-    from marple_gym.datasets.spec import DatasetSpec, Unit
-    from marple_gym.missions.scenarios import SCENARIOS
-
     preset = PRESETS[args.preset]
     work = Path(args.work or "runs/slice-data")
     spec = DatasetSpec([Unit.scenario(s) for s in SCENARIOS], preset.sizes, args.seed, splits=SLICE_SPLITS)
