@@ -41,6 +41,7 @@ def add_parser(subparsers) -> None:
         default=None,
         help="the reference dataset manifest the regenerated data must match (default: the series folder's)",
     )
+    run.add_argument("--ledger", default=None, help="the series folder (default: the package's, by preset and seed)")
     run.add_argument("--work", default=None, help="data and model go here (default: runs/slice-<slice>)")
     run.add_argument("--out", default=".", help="folder for the slice file (default: the current one)")
     run.add_argument("--trials", type=positive_int, default=None, help="test trials of the scenario (preset's)")

@@ -62,7 +62,10 @@ def pieces(tmp_path_factory) -> Pieces:
         results = {name: whole.results(name).read_bytes() for name in names}
         out = root / "slices"
         reference = whole.data / "manifest.json"
-        args = ["slice", "run", f"{SCENARIO}/A-vision", "--preset", "small", "--manifest", str(reference)]
+        series = series_dir("small", 0, root)  # the command's default manifest: its series folder's
+        series.mkdir()
+        shutil.copyfile(reference, series / REFERENCE)
+        args = ["slice", "run", f"{SCENARIO}/A-vision", "--preset", "small", "--ledger", str(series)]
         args += ["--work", str(root / "work-A"), "--out", str(out), "--workers", "1", "--no-progress"]
         assert main(args) == 0
         key = SliceKey(SCENARIO, "B", "vision")
@@ -123,6 +126,21 @@ def test_landed_slices_fill_the_ledger_and_table_2_marks_every_missing_cell(piec
     entered.write_text(entered.read_text().replace('"seed": 0', '"seed": 0 '))
     with pytest.raises(SliceError, match="not the file ledger.json entered"):
         landed(folder)
+
+
+def test_a_series_reference_manifest_checks_what_one_scenario_alone_regenerates(pieces, tmp_path, monkeypatch, capsys):
+    """The reference is made from every scenario at once; a slice regenerates its scenario alone, with no
+    out-of-distribution split: the shards they share are the same files, byte for byte."""
+    monkeypatch.setitem(presets_module.PRESETS, "small", TINY)
+    series = tmp_path / "small-seed0"
+    args = ["slice", "manifest", "--preset", "small", "--work", str(tmp_path / "data"), "--ledger", str(series)]
+    assert main([*args, "--workers", "1", "--no-progress"]) == 0
+    assert "the checksums of 30 shards" in capsys.readouterr().out
+    made = json.loads((series / REFERENCE).read_text())
+    assert len(made["spec"]["units"]) == 5 and made["spec"]["splits"] == ["test", "train-in"]
+    alone = json.loads((pieces.whole.data / "manifest.json").read_text())["shards"]
+    shared = [path for path in made["shards"] if path.startswith(f"{SCENARIO}/")]
+    assert len(shared) == 6 and all(made["shards"][p]["sha256"] == alone[p]["sha256"] for p in shared)
 
 
 def test_the_table_with_no_slices_is_all_missing():
