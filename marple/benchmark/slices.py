@@ -15,7 +15,8 @@ what it serves, in one command:
 It writes one small slice file (format ``marple-slice``, version 1; :func:`read_slice`)::
 
     {"format": "marple-slice", "version": 1, "slice": "laundry/A-vision", "split": "in", "seed": 0,
-     "preset": {...the benchmark preset, as benchmark.json records it...},
+     "preset": {"name": "paper", "sizes": {...}, "trials": 10, "model": "paper", "rollouts": 100,
+                "splits": ["in", "ood"], "train": {}, "uncut": [...]},
      "card": "NVIDIA H100 80GB HBM3", "date": "2026-11-28", "machine": {"driver": ..., "torch": ..., ...},
      "data": {"manifest_sha256": "...", "shards": 50, "trajectories": 11000},
      "model": {"weights_sha256": "...", "val_accuracy": 0.87, "steps": 2760, "samples_per_second": 812.4, ...},
@@ -38,7 +39,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -53,7 +54,7 @@ from marple_eval.protocol import dataset_episodes
 from marple_eval.results import creation_time
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import generate_dataset
-from marple_gym.datasets.manifest import DatasetError, check_manifest
+from marple_gym.datasets.manifest import SIZE_KEYS, DatasetError, check_manifest
 from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
 from marple_gym.files import write_json_atomic
@@ -115,6 +116,16 @@ class SliceKey:
 def every_slice() -> list[SliceKey]:
     """The 20 slices of the paper's in-distribution benchmark: each agent model of each scenario."""
     return [SliceKey(s, r, k) for s in SCENARIOS for r in get_scenario(s).roles for k in KINDS]
+
+
+PRESET_FIELDS = ("name", "sizes", "trials", "model", "rollouts", "splits", "train", "uncut")
+"""What a slice's figures depend on of its benchmark preset: what its file records and its halves must share."""
+
+
+def preset_record(preset: BenchmarkPreset) -> dict[str, Any]:
+    """The fields of ``preset`` a slice file records (:data:`PRESET_FIELDS`)."""
+    record = asdict(preset)
+    return {key: record[key] for key in PRESET_FIELDS}
 
 
 def slice_config(key: SliceKey, preset: BenchmarkPreset, work: str | Path, **settings: Any) -> BenchmarkConfig:
@@ -206,7 +217,7 @@ def run_slice(cfg: BenchmarkConfig, key: SliceKey, reference: str | Path, out: s
         "slice": key.name,
         "split": SPLIT,
         "seed": cfg.seed,
-        "preset": asdict(cfg.preset),
+        "preset": preset_record(cfg.preset),
         **machine,
         "data": data,
         "model": model,
@@ -268,10 +279,11 @@ class SliceFile:
 
     @property
     def benchmark_preset(self) -> BenchmarkPreset:
-        """The benchmark preset the slice ran at, as a :class:`BenchmarkPreset`."""
+        """The benchmark preset the slice ran at, as a :class:`BenchmarkPreset` (what a slice's figures depend
+        on; the rest at its defaults)."""
         p = self.preset
-        return replace(
-            BenchmarkPreset(**{**p, "sizes": Sizes(**p["sizes"])}), splits=tuple(p["splits"]), uncut=tuple(p["uncut"])
+        return BenchmarkPreset(
+            **{**p, "sizes": Sizes(**p["sizes"]), "splits": tuple(p["splits"]), "uncut": tuple(p["uncut"])}
         )
 
 
@@ -292,6 +304,8 @@ def read_slice(path: str | Path) -> SliceFile:
     except SliceError as exc:
         raise top.fail("slice", str(exc)) from None
     top.str("split", choices=(SPLIT,))
+    preset = top.fields("preset").allow(PRESET_FIELDS).require(*PRESET_FIELDS)
+    preset.fields("sizes").allow(SIZE_KEYS).require(*SIZE_KEYS)
     model = top.fields("model")
     model.str("weights_sha256")
     runs = top.fields("runs")
