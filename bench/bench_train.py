@@ -246,7 +246,7 @@ def matmul_rate(on_gpu: bool, repeats: int = 10) -> float:
 
 def throughput(args: argparse.Namespace) -> dict:
     """Samples/s, FLOP/s, MFU and projected hours of the models stage, for each set of speed options."""
-    from marple.benchmark.estimate import peak_bf16, project
+    from marple.benchmark.estimate import models_hours, peak_bf16
     from marple.benchmark.presets import PRESETS
     from marple_agents.config import micro_batches, preset
     from marple_agents.flops import training_flops
@@ -293,9 +293,7 @@ def throughput(args: argparse.Namespace) -> dict:
             "of_matmul_rate": rate * flops / results["matmul_flop_per_second"],
             "rows_per_pass": per_step,
         }
-        run["projected_models_hours"] = {
-            p: project(PRESETS[p], train_rate=rate * flops).models for p in ("paper", "gpu")
-        }
+        run["projected_models_hours"] = {p: models_hours(PRESETS[p], rate * flops) for p in ("paper", "gpu")}
         results["runs"][label] = run
         print(label, json.dumps(run), flush=True)
     return results

@@ -105,12 +105,12 @@ def evaluate_model(request: ModelEvaluation, tell: Callable[[str], None] = lambd
         notes.append(f"--device {request.device} does not apply to model {name!r}: it runs no learned model")
         tell(notes[-1])
     check_agent_models(run, target)
+    episodes = dataset_episodes(data, scenarios, request.limit)
     if request.dry_run:
-        return dry_run(run, target, request, lambda: dataset_episodes(data, scenarios, request.limit), notes)
+        return dry_run(run, target, request, episodes, notes)
     ledger = usage_ledger(run, target)
     if request.agents:
         check_agent_files(AgentResources(request.agents), scenarios)
-    episodes = dataset_episodes(data, scenarios, request.limit)
     recorded: dict[str, Any] = {"dataset": str(request.data)}
     if request.train_split:
         recorded["train_split"] = request.train_split
@@ -183,11 +183,10 @@ def dry_run(
     run: MethodRun,
     target: Callable[..., Any],
     request: ModelEvaluation,
-    episodes: Callable[[], list[WhodunitEpisode]],
+    episodes: list[WhodunitEpisode],
     notes: list[str],
 ) -> EvaluationOutcome:
-    """Write the requests a run would send on the trials ``episodes`` reads, and their token estimate, without
-    calling anything."""
+    """Write the requests a run would send on ``episodes``, and their token estimate, without calling anything."""
     if not takes_argument(target, "dry_run"):
         raise ValueError(f"--dry-run: model {request.model!r} calls no service, so it has nothing to dry-run")
     prompts = request.results_path.with_suffix(".prompts.jsonl")
@@ -195,7 +194,7 @@ def dry_run(
     # No agent models (nothing is asked of them), and one process: the requests file is written line by line, and
     # a dry run sends nothing to wait for.
     asked = replace(run, args={**run.args, "dry_run": str(prompts)}, agents=None)
-    run_method(asked, episodes(), model_protocol(request, target), progress=request.progress)
+    run_method(asked, episodes, model_protocol(request, target), progress=request.progress)
     totals = dry_run_totals(prompts, make_method(asked.method, **asked.args).client.settings)
     summary = (
         f"dry run: {totals['requests']} requests to send ({totals['from_cache']} already in the cache), "

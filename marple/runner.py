@@ -39,7 +39,7 @@ from marple_eval.inverse.priors import TrainingPriors
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_eval.methods.base import InferenceModel
 from marple_eval.methods.registry import BUILTIN, available_models, build_model, model_class
-from marple_eval.protocol import AgentResources, ModelFactory, Resources, evaluate
+from marple_eval.protocol import AgentResources, ModelFactory, Resources, SuspectAnswers, evaluate, evaluate_suspect
 from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
 from marple_gym.errors import MarpleError
@@ -235,10 +235,7 @@ def run_method(
     ``label`` names the method in tables (default: its own name); ``run_settings`` and what the wiring records
     join the results' settings.
     """
-    target = method_class(run.method)
-    args = placed_arguments(target, run)
-    factory = method_factory(run.method, **args)
-    on_gpu = str(args.get("device", "cpu")).startswith("cuda")
+    factory, on_gpu = placed_factory(run)
     resources, recorded = method_resources(run)
     return evaluate(
         factory,
@@ -251,3 +248,34 @@ def run_method(
         out=out,
         progress=progress,
     )
+
+
+def run_suspect(
+    run: MethodRun,
+    role: str,
+    episodes: list[WhodunitEpisode],
+    settings: ProtocolSettings,
+    *,
+    processes: int = 1,
+    in_flight: int | None = None,
+    progress: bool = True,
+) -> SuspectAnswers:
+    """The query probabilities of the agent of ``role`` alone on ``episodes``
+    (:func:`~marple_eval.protocol.evaluate_suspect`): ``run``'s method built and placed as :func:`run_method`
+    places it, only that role's agent model loaded. For simulation inference, the halves of a run scored suspect by
+    suspect assemble into the run scored at once (:mod:`marple.benchmark.merge`)."""
+    if uses_priors(run):
+        raise ValueError(
+            f"{run.method}: only simulation inference with plain agent models is scored suspect by suspect"
+        )
+    factory, on_gpu = placed_factory(run)
+    resources, _ = method_resources(run)
+    workers = (in_flight or TRIALS_IN_FLIGHT) if on_gpu else processes
+    return evaluate_suspect(factory, episodes, settings, role, resources=resources, workers=workers, progress=progress)
+
+
+def placed_factory(run: MethodRun) -> tuple[ModelFactory, bool]:
+    """A factory of ``run``'s method with its arguments placed (:func:`placed_arguments`), and whether that puts
+    it on a GPU."""
+    args = placed_arguments(method_class(run.method), run)
+    return method_factory(run.method, **args), str(args.get("device", "cpu")).startswith("cuda")

@@ -123,6 +123,15 @@ def use_tensor_cores(device: str | torch.device) -> None:
         torch.backends.cudnn.allow_tf32 = True
 
 
+def lightning_placement(device: str | torch.device) -> tuple[str, int | list[int]]:
+    """Lightning's ``(accelerator, devices)`` for one resolved device: ``("gpu", [N])`` for ``cuda:N``, else
+    ``("cpu", 1)``."""
+    if kind(device) != "cuda":
+        return "cpu", 1
+    index = str(device).partition(":")[2]
+    return "gpu", [int(index or 0)]
+
+
 def device_name(device: str | torch.device) -> str:
     """The hardware behind a device, for reports: the GPU's name, or ``cpu``."""
     if kind(device) != "cuda":

@@ -303,8 +303,8 @@ def test_a_killed_generation_leaves_temporary_files_that_the_next_run_removes(tm
     assert not list(root.rglob("*.tmp")) and MarpleDataset(root).complete
 
 
-SUBCOMMANDS = {"benchmark", "envs", "evaluate", "export", "generate", "play", "replay", "report", "stats", "study"}
-SUBCOMMANDS |= {"study-server", "study-web", "train"}
+SUBCOMMANDS = {"benchmark", "envs", "evaluate", "export", "generate", "play", "replay", "report", "slice", "stats"}
+SUBCOMMANDS |= {"study", "study-server", "study-web", "train"}
 
 
 def test_a_source_tree_that_was_never_installed_has_every_subcommand():

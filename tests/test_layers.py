@@ -45,6 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.missions",),
     ("marple_gym.evidence", "marple_gym.generation"),
     ("marple_gym.episode", "marple_gym.planner", "marple_gym.sound"),  # the only way into the world, and its users
+    ("marple_gym.beliefs",),  # agents with beliefs: perception, belief, searching by belief, their episodes
     ("marple_gym.rendering",),  # pure drawing (frames, panels, captions) and the window it shows them in
     ("marple_gym.recording",),  # episode records, the planner's recorder, many planners recorded in one house
     ("marple_gym.envs",),

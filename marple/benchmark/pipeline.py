@@ -52,6 +52,8 @@ from marple_gym.missions.scenarios import get_scenario
 if TYPE_CHECKING:
     import torch
 
+    from marple_agents.training.train import TrainResult
+
 log = logging.getLogger(__name__)
 
 BIP_POLICY = "language"
@@ -110,7 +112,7 @@ def budget_arguments(cfg: BenchmarkConfig) -> dict:
     return budget
 
 
-def train_job(cfg: BenchmarkConfig, job: ModelJob, device: str = "cpu") -> None:
+def train_job(cfg: BenchmarkConfig, job: ModelJob, device: str = "cpu") -> TrainResult:
     """Train one agent model into its place (``policy.pt`` and ``metrics.json`` beside it) on ``device``: "cpu",
     "cuda:N", or "cuda" for the GPUs ``cfg.devices`` asks Lightning for (DDP)."""
     from marple_agents import train_policy  # Lightning: loaded by the jobs that train
@@ -137,6 +139,7 @@ def train_job(cfg: BenchmarkConfig, job: ModelJob, device: str = "cpu") -> None:
         **budget_arguments(cfg),
     )
     log.info("trained %s: held-out accuracy %.3f in %d steps", job.key, result.val_accuracy, result.steps)
+    return result
 
 
 def training_executor(cfg: BenchmarkConfig) -> Executor | None:
@@ -349,9 +352,6 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
     :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process; on the CPU, its trials
     spread over ``cfg.workers`` processes."""
     out = cfg.results(run.name)
-    extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
-    if run.split is not None:
-        extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
     method = MethodRun(
         run.model,
         run.kwargs,
@@ -367,12 +367,21 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
         episodes,
         cfg.scoring(run.key),
         label=run.method,
-        run_settings=extra,
+        run_settings=run_settings(cfg, run),
         processes=cfg.workers,
         out=out,
         progress=cfg.progress and mp.parent_process() is None,
     )
     return out
+
+
+def run_settings(cfg: BenchmarkConfig, run: InferenceRun) -> dict:
+    """What the benchmark records in a run's results besides the method's own settings: the data, the preset and,
+    for learned agent models, their split, seed and budget."""
+    recorded = {"dataset": str(cfg.data), "preset": cfg.preset.name}
+    if run.split is not None:
+        recorded.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
+    return recorded
 
 
 def job_device(device: str) -> torch.device:

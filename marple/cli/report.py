@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from marple.benchmark.ledger import landed, series_dir, table2
 from marple.cli.options import float_in
 from marple.cli.protocol_options import add_cutoff_argument, add_threshold_argument, protocol_changes
 from marple_eval.report import comparison_table, detail_table, protocols_table, report_runs, small_group_warnings
@@ -18,7 +19,15 @@ def add_parser(subparsers) -> None:
         help="compare results files: Table-2-style table and Figure-4-style plots",
         description="Set runs side by side with the paper's Table 2 as reference rows, and plot accuracy curves.",
     )
-    parser.add_argument("results", nargs="+", help="results files written by marple evaluate / marple benchmark")
+    parser.add_argument("results", nargs="*", help="results files written by marple evaluate / marple benchmark")
+    parser.add_argument(
+        "--slices",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="instead: Table 2 at paper scale from the landed slices of a series folder (default: the package's "
+        "paper-seed0), every missing cell marked (docs/gpu.md)",
+    )
     parser.add_argument("--plot", metavar="PNG", help="save a Figure-4-style plot here")
     parser.add_argument(
         "--band",
@@ -65,6 +74,11 @@ def print_warnings(runs: list[RunResults]) -> None:
 def run_report(args: argparse.Namespace) -> int:
     from marple_eval.plots import plot_runs  # matplotlib (the eval extra): only when a plot is asked for
 
+    if args.slices is not None:
+        return report_slices(args)
+    if not args.results:
+        raise ValueError("name results files to report, or --slices for Table 2 at paper scale")
+
     view = report_runs(
         args.results,
         protocol=args.protocol,
@@ -89,4 +103,13 @@ def run_report(args: argparse.Namespace) -> int:
         print(detail_table(runs, markdown=not args.text))
     if args.plot:
         print(f"\nplot: {plot_runs(runs, args.plot, band=args.band)}")
+    return 0
+
+
+def report_slices(args: argparse.Namespace) -> int:
+    """Table 2 at paper scale from a series' landed slices (:func:`marple.benchmark.ledger.table2`)."""
+    if args.results:
+        raise ValueError("--slices reads a series folder's slices; name no results files with it")
+    folder = args.slices or series_dir()
+    print(table2(landed(folder), args.threshold[0]))
     return 0

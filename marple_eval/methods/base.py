@@ -133,6 +133,11 @@ class QueryModel(InferenceModel):
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent, evidence to tau): reaching the query state within ``trial.steps_left`` steps."""
 
+    def query_probabilities(self, agents: Sequence[AgentEvidence], trials: Sequence[TrialEvidence]) -> list[float]:
+        """:meth:`query_probability` of one agent at several evidence points (``agents[k]`` in ``trials[k]``). A method
+        that estimates them together overrides this; its answers must be the same."""
+        return [self.query_probability(agent, trial) for agent, trial in zip(agents, trials)]
+
     def query_probabilities_at(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
         """P(query | agent) of every agent shown, at several evidence points of one trial (ascending tau). A method
         that estimates several points at once overrides this; its answers must equal :meth:`query_probability`'s."""

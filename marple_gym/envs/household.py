@@ -228,6 +228,8 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         a window with the mission, intent, last sound and step underneath (called by ``step`` and ``reset``)."""
         if self.render_mode is None or self.episode is None:
             return None
+        # The rendering package draws with MiniGrid, PIL and pygame: loaded when drawn, so that importing
+        # marple_gym (which registers the envs) stays light.
         from marple_gym.rendering.captions import episode_caption
         from marple_gym.rendering.window import render_env
 
@@ -238,7 +240,7 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         """The keymap of ``marple play`` for ``gymnasium.utils.play.play``: arrows turn and move, p picks up,
         d drops, t toggles, o opens, c closes, x cleans, i idles. Pass ``noop=9`` (idle) to ``play``: its
         default no-op, 0, would turn the agent left on every frame without a key."""
-        from marple_gym.rendering.keys import keys_to_action
+        from marple_gym.rendering.keys import keys_to_action  # the rendering package: see render()
 
         return keys_to_action()
 

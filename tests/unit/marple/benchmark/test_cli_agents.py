@@ -14,7 +14,9 @@ from bench_scripts import load_bench
 pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from marple.benchmark import BenchmarkConfig, BenchmarkPreset, run_benchmark  # noqa: E402
+from tiny_models import TINY_BENCHMARK as TINY  # noqa: E402
+
+from marple.benchmark import BenchmarkConfig, run_benchmark  # noqa: E402
 from marple.benchmark.executors import LOOPBACK, start_local_ray  # noqa: E402
 from marple.cli.main import main  # noqa: E402
 from marple_agents import load_policy  # noqa: E402
@@ -71,19 +73,6 @@ def test_train_writes_a_loadable_policy(pillow_data, tmp_path, capsys):
     policy = load_policy(out / "policy.pt")
     assert policy.conditioning == "vision" and policy.meta["data"]["role"] == "B"
     assert json.loads((out / "metrics.json").read_text())["steps"] > 0
-
-
-TINY = BenchmarkPreset(
-    "tiny",
-    Sizes(2, 2, 3, 1),
-    trials=2,
-    model="small",
-    rollouts=3,
-    splits=("in",),
-    train={"max_steps": 4},
-    uncut=("uniform", "vision"),
-    ideal_rollouts=5,
-)
 
 
 def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):

@@ -1,16 +1,31 @@
-"""Presets that tell the truth: projections are functions of measured speeds and counted work."""
+"""Presets that tell the truth: projections are functions of measured-figure files and counted work."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
 
 import pytest
 
 pytest.importorskip("torch")
 
 from marple.benchmark import estimate  # noqa: E402
+from marple.benchmark import measured as measured_module  # noqa: E402
 from marple.benchmark.config import BenchmarkConfig  # noqa: E402
-from marple.benchmark.estimate import expected_time, peak_bf16, project, training_samples, trajectories  # noqa: E402
+from marple.benchmark.estimate import (  # noqa: E402
+    expected_time,
+    models_hours,
+    peak_bf16,
+    project,
+    training_samples,
+    trajectories,
+)
+from marple.benchmark.measured import (  # noqa: E402
+    MeasuredError,
+    measured_files,
+    measured_path,
+    read_measured,
+    write_measured,
+)
 from marple.benchmark.presets import PRESETS  # noqa: E402
 from marple_agents.config import preset as model_preset  # noqa: E402
 from marple_agents.flops import forward_flops, training_flops  # noqa: E402
@@ -55,11 +70,34 @@ def test_the_papers_sizes_hold_105000_trajectories_and_budgets_end_where_trainin
     assert training_samples(PRESETS["gpu"], 100) == 20 * 100  # ...unless 20 epochs end first
 
 
-def test_a_projection_divides_counted_work_by_measured_speed(work, monkeypatch):
+def measured(folder, card="NVIDIA H100 80GB HBM3", day="2026-11-28", samples_per_second=559.0, cores=16, **parts):
+    """A measured-figure file as bench/gpu_check.py writes it, with made-up figures."""
+    record = {
+        "card": card,
+        "date": day,
+        "machine": {"driver": "580.0", "torch": "2.11.0", "cuda": "13.0", "python": "3.12.3", "cores": cores},
+        "command": "python bench/gpu_check.py",
+        "training": {"model_preset": "paper", "runs": {"all": {"samples_per_second": samples_per_second}}},
+        "inference": {"model_preset": "paper", "forward": {"rows": 1100, "seconds": 0.455}},
+        **parts,
+    }
+    return write_measured(measured_path(folder, card, day), record)
+
+
+@pytest.fixture
+def figures(tmp_path, monkeypatch):
+    """The measured-figure folder the projections read: empty, in a temporary folder."""
+    monkeypatch.setattr(measured_module, "MEASURED_DIR", tmp_path)
+    return tmp_path
+
+
+def test_a_projection_divides_counted_work_by_the_newest_measured_speed(work, figures):
     paper = PRESETS["paper"]
+    measured(figures)
     base = project(paper)
-    faster = replace(estimate.MEASURED["h100"], train_samples_per_second=2 * 559.0, cores=32)
-    monkeypatch.setitem(estimate.MEASURED, "h100", faster)
+    assert base.source.startswith("NVIDIA H100 80GB HBM3, measured 2026-11-28")
+    measured(figures, day="2026-12-01", samples_per_second=2 * 559.0, cores=32)  # newer: it is the one read
+    measured(figures, day="2026-11-01", samples_per_second=5.0)  # older: ignored
     quick = project(paper)
     assert quick.models == pytest.approx(base.models / 2) and quick.data == pytest.approx(base.data / 2)
     language, _ = model_preset("paper", "language")
@@ -69,18 +107,54 @@ def test_a_projection_divides_counted_work_by_measured_speed(work, monkeypatch):
     assert project(paper, mfu=0.45).train_mfu == 0.45
     work["training_states"]["ood"] = {k: 2000 for k in work["training_states"]["ood"]}  # twice the ood states
     assert project(paper).models == pytest.approx(1.5 * quick.models, rel=0.01)
+    assert models_hours(paper, 2 * 559.0 * training_flops(language)) == pytest.approx(project(paper).models)
 
 
-def test_every_benchmark_preset_says_what_it_takes(work, tmp_path):
-    small = expected_time(BenchmarkConfig.from_options("small", out=str(tmp_path)))
+def said(preset: str, out, **options) -> str:
+    """What ``marple benchmark --preset PRESET`` with ``options`` says it takes."""
+    return expected_time(BenchmarkConfig.from_options(preset, out=str(out), **options))
+
+
+def test_without_a_measured_card_there_is_no_projection(work, figures):
+    with pytest.raises(MeasuredError, match="no measured figures for the NVIDIA H100 80GB HBM3 yet"):
+        project(PRESETS["paper"])
+    assert said("paper", figures).endswith(
+        "no projection: no GPU has been measured yet (python bench/gpu_check.py; docs/gpu.md)"
+    )
+    measured(figures, card="NVIDIA H200")  # another card: named in what the benchmark says
+    assert "on one NVIDIA H200, measured 2026-11-28" in said("gpu", figures)
+    with pytest.raises(MeasuredError, match="no measured figures for the NVIDIA H100"):
+        project(PRESETS["paper"])
+
+
+def test_a_part_not_measured_is_named_not_guessed(work, figures):
+    path = measured(figures, inference={"model_preset": "paper"})  # the check stopped before the forward pass
+    with pytest.raises(MeasuredError, match="no forward pass of the paper's model was timed"):
+        project(PRESETS["paper"])
+    record = json.loads(path.read_text())
+    del record["training"]
+    path.write_text(json.dumps(record))
+    with pytest.raises(MeasuredError, match="no training figures were measured"):
+        project(PRESETS["paper"], read_measured(path))
+
+
+def test_a_malformed_measured_file_is_named(figures):
+    bad = figures / "nvidia-h100-2026-11-28.json"
+    bad.write_text(json.dumps({"format": "marple-measured", "version": 1, "card": "H100", "date": "28 Nov"}))
+    with pytest.raises(MeasuredError, match=f"{bad}.*date.*expected YYYY-MM-DD"):
+        read_measured(bad)
+
+
+def test_every_benchmark_preset_says_what_it_takes(work, figures):
+    small = said("small", figures)
     assert small == "9 min 14 s measured for `marple benchmark --preset small` " + PRESETS["small"].measured.conditions
+    measured(figures)
     for name in ("paper", "gpu"):
-        text = expected_time(BenchmarkConfig.from_options(name, out=str(tmp_path)))
-        assert text.startswith("projected") and "H100" in text and "45 %" in text
+        assert said(name, figures).startswith("projected") and "H100" in said(name, figures)
 
 
 @pytest.mark.parametrize(
-    "preset, options, said",
+    "preset, options, words",
     [
         ("quick", {"suspects": 3, "shared": True}, "about 40 minutes measured for `marple benchmark --preset quick "),
         ("quick", {"suspects": 3, "shared": True, "scenarios": ["sandwich"]}, "less than the about 40 minutes"),
@@ -97,15 +171,19 @@ def test_every_benchmark_preset_says_what_it_takes(work, tmp_path):
         ("small", {"seeds": 2}, "not measured for this run"),
     ],
 )
-def test_a_measured_time_is_quoted_only_for_the_run_it_was_measured_on_or_a_part_of_it(preset, options, said, tmp_path):
-    text = expected_time(BenchmarkConfig.from_options(preset, out=str(tmp_path), **options))
-    assert text.startswith(said), text
+def test_a_measured_time_is_quoted_only_for_the_run_it_was_measured_on_or_a_part_of_it(
+    preset, options, words, tmp_path
+):
+    text = said(preset, tmp_path, **options)
+    assert text.startswith(words), text
+    if text.startswith("not measured"):  # not the paper's data sizes: no projection either
+        assert text.endswith("no projection for these sizes (docs/gpu.md)")
 
 
-def test_the_committed_workload_covers_the_gpu_and_paper_presets():
-    """The shipped counts: the gpu preset fits its 2 hours on one H100 by projection, the paper preset does not
-    fit 24."""
-    gpu, paper = project(PRESETS["gpu"]), project(PRESETS["paper"], mfu=0.45)
-    assert gpu.total <= 2.0 and paper.total > 24
+def test_the_committed_figures_read_and_the_workload_covers_every_agent_model():
+    """Every committed measured-figure file reads, and the counted work covers the 20 agent models of each
+    split the gpu and paper presets train."""
+    for found in measured_files():
+        assert found.card and found.machine["cores"] >= 1
     states = estimate.workload()["training_states"]
     assert len(states["in"]) == len(states["ood"]) == 20
