@@ -23,6 +23,7 @@ PROJECT_WIDE = {
     "test_bad_input.py",
     "test_cli_bad_arguments.py",
     "test_docs.py",
+    "test_docs_site.py",
     "test_explore.py",
     "test_files.py",
     "test_fresh_imports.py",

@@ -80,11 +80,15 @@ def package_data_patterns() -> list[str]:
     return [f"{package}/{pattern}" for package, patterns in data.items() for pattern in patterns]
 
 
+NOT_YET_FILLED = {"marple/benchmark/data/measured/*.json"}
+"""Package data whose files come later: a measured-figure file is committed after each run of the GPU check."""
+
+
 def test_the_wheel_holds_every_package_its_data_and_the_license_and_nothing_of_the_repository(wheel):
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert tops == {*PACKAGES, f"marple_gym-{PROJECT['version']}.dist-info"}  # no tests, bench, docs, examples
-    empty = [pattern for pattern in package_data_patterns() if not fnmatch.filter(names, pattern)]
+    empty = [p for p in package_data_patterns() if not fnmatch.filter(names, p) and p not in NOT_YET_FILLED]
     assert empty == [], "package-data patterns that match nothing in the wheel"
     # The reference houses the README's Household example and `--houses original` read, shipped with the package.
     assert len(fnmatch.filter(names, "marple_gym/generation/data/original/init_config_*.json")) == 5
