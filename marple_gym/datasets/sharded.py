@@ -38,7 +38,7 @@ from marple_gym.version import __version__
 
 @dataclass(frozen=True)
 class Shard:
-    """One shard to write: its name (a folder under the set's root, unique), its split, how many items (questions,
+    """One shard to write: its name (unique in the set; a folder under the root or a label), its split, how many items (questions,
     trials) it holds for the progress bar, and what the writing function needs (picklable)."""
 
     name: str
