@@ -89,6 +89,8 @@ def generate_shards(
     done = {s.name for s in shards if s.name in manifest["shards"] and _intact(root, manifest["shards"][s.name])}
     manifest["shards"] = {name: entry for name, entry in manifest["shards"].items() if name in done}
     pending = [s for s in shards if s.name not in done]
+    if not pending and manifest["complete"] and set(manifest["shards"]) == {s.name for s in shards}:
+        return ShardedReport(root, 0, len(done), sum(s.items for s in shards), manifest)  # finished: left alone
     manifest["complete"] = False
     write_json_atomic(root / MANIFEST, manifest)
     bar = tqdm(total=sum(s.items for s in pending), unit=unit, desc=f"generating {fmt}", disable=not progress)
@@ -149,7 +151,7 @@ def _open(root: Path, fmt: str, version: int, spec: dict[str, Any]) -> dict[str,
     manifest = _check(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
     if manifest["format"] != fmt:
         raise DatasetError(f"{path}: holds a {manifest['format']} set, not {fmt}; choose another folder")
-    theirs, ours = manifest["spec"], _plain(spec)
+    theirs, ours = _flat(manifest["spec"]), _flat(_plain(spec))
     if theirs != ours:
         keys = sorted(k for k in {*theirs, *ours} if theirs.get(k) != ours.get(k))
         raise DatasetError(
@@ -162,6 +164,17 @@ def _open(root: Path, fmt: str, version: int, spec: dict[str, Any]) -> dict[str,
 def _plain(data: Any) -> Any:
     """``data`` as JSON reads it back (tuples as lists)."""
     return json.loads(json.dumps(data))
+
+
+def _flat(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A nested spec as dotted keys (``questions.test_houses``), so that a refusal names the setting."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            out.update(_flat(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
 
 
 def _intact(root: Path, entry: dict[str, Any]) -> bool:
