@@ -32,7 +32,7 @@ VERSION = 1
 
 def answer_record(question: BeliefQuestion, answer: Sequence[float]) -> dict[str, Any]:
     """One answer as a results file (and a run's journal) holds it."""
-    a, b = (float(x) for x in answer)
+    a, b = (min(1.0, max(0.0, float(x))) for x in answer)  # sums of posterior masses: noise in the last bit
     return {"id": question.id, "type": question.type, "answer": question.answer, "posterior": question.posterior,
             "p": [a, b]}  # fmt: skip
 
