@@ -8,6 +8,7 @@ dashed line marks 0.8, a dotted one chance (1/N for N suspects).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -75,5 +76,43 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_accuracy_bars(
+    tables: Mapping[str, Mapping[str, tuple[float, float, float]]],
+    columns: Sequence[str],
+    path: str | Path,
+    ylabel: str = "accuracy",
+    title: str | None = None,
+    chance: float = 0.5,
+) -> Path:
+    """Save a PNG of accuracy per group (``columns``, e.g. question or trial types): one bar per method with its
+    95 % interval (``tables``: method -> column -> (accuracy, low, high)), and chance dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = len(columns) * max(1, len(tables))
+    fig, ax = plt.subplots(figsize=(min(12.0, max(5.0, 1.0 + 0.25 * bars)), 3.2), layout="constrained")
+    width = 0.8 / max(1, len(tables))
+    x = np.arange(len(columns))
+    for i, (method, table) in enumerate(tables.items()):
+        acc, low, high = (np.array([table[c][j] if c in table else np.nan for c in columns]) for j in range(3))
+        ax.bar(
+            x + (i - (len(tables) - 1) / 2) * width, acc, width, label=method, yerr=[acc - low, high - acc], capsize=2
+        )
+    ax.axhline(chance, color="grey", linestyle="--", linewidth=1, label="chance")
+    ax.set_xticks(x, list(columns))
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    ax.legend(fontsize=8, loc="lower right")
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
     return path

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import logging
 import multiprocessing as mp
 import os
@@ -46,6 +45,7 @@ import numpy as np
 from tqdm import tqdm
 
 from marple_eval.evidence import Placement, culprit_first, shown_order, trial_evidence
+from marple_eval.journal import Journal, differing_settings, journal_path
 from marple_eval.lockstep import run_in_lockstep
 from marple_eval.methods.base import InferenceModel, QueryModel, check_query_probabilities, combined_answer
 from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, model_code
@@ -57,7 +57,7 @@ from marple_gym.datasets.selection import select_trials
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.missions.suspects import suspect_labels
 from marple_gym.recording.records import WhodunitEpisode
-from marple_gym.validation import Fields, message_error, read_json_lines
+from marple_gym.validation import Fields, message_error
 
 log = logging.getLogger(__name__)
 
@@ -287,41 +287,27 @@ def _journal_header(method: str, model: Any, settings: dict[str, Any]) -> dict[s
     return {"type": "run", "method": method, "model": f"{kind.__module__}:{kind.__qualname__}", "settings": settings}
 
 
-def _journal_mismatch(path: Path, found: Any, header: dict[str, Any]) -> ResultsError:
-    """The error for a journal left by another run, naming what differs."""
+def _journal_mismatch(found: Any, header: dict[str, Any]) -> str:
+    """How a journal left by another run differs from this one's header, in words."""
     found = found if isinstance(found, dict) else {}
     if found.get("model") != header["model"]:
-        what = f"model {found.get('model') or 'unrecorded'}, not {header['model']}"
-    elif found.get("method") != header["method"]:
-        what = f"method {found.get('method')!r}, not {header['method']!r}"
-    else:
-        theirs, ours = found.get("settings") or {}, json.loads(json.dumps(header["settings"]))
-        keys = sorted(k for k in {*theirs, *ours} if theirs.get(k) != ours.get(k))
-        what = f"other settings ({', '.join(keys)})"
-    return ResultsError(f"{path}: a journal left by a run of {what}; delete it or choose another --out")
+        return f"model {found.get('model') or 'unrecorded'}, not {header['model']}"
+    if found.get("method") != header["method"]:
+        return f"method {found.get('method')!r}, not {header['method']!r}"
+    return differing_settings(found.get("settings"), header["settings"])
 
 
 def _score_one(scorer: _Scorer, settings: ProtocolSettings, episode: WhodunitEpisode) -> Any:
     return scorer(episode, settings)
 
 
-def _read_journal(path: Path, header: dict[str, Any]) -> dict[str, TrialResult]:
-    """Trials already finished by an interrupted run of the same model with the same settings.
-
-    A last line cut short by a crash is dropped with a warning; any other line that is not a whole trial is a
-    :class:`ResultsError` naming the journal and the line.
-    """
-    if not path.is_file():
-        return {}
+def _read_journal(journal: Journal) -> dict[str, TrialResult]:
+    """Trials already finished by an interrupted run of the same model with the same settings (a
+    :class:`ResultsError` names the journal and the line of one that is not a whole trial)."""
     error = message_error(ResultsError)
-    lines = read_json_lines(path, error, "journal", drop_torn_tail=True).entries
-    if not lines:
-        return {}
-    if lines[0][1] != json.loads(json.dumps(header)):
-        raise _journal_mismatch(path, lines[0][1], header)
     done: dict[str, TrialResult] = {}
-    for n, line in lines[1:]:
-        trial = read_trial(Fields(line, f"line {n}", error, str(path)))
+    for n, line in journal.entries():
+        trial = read_trial(Fields(line, f"line {n}", error, str(journal.path)))
         done[trial.episode_id] = trial
     return done
 
@@ -360,8 +346,8 @@ def evaluate(
     recorded = run_record(model_settings, run_settings or {}, settings, probe.combines_query_probabilities, in_flight)
     header = _journal_header(method, probe, recorded)
     episodes = list(episodes)
-    journal = Path(f"{out}.journal.jsonl") if out else None
-    done = _read_journal(journal, header) if journal else {}
+    journal = Journal(journal_path(out), header, _journal_mismatch) if out else None
+    done = _read_journal(journal) if journal else {}
     todo = [e for e in episodes if e.episode_id not in done]
     results = dict(done)
     bar = tqdm(total=len(episodes), initial=len(done), unit="trial", desc=f"evaluating {method}", disable=not progress)
@@ -369,18 +355,18 @@ def evaluate(
         for trial in _run(factory, todo, settings, resources, workers, probe, executor):
             results[trial.episode_id] = trial
             if journal is not None:
-                _journal_trial(journal, header, trial)
+                journal.append(asdict(trial))
             bar.update(1)
     except BaseException:
-        if journal is not None and journal.is_file():
-            log.warning("%s keeps %d scored trials; run the same command again to resume", journal, len(results))
+        if journal is not None and journal.path.is_file():
+            log.warning("%s keeps %d scored trials; run the same command again to resume", journal.path, len(results))
         raise
     finally:
         bar.close()
     run = RunResults(method, recorded, [results[e.episode_id] for e in episodes])
     if out is not None:
         run.save(out)
-        journal.unlink(missing_ok=True)
+        journal.remove()
     return run
 
 
@@ -457,17 +443,6 @@ def evaluate_suspect(
     return SuspectAnswers(
         probe.name, model_settings, in_flight, {e.episode_id: answers[e.episode_id] for e in episodes}
     )
-
-
-def _journal_trial(journal: Path, header: dict[str, Any], trial: TrialResult) -> None:
-    """Append a scored trial, starting the journal with its header at the first (no trial, no journal)."""
-    if not journal.is_file():
-        journal.parent.mkdir(parents=True, exist_ok=True)
-        journal.write_text(json.dumps(header) + "\n")
-    with open(journal, "a") as f:
-        f.write(json.dumps(asdict(trial)) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
 
 
 def _run(factory, todo, settings, resources, workers, probe, executor, suspect=None):

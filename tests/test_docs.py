@@ -150,7 +150,7 @@ def test_a_page_points_users_at_nothing_only_a_clones_tests_have(page):
     assert "tests/data" not in page.read_text()
 
 
-NOT_IN_THE_API = {"marple", "marple.cli", "marple.viewers"}
+NOT_IN_THE_API = {"marple", "marple.cli", "marple.families", "marple.viewers"}
 """The top package and the commands, documented by ``marple COMMAND --help`` and the pages."""
 
 

@@ -60,6 +60,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple.runner",),  # the one model runner: build, wire, place and run an inference method
     ("marple.viewers",),  # play and replay
     ("marple.study",),  # the human study, its server, simulated participants (through the runner), scoring
+    ("marple.families",),  # the belief and expectation families: their evaluations, trainings and benchmark
     ("marple.evaluation", "marple.benchmark"),  # a `marple evaluate` request; `marple benchmark`
     ("marple.cli", "marple", "marple_benchmark"),  # every command line
 )

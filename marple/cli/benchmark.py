@@ -12,6 +12,7 @@ from marple.benchmark.executors import EXECUTORS
 from marple.benchmark.pipeline import run_benchmark, write_train_commands
 from marple.benchmark.presets import EVERY_RUN, PRESETS
 from marple.benchmark.provenance import record_command
+from marple.cli.families import add_family_argument
 from marple.cli.options import add_device_argument, devices, int_in, positive_float, positive_int, seed
 from marple.cli.protocol_options import add_protocol_arguments, protocol_settings
 from marple_agents.device import PRECISIONS, devices_for, kind
@@ -34,8 +35,17 @@ def add_parser(subparsers) -> None:
             "measured run (--preset small, the default, about 10 minutes on 2 CPU cores) or a part of it, a "
             "projection for --preset gpu (the paper's data, m = 100, a model sized for an afternoon on one GPU) and "
             "--preset paper (the paper's sizes) (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
-            "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped."
+            "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped. "
+            "--family beliefs or expectations: that family from nothing to its table and plot instead (generate the "
+            "set, train bip or ToMnet, score every method; --preset small or quick; docs/beliefs.md, "
+            "docs/expectations.md)."
         ),
+    )
+    add_family_argument(parser)
+    parser.add_argument(
+        "--generalisation",
+        action="store_true",
+        help="--family expectations: also run ToMnet's four generalisation tests (one model per split)",
     )
     parser.add_argument("--preset", choices=sorted(PRESETS), default="small", help="sizes (default: small)")
     parser.add_argument("--out", default=None, help="output directory (default: runs/benchmark-<preset>)")
@@ -180,6 +190,11 @@ def confirm_cpu_run(cfg: BenchmarkConfig, args: argparse.Namespace, expected: st
 def run_command(args: argparse.Namespace) -> int:
     from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
 
+    if args.family != "whodunit":
+        quiet_lightning(getattr(args, "verbose", False))
+        return run_family(args)
+    if args.generalisation:
+        raise ValueError("--generalisation: only with --family expectations")
     cfg = BenchmarkConfig.from_options(
         args.preset,
         out=args.out,
@@ -225,4 +240,24 @@ def run_command(args: argparse.Namespace) -> int:
     summary = run_benchmark(cfg)
     record_command(cfg.report_dir, getattr(args, "argv", ["benchmark"]), started)
     print(summary)
+    return 0
+
+
+def run_family(args: argparse.Namespace) -> int:
+    """``marple benchmark --family beliefs|expectations`` (:mod:`marple.families.benchmark`)."""
+    from marple.families.benchmark import FamilyBenchmark, run_family_benchmark
+
+    cfg = FamilyBenchmark(
+        args.family,
+        preset=args.preset,
+        out=args.out,
+        seed=args.seed,
+        device=args.device,
+        workers=args.workers,
+        train_steps=args.train_steps,
+        generalisation=args.generalisation,
+        progress=not args.no_progress,
+    )
+    print(f"marple benchmark --family {args.family} ({args.preset} preset) -> {cfg.root}")
+    print(run_family_benchmark(cfg))
     return 0

@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from marple.cli.families import add_family_argument, run_family
 from marple.cli.options import add_device_argument, parse_agents, parse_model_args, positive_int, seed
 from marple.cli.protocol_options import add_protocol_arguments, protocol_changes
 from marple.cli.report import print_warnings
 from marple.evaluation import ModelEvaluation, evaluate_model, score_responses
+from marple.families.expectations import GENERALISATION
 from marple.runner import available_methods
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_eval.report import comparison_table
@@ -17,14 +19,22 @@ from marple_eval.report import comparison_table
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate",
-        help="score an inference model (or human-study responses) on whodunit test trials",
+        help="score an inference model (or human-study responses) on whodunit trials, belief questions or "
+        "expectation trials",
         description=(
             "Run the evaluation protocol: for every test pair of the chosen scenarios, ask the model at tau = 0, "
             "T/10, ..., T with the culprit shown as A or B at random (seeded), and write a results file. "
-            "With --responses, score human-study answers instead."
+            "With --responses, score human-study answers instead. With --family beliefs or expectations, score a "
+            "method on a question or trial set (docs/beliefs.md, docs/expectations.md): per type with intervals; "
+            "an interrupted run resumes from its journal."
         ),
     )
-    parser.add_argument("--data", default="data/marple", help="dataset directory (default: data/marple)")
+    add_family_argument(parser)
+    parser.add_argument(
+        "--data",
+        default=None,
+        help="dataset directory (default: data/marple; data/beliefs or data/expectations with --family)",
+    )
     parser.add_argument(
         "--scenario", action="append", default=[], metavar="NAME", help="scenario (default: all in the dataset)"
     )
@@ -33,7 +43,8 @@ def add_parser(subparsers) -> None:
         "--model",
         default="uniform",
         help="registered model name (default: uniform; see --list-models), or package.module:Class for a model "
-        "of your own (importable from the current directory)",
+        "of your own (importable from the current directory); --family beliefs: uniform, observer, bip, llm; "
+        "--family expectations: uniform, observer, tomnet, llm",
     )
     what.add_argument("--responses", nargs="+", metavar="JSONL", help="human-study response files to score")
     parser.add_argument(
@@ -74,7 +85,29 @@ def add_parser(subparsers) -> None:
         f"passes batched (default: {TRIALS_IN_FLIGHT})",
     )
     add_device_argument(parser)
-    parser.add_argument("--limit", type=positive_int, default=None, help="at most this many trials per scenario")
+    parser.add_argument(
+        "--limit",
+        type=positive_int,
+        default=None,
+        help="at most this many trials per scenario (with --family: per type)",
+    )
+    family = parser.add_argument_group("belief and expectation families")
+    family.add_argument(
+        "--checkpoint",
+        metavar="PT",
+        help="bip: the belief policy (default: runs/belief-policy/belief-policy.pt, what `marple train --family "
+        "beliefs` writes); tomnet: a trained rater (default: train one on the set's training split, on --device, "
+        "with --model-arg options as its config, saved as <out>.tomnet.pt)",
+    )
+    family.add_argument(
+        "--generalisation",
+        nargs="?",
+        const=",".join(GENERALISATION),
+        default=None,
+        metavar="TESTS",
+        help="tomnet: also run AGENT's generalisation tests, one model per split (comma-separated; default: all "
+        f"four, {', '.join(GENERALISATION)})",
+    )
     parser.add_argument(
         "--allow-incomplete",
         action="store_true",
@@ -94,6 +127,9 @@ def add_parser(subparsers) -> None:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    if args.family != "whodunit":
+        return run_family(args)
+    args.data = args.data or "data/marple"
     if args.list_models:
         for name in sorted(available_methods()):
             print(name)

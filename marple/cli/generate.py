@@ -6,7 +6,9 @@ import argparse
 import logging
 import time
 
+from marple.cli.families import add_family_argument
 from marple.cli.options import float_in, int_in, positive_int, seed
+from marple_eval.expectations.sets import DEFAULT_SIZES
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.manifest import MAX_SIZE, SPLITS
 from marple_gym.datasets.units import requested_spec, requested_units
@@ -21,15 +23,18 @@ size = int_in(1, MAX_SIZE)
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "generate",
-        help="generate whodunit datasets (test, train-in, train-ood splits)",
+        help="generate whodunit datasets (test, train-in, train-ood splits), belief questions or expectation trials",
         description=(
             "Generate the paper's dataset splits for scenarios or single missions: test = houses x episodes "
             "(pairs for scenarios), train-in = episodes in each test house, train-ood = one episode per new house. "
             "Sizes default to the paper's (10 houses x 50; 500 per house; 5000); --scale shrinks them (the test split "
             "keeps at least 20 trials a unit, the fewest whose figures the evaluation compares). "
-            "Shards are written atomically and a rerun with the same settings resumes where it stopped."
+            "Shards are written atomically and a rerun with the same settings resumes where it stopped. "
+            "--family beliefs writes a question set (test questions in MMToM-QA's format, training episodes; "
+            "docs/beliefs.md), --family expectations a trial set (AGENT's JSON tree; docs/expectations.md)."
         ),
     )
+    add_family_argument(parser)
     what = parser.add_argument_group("what to generate")
     what.add_argument(
         "--scenario",
@@ -75,8 +80,24 @@ def add_parser(subparsers) -> None:
     sizes.add_argument("--test-per-house", type=size, help="test episodes per house (paper: 50)")
     sizes.add_argument("--train-per-house", type=size, help="train-in episodes per test house and agent (paper: 500)")
     sizes.add_argument("--train-ood", type=size, help="train-ood episodes per agent, each in a new house (paper: 5000)")
+    beliefs = parser.add_argument_group("belief questions (--family beliefs; --test-houses: test houses, default 10)")
+    beliefs.add_argument("--episodes-per-house", type=size, help="episodes per test house (default: 20)")
+    beliefs.add_argument("--train-episodes", type=int_in(0, MAX_SIZE), help="training episodes (default: 500)")
+    beliefs.add_argument("--false-belief", type=float_in(0.0, 1.0), help="share of Sally-Anne episodes (default: 0.25)")
+    beliefs.add_argument("--perception", choices=("room", "view"), help="what agents see (default: room)")
+    beliefs.add_argument("--per-type", type=size, help="questions of a type an episode may give (default: 2)")
+    trials = parser.add_argument_group("expectation trials (--family expectations)")
+    for split, default in DEFAULT_SIZES.items():
+        trials.add_argument(
+            f"--{split}-per-type", type=int_in(0, MAX_SIZE), help=f"{split} trials of each type (default: {default})"
+        )
+    trials.add_argument("--types", help="comma-separated trial types (default: all twelve)")
     run = parser.add_argument_group("running")
-    run.add_argument("--out", default="data/marple", help="output directory (default: data/marple)")
+    run.add_argument(
+        "--out",
+        default=None,
+        help="output directory (default: data/marple; data/beliefs or data/expectations with --family)",
+    )
     run.add_argument("--seed", type=seed, default=0, help="master seed (default: 0)")
     run.add_argument("--workers", type=positive_int, default=None, help="processes (default: all cores)")
     run.add_argument("--shard-size", type=size, default=250, help="episodes per shard (default: 250)")
@@ -103,12 +124,75 @@ def build_spec(args: argparse.Namespace):
     )
 
 
+FAMILY_OPTIONS = {
+    "beliefs": ("episodes_per_house", "train_episodes", "false_belief", "perception", "per_type"),
+    "expectations": ("train_per_type", "validation_per_type", "test_per_type", "types"),
+}
+WHODUNIT_SIZES = ("test_per_house", "train_per_house", "train_ood")
+
+
 def run_generate(args: argparse.Namespace) -> int:
+    wrong = [
+        option
+        for family, options in FAMILY_OPTIONS.items()
+        if family != args.family
+        for option in options
+        if getattr(args, option) is not None
+    ]
+    if args.family != "whodunit":
+        wrong += [o for o in WHODUNIT_SIZES if getattr(args, o) is not None]
+        wrong += [o for o in ("scenario", "mission") if getattr(args, o)]
+        wrong += [o for o in ("suspects", "config") if getattr(args, o) is not None]
+    if wrong:
+        names = ", ".join("--" + o.replace("_", "-") for o in wrong)
+        raise ValueError(f"{names}: not options of --family {args.family}")
+    if args.family == "beliefs":
+        return generate_beliefs(args)
+    if args.family == "expectations":
+        return generate_expectations(args)
+    args.out = args.out or "data/marple"
     spec = build_spec(args)
     start = time.perf_counter()
     report = generate_dataset(spec, args.out, workers=args.workers, progress=not args.no_progress)
     print(
         f"{report.root}: {report.episodes} trajectories ({report.shards_written} shards written, "
         f"{report.shards_skipped} already there) in {time.perf_counter() - start:.1f} s"
+    )
+    return 0
+
+
+def generate_beliefs(args: argparse.Namespace) -> int:
+    from marple_eval.beliefs import QuestionSpec, generate_question_set
+
+    sizes = {"test_houses": args.test_houses, "episodes_per_house": args.episodes_per_house}
+    sizes |= {k: getattr(args, k) for k in FAMILY_OPTIONS["beliefs"][1:]}
+    spec = QuestionSpec(seed=args.seed, **{k: v for k, v in sizes.items() if v is not None})
+    start = time.perf_counter()
+    report = generate_question_set(
+        spec, args.out or "data/beliefs", workers=args.workers, progress=not args.no_progress
+    )
+    tests = sum(e["items"] for e in report.manifest["shards"].values() if e["split"] == "test")
+    print(
+        f"{report.root}: {tests} test episodes ({spec.test_houses} houses) and {spec.train_episodes} training "
+        f"episodes ({report.written} shards written, {report.skipped} already there) in "
+        f"{time.perf_counter() - start:.1f} s; MMToM-QA's format: {report.root / 'mmtom' / 'questions.jsonl'}"
+    )
+    return 0
+
+
+def generate_expectations(args: argparse.Namespace) -> int:
+    from marple_eval.expectations import TrialSetSpec, all_types, generate_trial_set
+
+    sizes = {s: getattr(args, f"{s}_per_type") for s in DEFAULT_SIZES}
+    types = tuple(t.strip() for t in args.types.split(",") if t.strip()) if args.types else all_types()
+    spec = TrialSetSpec(args.seed, {s: DEFAULT_SIZES[s] if n is None else n for s, n in sizes.items()}, types)
+    start = time.perf_counter()
+    report = generate_trial_set(
+        spec, args.out or "data/expectations", workers=args.workers, progress=not args.no_progress
+    )
+    print(
+        f"{report.root}: {report.items} trials ({', '.join(f'{n} {s}' for s, n in spec.to_json()['sizes'].items())} "
+        f"per type, {len(types)} types; {report.written} shards written, {report.skipped} already there) in "
+        f"{time.perf_counter() - start:.1f} s"
     )
     return 0

@@ -8,6 +8,7 @@ import sys
 from marple.benchmark.ledger import landed, series_dir, table2
 from marple.cli.options import float_in
 from marple.cli.protocol_options import add_cutoff_argument, add_threshold_argument, protocol_changes
+from marple.families.report import family_report, results_family
 from marple_eval.report import comparison_table, detail_table, protocols_table, report_runs, small_group_warnings
 from marple_eval.results import NotRescorable, RunResults
 from marple_eval.settings import PROTOCOLS
@@ -16,7 +17,8 @@ from marple_eval.settings import PROTOCOLS
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser(
         "report",
-        help="compare results files: Table-2-style table and Figure-4-style plots",
+        help="compare results files: Table-2-style table and Figure-4-style plots (belief and expectation results "
+        "files: per-type tables and plot)",
         description="Set runs side by side with the paper's Table 2 as reference rows, and plot accuracy curves.",
     )
     parser.add_argument("results", nargs="*", help="results files written by marple evaluate / marple benchmark")
@@ -78,6 +80,14 @@ def run_report(args: argparse.Namespace) -> int:
         return report_slices(args)
     if not args.results:
         raise ValueError("name results files to report, or --slices for Table 2 at paper scale")
+    families = [path for path in args.results if results_family(path)]
+    if families:  # the belief and expectation families' files: their own tables and plot
+        print(family_report(families, args.plot))
+        args.results = [path for path in args.results if path not in families]
+        if not args.results:
+            return 0
+        args.plot = None  # drawn for the families' files; name another report for the whodunits' plot
+        print()
 
     view = report_runs(
         args.results,

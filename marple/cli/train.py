@@ -10,7 +10,9 @@ torch and Lightning are imported only when the command runs, so ``marple
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from marple.cli.families import add_family_argument
 from marple.cli.options import devices, positive_float, positive_int, seed
 from marple_agents.config import HOLDOUTS, PRESETS, TRAINING_SPLITS
 from marple_agents.loggers import LOGGERS
@@ -30,9 +32,14 @@ def add_parser(subparsers) -> None:
             "current subgoal), validated on held-out houses (or, with --holdout episodes, on held-out episodes of "
             "every house). --preset small trains on 2 CPU cores in about "
             "8 minutes; --preset paper is the paper's ViT (depth 15, width 1024, 16 heads) for GPUs. Writes "
-            "OUT/policy.pt (weights and config, safe to load), OUT/metrics.json and Lightning logs."
+            "OUT/policy.pt (weights and config, safe to load), OUT/metrics.json and Lightning logs. "
+            "--family beliefs trains bip's goal- and belief-conditioned policy on a question set's training "
+            "episodes (OUT/belief-policy.pt; default OUT runs/belief-policy, 1500 steps); --family expectations "
+            "trains the ToMnet rater on a trial set's training split (OUT/tomnet.pt; default OUT runs/tomnet, "
+            "--max-epochs its epochs)."
         ),
     )
+    add_family_argument(parser)
     what = parser.add_argument_group("what to train")
     unit = what.add_mutually_exclusive_group()
     unit.add_argument(
@@ -52,7 +59,11 @@ def add_parser(subparsers) -> None:
     )
     what.add_argument("--model", choices=("vision", "language"), default="vision", help="policy (default: vision)")
     what.add_argument("--preset", choices=tuple(PRESETS), default="small", help="model size (default: small)")
-    what.add_argument("--data", default="data/marple", help="dataset directory (default: data/marple)")
+    what.add_argument(
+        "--data",
+        default=None,
+        help="dataset directory (default: data/marple; data/beliefs or data/expectations with --family)",
+    )
     what.add_argument("--out", default=None, help="output directory (default: runs/<unit>-<split>-<role>-<model>)")
     run = parser.add_argument_group("running")
     run.add_argument("--seed", type=seed, default=0, help="seed of weights, split and batches (default: 0)")
@@ -106,6 +117,10 @@ def run_train(args: argparse.Namespace) -> int:
     from marple_agents.training.request import TrainingRequest, run_training
     from marple_agents.training.train import quiet_lightning
 
+    if args.family != "whodunit":
+        quiet_lightning(getattr(args, "verbose", False))
+        return train_family(args)
+    args.data = args.data or "data/marple"
     overrides = {
         k: getattr(args, k) for k in ("batch_size", "accumulate", "lr", "holdout") if getattr(args, k) is not None
     }
@@ -137,4 +152,36 @@ def run_train(args: argparse.Namespace) -> int:
         f"{result.checkpoint}: held-out-{held_out} accuracy {result.val_accuracy:.3f} "
         f"({result.steps} steps in {result.train_seconds:.0f} s, {result.samples_per_second:.0f} samples/s)"
     )
+    return 0
+
+
+def train_family(args: argparse.Namespace) -> int:
+    """``marple train --family beliefs|expectations``."""
+    given = [o for o in ("scenario", "mission", "batch_size", "accumulate", "lr", "holdout") if getattr(args, o)]
+    if given:
+        raise ValueError(
+            f"{', '.join('--' + o.replace('_', '-') for o in given)}: not options of --family {args.family}"
+        )
+    if args.family == "beliefs":
+        from marple.families.beliefs import DEFAULT_DATA, train_policy
+
+        if args.max_epochs is not None:
+            raise ValueError("--max-epochs: the belief policy's budget is --max-steps")
+        result = train_policy(
+            args.data or DEFAULT_DATA, args.out, max_steps=args.max_steps or 1500, seed=args.seed,
+            preset=args.preset, accelerator=args.accelerator, progress=not args.no_progress,
+        )  # fmt: skip
+        print(
+            f"{result.checkpoint}: held-out next-action accuracy {result.val_accuracy:.3f} "
+            f"({result.steps} steps in {result.train_seconds:.0f} s)"
+        )
+        return 0
+    from marple.families.expectations import DEFAULT_DATA, tomnet_config, train_rater
+
+    if args.max_steps is not None:
+        raise ValueError("--max-steps: the ToMnet rater's budget is --max-epochs")
+    options = {"seed": args.seed} | ({"epochs": args.max_epochs} if args.max_epochs else {})
+    device = {"gpu": "cuda", "cuda": "cuda", "cpu": "cpu"}.get(args.accelerator, "auto")
+    rater = train_rater(args.data or DEFAULT_DATA, tomnet_config(options), device, not args.no_progress)
+    print(f"{rater.save(Path(args.out or 'runs/tomnet') / 'tomnet.pt')}: ToMnet rater ({rater.config.epochs} epochs)")
     return 0

@@ -26,13 +26,16 @@ from marple_eval.beliefs.llm import LLMBeliefMethod
 from marple_eval.beliefs.methods import BeliefMethod, InversePlanningMethod, ObserverMethod, UniformMethod
 from marple_eval.beliefs.questions import DECISIVE, QUESTION_TYPES, BeliefQuestion, Statement, episode_questions
 from marple_eval.beliefs.registry import METHODS, make_method
-from marple_eval.beliefs.scoring import format_table, score
+from marple_eval.beliefs.results import BeliefResults, score_answers
+from marple_eval.beliefs.scoring import format_table, plot_scores, score
+from marple_eval.beliefs.sets import generate_question_set, read_question_set, read_training_episodes
 from marple_eval.beliefs.text import question_text
 
 __all__ = [
     "ActionModel",
     "BeliefMethod",
     "BeliefQuestion",
+    "BeliefResults",
     "DECISIVE",
     "InversePlanner",
     "InversePlanningMethod",
@@ -48,13 +51,18 @@ __all__ = [
     "check_mmtom_rows",
     "episode_questions",
     "format_table",
+    "generate_question_set",
     "generate_questions",
     "house_config",
     "make_episode",
     "make_method",
     "make_questions",
+    "plot_scores",
     "question_text",
+    "read_question_set",
     "read_questions",
+    "read_training_episodes",
     "score",
+    "score_answers",
     "write_questions",
 ]

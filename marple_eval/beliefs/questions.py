@@ -413,6 +413,7 @@ def episode_questions(
             if c.end_time in cuts:
                 continue
             p_intended, _ = option_probabilities(planner, (c.intended, c.other), c.end_time, c.given)
+            p_intended = min(1.0, p_intended)  # a sum of posterior masses may round a hair above one
             if p_intended < threshold:
                 continue
             swap = bool(rng.random() < 0.5)

@@ -12,12 +12,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion
 from marple_eval.metrics import BOOTSTRAP_SEED, bootstrap_interval, few_trials_warning
+from marple_eval.plots import plot_accuracy_bars
 
 CHANCE = 0.5
 
@@ -83,3 +85,11 @@ def format_table(scores: dict[str, dict[str, Any]]) -> str:
         label = f"{row} {QUESTION_TYPES[row]}" if row in QUESTION_TYPES else row
         lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def plot_scores(scores: dict[str, dict[str, Any]], path: str | Path, title: str | None = None) -> Path:
+    """Save a PNG of accuracy per type (and overall) with 95 % intervals, one bar per method, chance dashed:
+    ``scores`` as :func:`format_table` takes them."""
+    columns = [k for k in (*QUESTION_TYPES, "all") if any(k in s for s in scores.values())]
+    bars = {m: {k: (g["accuracy"], g["low"], g["high"]) for k, g in s.items()} for m, s in scores.items()}
+    return plot_accuracy_bars(bars, columns, path, "accuracy", title, chance=CHANCE)

@@ -14,6 +14,7 @@ See docs/expectations.md.
 
 from marple_eval.expectations.observer import ExactObserver
 from marple_eval.expectations.raters import Rating, SurpriseRater, UniformRater, rate_trial, rate_trials
+from marple_eval.expectations.results import RatingResults
 from marple_eval.expectations.scenarios import (
     EXPECTATION_SCENARIOS,
     ExpectationScenario,
@@ -32,6 +33,7 @@ from marple_eval.expectations.scoring import (
     plot_accuracy,
     standardise,
 )
+from marple_eval.expectations.sets import TrialSetSpec, generate_trial_set, read_trial_set
 from marple_eval.expectations.trial import SPLITS, Episode, EpisodeEvidence, Trial, TrialKey, TrialView
 
 __all__ = [
@@ -43,21 +45,25 @@ __all__ = [
     "ExpectationScenario",
     "GENERALISATION_TESTS",
     "Rating",
+    "RatingResults",
     "SPLITS",
     "SurpriseRater",
     "Trial",
     "TrialKey",
+    "TrialSetSpec",
     "TrialView",
     "UniformRater",
     "accuracy_table",
     "all_types",
     "format_table",
     "generalisation_tests",
+    "generate_trial_set",
     "make_trial",
     "make_trials",
     "plot_accuracy",
     "rate_trial",
     "rate_trials",
+    "read_trial_set",
     "scenario_of",
     "standardise",
     "trial_keys",

@@ -25,6 +25,7 @@ import numpy as np
 from marple_eval.expectations.raters import Rating
 from marple_eval.expectations.scenarios import EXPECTATION_SCENARIOS, all_types, scenario_of
 from marple_eval.metrics import MIN_TRIALS, bootstrap_interval, few_trials_warning
+from marple_eval.plots import plot_accuracy_bars
 
 ALL = "all"
 
@@ -192,32 +193,6 @@ def matrix(results: Iterable[tuple[GeneralisationSplit, Sequence[Rating]]]) -> d
 # ---- a picture -------------------------------------------------------------------------------------------------------
 def plot_accuracy(tables: Mapping[str, Mapping[str, Accuracy]], path: str | Path, title: str | None = None) -> Path:
     """Save a PNG of pairwise accuracy per type (bars with 95 % intervals), one bar per method, chance dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     columns = [c for c in list(all_types()) + [ALL] if any(c in t for t in tables.values())]
-    bars = len(columns) * max(1, len(tables))
-    fig, ax = plt.subplots(figsize=(min(12.0, max(5.0, 1.0 + 0.25 * bars)), 3.2), layout="constrained")
-    width = 0.8 / max(1, len(tables))
-    x = np.arange(len(columns))
-    for i, (method, table) in enumerate(tables.items()):
-        acc = np.array([table[c].accuracy if c in table else np.nan for c in columns])
-        low = np.array([table[c].low if c in table else np.nan for c in columns])
-        high = np.array([table[c].high if c in table else np.nan for c in columns])
-        ax.bar(
-            x + (i - (len(tables) - 1) / 2) * width, acc, width, label=method, yerr=[acc - low, high - acc], capsize=2
-        )
-    ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
-    ax.set_xticks(x, columns)
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("pairwise accuracy")
-    if title:
-        ax.set_title(title)
-    ax.legend(fontsize=8, loc="lower right")
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    bars = {m: {c: (a.accuracy, a.low, a.high) for c, a in t.items()} for m, t in tables.items()}
+    return plot_accuracy_bars(bars, columns, path, "pairwise accuracy", title)

@@ -46,3 +46,14 @@ def test_answers_must_match_the_questions(questions):
         score(questions, [(0.5, 0.5)])
     with pytest.raises(ValueError, match="no questions"):
         score([], [])
+
+
+def test_an_answer_with_rounding_noise_is_recorded_within_zero_and_one_and_reads_back(tmp_path):
+    from marple_eval.beliefs import QuestionSpec, make_questions
+    from marple_eval.beliefs.results import BeliefResults, answer_record
+
+    question = make_questions(QuestionSpec(seed=1), "test", 0, 0)[0]
+    record = answer_record(question, (-2.220446049250313e-16, 1.0000000000000002))  # the exact observer's sums
+    assert record["p"] == [0.0, 1.0]
+    path = BeliefResults("observer", {}, [record], {}).save(tmp_path / "r.json")
+    assert BeliefResults.load(path).answers == [record]

@@ -136,3 +136,11 @@ def test_a_split_can_be_balanced_across_types(questions):
     kinds = [q.type for q in balanced]
     assert all(kinds.count(k) <= 2 for k in kinds) and set(kinds) == {q.type for q in questions}
     assert balance_types(questions * 3, 2, seed=0) == balanced
+
+
+def test_a_posterior_that_rounds_above_one_is_written_within_zero_and_one_and_reads_back(tmp_path):
+    from marple_eval.beliefs import QuestionSpec, make_questions, read_questions, write_questions
+
+    questions = make_questions(QuestionSpec(seed=0), "test", 2, 16)  # its 1.2 question's P(a) summed to 1 + 2e-16
+    assert all(0.0 <= q.posterior <= 1.0 for q in questions)
+    assert read_questions(write_questions(questions, tmp_path)) == questions

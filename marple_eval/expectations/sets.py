@@ -1,0 +1,118 @@
+"""A generated trial set on disk: AGENT's tree of JSON trials under a manifest, and reading it back (what
+``marple generate --family expectations`` writes, and what ``marple evaluate`` and the study read).
+
+::
+
+    <root>/manifest.json                                            the spec, every trial file's SHA-256
+    <root>/scenario_1_goal_preferences/type_1.1/test_set/Trial_00000.json   (marple_eval.expectations.export)
+
+A shard is a run of one type's trials in one split; every trial is a function of the seed and its key
+(:func:`~marple_eval.expectations.scenarios.make_trial`), so shards are written in any order on any core, and a
+killed run resumes with the shards its manifest lacks (:func:`marple_gym.datasets.sharded.generate_shards`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from marple_eval.expectations.export import read_trial, trial_path, write_trials
+from marple_eval.expectations.scenarios import all_types, make_trial, scenario_of, trial_keys
+from marple_eval.expectations.trial import SPLITS, Trial, TrialKey
+from marple_gym.datasets.manifest import DatasetError
+from marple_gym.datasets.sharded import Shard, ShardedReport, generate_shards, read_set_manifest, shard_folders
+
+FORMAT = "marple-expectation-trials"
+VERSION = 1
+COMMAND = "marple generate --family expectations"
+SHARD_TRIALS = 40
+"""Trials per shard."""
+DEFAULT_SIZES = {"train": 160, "validation": 40, "test": 40}
+"""Trials per type and split: AGENT's proportions (1,920 training, 480 validation and 480 test trials)."""
+
+
+@dataclass(frozen=True)
+class TrialSetSpec:
+    """Everything a trial set is a function of: the seed, trials per type in each split, and the types."""
+
+    seed: int = 0
+    sizes: Mapping[str, int] = field(default_factory=lambda: dict(DEFAULT_SIZES))
+    types: tuple[str, ...] = field(default_factory=all_types)
+
+    def __post_init__(self) -> None:
+        for t in self.types:
+            scenario_of(t)  # ValueError naming an unknown type
+        if not self.types or len(set(self.types)) != len(self.types):
+            raise ValueError(f"types must name each type once, got {list(self.types)}")
+        bad = {k: v for k, v in self.sizes.items() if k not in SPLITS or not isinstance(v, int) or v < 0}
+        if bad or self.seed < 0:
+            raise ValueError(f"sizes map splits {SPLITS} to trials per type >= 0, got {dict(self.sizes)}")
+
+    def keys(self, split: str) -> list[TrialKey]:
+        return trial_keys(split, self.sizes.get(split, 0), self.types)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seed": self.seed, "sizes": {s: self.sizes.get(s, 0) for s in SPLITS}, "types": list(self.types)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TrialSetSpec:
+        try:
+            return cls(int(data["seed"]), dict(data["sizes"]), tuple(data["types"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DatasetError(f"manifest spec: not a trial set's spec ({exc})") from None
+
+
+def generate_trial_set(
+    spec: TrialSetSpec,
+    root: str | os.PathLike,
+    *,
+    shard_trials: int = SHARD_TRIALS,
+    workers: int | None = None,
+    progress: bool = True,
+) -> ShardedReport:
+    """Write (or resume writing) every split of ``spec`` into ``root`` (see the module docs)."""
+    if shard_trials < 1:
+        raise ValueError(f"shard_trials must be >= 1, got {shard_trials}")
+    shards = []
+    for split in SPLITS:
+        for kind in spec.types:
+            keys = trial_keys(split, spec.sizes.get(split, 0), [kind])
+            for start in range(0, len(keys), shard_trials):
+                part = keys[start : start + shard_trials]
+                shards.append(Shard(f"{split}/{kind}/{start // shard_trials:05d}", split, len(part), tuple(part)))
+    return generate_shards(
+        root, FORMAT, VERSION, {**spec.to_json(), "shard_trials": shard_trials}, shards, _write_shard,
+        workers=workers, progress=progress, unit="trial",
+    )  # fmt: skip
+
+
+def _write_shard(spec_json: dict[str, Any], shard: Shard, root: str) -> list[str]:
+    written = write_trials((make_trial(key, spec_json["seed"]) for key in shard.work), root)
+    return [p.relative_to(root).as_posix() for p in written]
+
+
+def read_trial_set(root: str | os.PathLike, split: str = "test", types: Sequence[str] | None = None) -> list[Trial]:
+    """The trials of a finished set's ``split`` (of ``types``, default all), every file checked against the
+    manifest's SHA-256 and read strictly (:func:`~marple_eval.expectations.export.read_trial`: errors name the
+    file and field)."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; use one of {SPLITS}")
+    manifest = read_set_manifest(root, FORMAT, VERSION, COMMAND)
+    out = []
+    for name in shard_folders(manifest, split):
+        for f in manifest["shards"][name]["files"]:
+            trial = read_trial(Path(root) / f)
+            if types is None or trial.key.type in types:
+                out.append(trial)
+    return out
+
+
+def trial_set_spec(root: str | os.PathLike) -> TrialSetSpec:
+    """The spec of the finished set in ``root``."""
+    return TrialSetSpec.from_json(read_set_manifest(root, FORMAT, VERSION, COMMAND)["spec"])
+
+
+__all__ = ["TrialSetSpec", "generate_trial_set", "read_trial_set", "trial_path", "trial_set_spec"]

@@ -1,0 +1,131 @@
+"""``marple generate/evaluate/train/report/benchmark --family expectations`` end to end on a tiny trial set:
+AGENT's tree under a manifest, resumable and refused when the spec differs, every method rated into a results
+file (ToMnet trained on the set's training split, its generalisation tests behind an option), a run resumed
+from its journal, bad input named with its file (exit 2), and the report's tables and plot."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from marple.cli.main import main
+from marple_eval.expectations import RatingResults, read_trial_set
+from marple_eval.journal import journal_path
+from marple_gym.datasets.shards import file_sha256
+
+TYPES = "1.1,1.2"
+TINY = ["--types", TYPES, "--train-per-type", "3", "--validation-per-type", "0", "--test-per-type", "2"]
+TOMNET = ["--model-arg", "epochs=1", "--model-arg", "width=8", "--model-arg", "character=2"]
+
+
+def run(args: list[str], capsys) -> tuple[int, str, str]:
+    try:
+        code = main(args)
+    except SystemExit as exc:
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture(scope="module")
+def trial_set(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("expectations") / "set"
+    assert main(["generate", "--family", "expectations", "--out", str(root), "--workers", "1", *TINY,
+                 "--no-progress"]) == 0  # fmt: skip
+    return root
+
+
+def test_generate_writes_agents_tree_with_checksums_and_resumes_a_killed_run(trial_set, tmp_path, capsys):
+    manifest = json.loads((trial_set / "manifest.json").read_text())
+    assert manifest["format"] == "marple-expectation-trials" and manifest["complete"]
+    files = [f for entry in manifest["shards"].values() for f in entry["files"]]
+    assert "scenario_1_goal_preferences/type_1.1/test_set/Trial_00000.json" in files and len(files) == 10
+    assert [t.id for t in read_trial_set(trial_set)] == [f"goal_preferences/{t}/test/{i:05d}" for t in ("1.1", "1.2")
+                                                         for i in range(2)]  # fmt: skip
+    root = tmp_path / "set"
+    shutil.copytree(trial_set, root)
+    manifest["shards"].pop("test/1.2/00000")
+    manifest["complete"] = False
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    (root / "scenario_1_goal_preferences/type_1.2/test_set/Trial_00001.json").unlink()
+    code, out, _ = run(["generate", "--family", "expectations", "--out", str(root), *TINY, "--no-progress"], capsys)
+    assert code == 0 and "1 shards written" in out
+    assert read_trial_set(root) == read_trial_set(trial_set)
+    code, _, err = run(["generate", "--family", "expectations", "--out", str(root), *TINY[:-1], "3"], capsys)
+    assert code == 2 and "sizes.test" in err and str(root) in err
+
+
+def test_every_method_rates_the_set_and_report_prints_tables_and_plot(trial_set, tmp_path, capsys):
+    paths = []
+    for method in ("uniform", "observer", "tomnet", "llm"):
+        out = tmp_path / f"{method}.json"
+        argv = ["evaluate", "--family", "expectations", "--data", str(trial_set), "--model", method, "--out", str(out)]
+        argv += [*TOMNET, "--generalisation", "leave_one_type_out"] if method == "tomnet" else []
+        argv += ["--dry-run"] if method == "llm" else []
+        code, stdout, err = run([*argv, "--device", "cpu", "--no-progress"], capsys)
+        assert code == 0, err
+        assert f"results: {out}" in stdout
+        paths.append(out)
+    assert RatingResults.load(tmp_path / "observer.json").table()["all"].accuracy == 1.0
+    assert RatingResults.load(tmp_path / "uniform.json").table()["all"].accuracy == 0.5
+    tomnet = RatingResults.load(tmp_path / "tomnet.json")
+    assert set(tomnet.generalisation["leave_one_type_out"]) == {"without 1.1", "without 1.2"}
+    assert (tmp_path / "tomnet.tomnet.pt").is_file()  # trained on the set's training split, kept for a resumed run
+    plot = tmp_path / "accuracy.png"
+    code, stdout, _ = run(["report", *map(str, paths), "--plot", str(plot)], capsys)
+    assert code == 0 and plot.stat().st_size > 0
+    assert "| method | 1.1 | 1.2 | Goal preferences | all |" in stdout
+    assert "| llm (dry run) |" in stdout and "Generalisation, leave_one_type_out (tomnet)" in stdout
+
+
+def test_an_interrupted_rating_resumes_from_its_journal(trial_set, tmp_path, capsys):
+    out = tmp_path / "observer.json"
+    argv = ["evaluate", "--family", "expectations", "--data", str(trial_set), "--model", "observer", "--out", str(out)]
+    assert run([*argv, "--no-progress"], capsys)[0] == 0
+    done = json.loads(out.read_text())
+    header = {"family": "expectations", "method": "observer", "settings": done["settings"]}
+    first = {**done["ratings"][0], "expected": 9.0, "surprising": 1.0}  # a mark: read back, not rated again
+    journal_path(out).write_text(
+        json.dumps(header) + "\n" + json.dumps({"key": first["trial"], "record": first}) + "\n"
+    )
+    out.unlink()
+    assert run([*argv, "--no-progress"], capsys)[0] == 0
+    again = json.loads(out.read_text())
+    assert again["ratings"][0] == first and again["ratings"][1:] == done["ratings"][1:]
+    assert not journal_path(out).exists()
+
+
+def test_a_corrupt_trial_file_is_named_and_bad_requests_exit_2(trial_set, tmp_path, capsys):
+    root = tmp_path / "set"
+    shutil.copytree(trial_set, root)
+    target = root / "scenario_1_goal_preferences/type_1.1/test_set/Trial_00000.json"
+    doc = json.loads(target.read_text())
+    doc["familiarization"][0]["actions"][0] = "fly"
+    target.write_text(json.dumps(doc))
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["shards"]["test/1.1/00000"]["files"][str(target.relative_to(root))] = file_sha256(target)
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    argv = ["evaluate", "--family", "expectations", "--out", str(tmp_path / "r.json"), "--no-progress"]
+    code, _, err = run([*argv, "--data", str(root)], capsys)
+    assert code == 2 and str(target) in err
+    for extra, words in [
+        (["--model", "oracle"], "unknown expectation method 'oracle'"),
+        (["--model", "tomnet", "--checkpoint", "nowhere.pt"], "nowhere.pt: no such ToMnet rater"),
+        (["--model", "observer", "--generalisation"], "only the learned rater"),
+        (["--model", "tomnet", "--model-arg", "depth=3"], "tomnet takes width"),
+    ]:
+        code, _, err = run([*argv, "--data", str(trial_set), *extra], capsys)
+        assert code == 2 and words in err, err
+    assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.slow
+def test_the_benchmark_goes_from_nothing_to_the_table_and_plot(tmp_path, capsys):
+    root = tmp_path / "bench"
+    argv = ["benchmark", "--family", "expectations", "--preset", "quick", "--out", str(root), "--device", "cpu"]
+    code, _, err = run([*argv, "--workers", "1", "--no-progress"], capsys)
+    assert code == 0, err
+    assert (root / "accuracy.png").stat().st_size > 0 and "| tomnet |" in (root / "table.md").read_text()
