@@ -115,6 +115,8 @@ def test_builds_refuse_what_does_not_fit_the_family(trial_set, question_set, tmp
         main(["study-web", "--data", str(question_set), "--out", str(tmp_path / "x"), "--attention-checks", "1"]) == 2
     )
     assert "belong to whodunit studies" in capsys.readouterr().err
+    assert main(["study", "--data", str(question_set), "--participant", "p", "--out", str(tmp_path / "d.jsonl")]) == 2
+    assert "this desktop study runs whodunit trials" in capsys.readouterr().err
     assert not (tmp_path / "x").exists() and not list(tmp_path.iterdir())
 
 
