@@ -62,6 +62,10 @@ BAD = [
     (["replay", "--index", "-1"], "argument --index: expected an integer >= 0"),
     (["study", "--data", "{D}", "--participant", "p", "--out", "s.jsonl", "--limit", "0"], "argument --limit"),
     (["study", "--data", "nowhere", "--participant", "p", "--out", "s.jsonl"], "nowhere: no dataset here"),
+    (["study-score", "r.jsonl", "--set", "{D}"], "neither a belief question set nor an expectation trial set"),
+    (["study-web", "--data", "{D}", "--out", "W", "--fps", "0"], "argument --fps"),
+    (["study-web", "--data", "{D}", "--out", "W", "--pause", "-1"], "argument --pause"),
+    (["study-web", "--data", "{D}", "--out", "W", "--frames", "0"], "argument --frames"),
     (["train", "--data", "{D}", "--devices", "0"], "argument --devices: expected 'auto' or an integer >= 1"),
     (["train", "--data", "{D}", "--lr", "-1", "--out", "T"], "argument --lr: expected a finite number > 0.0"),
     (["train", "--data", "{D}", "--max-minutes", "nan"], "argument --max-minutes"),
@@ -304,7 +308,7 @@ def test_a_killed_generation_leaves_temporary_files_that_the_next_run_removes(tm
 
 
 SUBCOMMANDS = {"benchmark", "envs", "evaluate", "export", "generate", "play", "replay", "report", "slice", "stats"}
-SUBCOMMANDS |= {"study", "study-server", "study-web", "train"}
+SUBCOMMANDS |= {"study", "study-score", "study-server", "study-web", "train"}
 
 
 def test_a_source_tree_that_was_never_installed_has_every_subcommand():

@@ -6,6 +6,7 @@ import argparse
 
 from marple.cli.options import nonnegative_int, parse_agents, parse_model_args, positive_int, seed, tile_size
 from marple.study.desk import run_study
+from marple.study.families import family_of
 from marple.study.session import SessionPlan, open_session
 from marple.study.simulate import simulate_session
 
@@ -109,6 +110,11 @@ def session_of(args: argparse.Namespace):
 
 def run(args: argparse.Namespace, events=None, max_frames: int | None = None) -> int:
     """Run the study (:func:`marple.study.desk.run_study`); ``events`` and ``max_frames`` are for tests."""
+    if args.data and family_of(args.data) != "whodunit":
+        raise ValueError(
+            f"{args.data} is a set of {family_of(args.data)}: this desktop study runs whodunit trials; build their "
+            f"web study with `marple study-web --data {args.data} --out FOLDER`"
+        )
     if args.simulate:
         return simulate(args)
     if not args.participant:

@@ -150,6 +150,19 @@ def collect(paths: list[str | Path]) -> Responses:
     return Responses(files, sessions)
 
 
+def whodunit_sessions(responses: Responses) -> Responses:
+    """``responses``, refused with a :class:`ResultsError` when a file holds sessions of another family (belief
+    questions or expectation trials, which ``marple study-score`` scores)."""
+    for session in responses.sessions:
+        family = session.line.get("family") or "whodunit"
+        if family != "whodunit":
+            raise ResultsError(
+                f"{session.file}: a session of {family} (participant {session.participant!r}), not of whodunit "
+                f"trials; score it with `marple study-score {session.file} --set SET`"
+            )
+    return responses
+
+
 def culprit_side(answer: dict[str, Any], session: dict[str, Any]) -> str:
     """Where the culprit was shown for this answer: recorded (desktop) or recomputed from its session (web)."""
     if "culprit_shown_as" in answer:
@@ -186,7 +199,7 @@ def _scored_answers(responses: Responses, exclude_inattentive: bool) -> tuple[li
 def read_responses(paths: list[str | Path], points: int = 11, exclude_inattentive: bool = False) -> RunResults:
     """All complete trials of one or more response files as one run (method "human"; see the module docs for
     which answers count)."""
-    responses = collect(paths)
+    responses = whodunit_sessions(collect(paths))
     scored, why_not = _scored_answers(responses, exclude_inattentive)
     trials: dict[tuple[str, str], dict] = {}
     for session, a in scored:
@@ -288,7 +301,7 @@ def run_label(files: list[Path], participants: list[str]) -> str:
 def write_csv(paths: list[str | Path], out: str | Path, exclude_inattentive: bool = False) -> int:
     """Every answer and attention-check line of the response files as one CSV row (columns :data:`CSV_COLUMNS`),
     saying whether scoring uses it and why not; returns the number of rows. Written atomically."""
-    responses = collect(paths)
+    responses = whodunit_sessions(collect(paths))
     _, why_not = _scored_answers(responses, exclude_inattentive)
     rows = []
     for session in responses.sessions:

@@ -21,7 +21,20 @@ leaves them out. The web study's attention checks are ``check`` lines::
 The participant was asked to move the slider to ``expected``'s end; scoring
 reports each participant's checks passed (:func:`check_passed`) and scores none.
 
-``marple_eval`` scores this file like any model (``marple evaluate --responses``).
+The web study of belief questions and of expectation trials (:mod:`~marple.study.family_web`) writes the same
+session line with ``"family": "beliefs"`` or ``"expectations"`` and its items' ids as ``trials``, then one line
+per item: a belief question's ``choice`` line (``"choice": "a"`` or ``"b"``; with a confidence slider
+``"slider"``, 0 = surely (a), 100 = surely (b), instead) and an expectation trial's ``rating`` line (the surprise
+slider, 0-100, of the one test shown; the server adds the test's name)::
+
+    {"type": "choice", "participant": "p01", "question_id": "test/h003/0012/2.3/41", "trial_index": 0,
+     "choice": "b", "time": "...", "rt_ms": 5120}
+    {"type": "rating", "participant": "p01", "trial_id": "goal_preferences/1.1/test/00000", "trial_index": 0,
+     "slider": 83, "test": "surprising", "time": "...", "rt_ms": 7400}
+
+``marple study-score`` scores them (:mod:`~marple.study.family_scores`).
+
+``marple_eval`` scores whodunit files like any model (``marple evaluate --responses``).
 Every line is flushed and fsynced before the app goes on, so a crash loses at
 most the answer being given. Opening an existing file resumes its session: the
 recorded seed and trial order are kept, answers are appended, and a last line
@@ -43,14 +56,26 @@ from marple_gym.validation import Fields, message_error, read_json_lines
 log = logging.getLogger(__name__)
 
 MODALITIES = ("vision", "vision+language+audio")
+FAMILIES: dict[str, tuple[str, ...]] = {
+    "whodunit": MODALITIES,
+    "beliefs": ("text+frames",),
+    "expectations": ("vision",),
+}
+"""The study families and what each shows (its modalities): whodunit trials, belief questions, expectation
+trials."""
+ITEM_KEYS = {"answer": "episode_id", "choice": "question_id", "rating": "trial_id"}
+"""Per kind of answer line, the key naming its item (a session's ``trials`` lists these ids)."""
+TESTS = ("expected", "surprising")
 SESSION_KEYS = ("participant", "seed", "dataset", "scenario", "modality", "trials", "practice", "started")
 ANSWER_KEYS = (
     *("participant", "episode_id", "scenario", "trial_index", "culprit_shown_as"),
     *("evidence_point", "tau", "horizon", "slider", "time"),
 )
 WEB_KEYS = ("source", "client", "seq")  # the web study's lines also carry these (marple/study/web.py)
-WEB_SESSION_KEYS = (*WEB_KEYS, "sequence", "trial_set", "study_id", "session_id", "user_agent")
+WEB_SESSION_KEYS = (*WEB_KEYS, "sequence", "trial_set", "study_id", "session_id", "user_agent", "family")
 CHECK_KEYS = ("participant", "check", "expected", "slider", "time")
+CHOICE_KEYS = ("participant", "question_id", "trial_index", "time")
+RATING_KEYS = ("participant", "trial_id", "trial_index", "slider", "time")
 PRACTICE = "practice"
 """The ``block`` of an answer to a practice trial (scored answers have no block)."""
 CHECK_MARGIN = 20
@@ -172,7 +197,7 @@ def _truncate(path: Path, keep: int) -> None:
 def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
     """One line of a responses file, a session, an answer or an attention check, every field typed and in range."""
     f = Fields(entry, f"line {n}", message_error(StudyError), None if path is None else str(path))
-    kind = f.str("type", choices=("session", "answer", "check"))
+    kind = f.str("type", choices=("session", "answer", "check", "choice", "rating"))
     for key in ("source", "client"):
         f.str(key, None)
     f.int("seq", None, low=0, high=MAX_SEQ)
@@ -183,7 +208,7 @@ def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
         f.str("user_agent", None)
         f.int("sequence", None, low=0, high=MAX_COUNT)
         f.int("seed", None, low=0, high=MAX_SEED)
-        f.str("modality", choices=MODALITIES)
+        f.str("modality", choices=FAMILIES[f.str("family", "whodunit", choices=tuple(FAMILIES))])
         for key in ("trials", "practice"):
             for i, trial in enumerate(f.list(key, [])):
                 if not isinstance(trial, str):
@@ -198,6 +223,8 @@ def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
         f.int("rt_ms", None, low=0, high=MAX_COUNT)
         f.number("slider", low=0, high=100)
         return entry
+    if kind in ("choice", "rating"):
+        return _check_item_line(f, kind)
     # The web page leaves out culprit_shown_as (so it does not give the answer away): scoring recomputes it.
     f.allow(("type", *ANSWER_KEYS, "rt_ms", "block", *WEB_KEYS)).require(
         *(k for k in ANSWER_KEYS if k != "culprit_shown_as")
@@ -213,6 +240,23 @@ def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
     return entry
 
 
+def _check_item_line(f: Fields, kind: str) -> dict[str, Any]:
+    """A belief question's ``choice`` line or an expectation trial's ``rating`` line (see the module docs)."""
+    keys = CHOICE_KEYS if kind == "choice" else RATING_KEYS
+    extra = ("choice", "slider") if kind == "choice" else ("test",)
+    f.allow(("type", *keys, *extra, "rt_ms", *WEB_KEYS)).require(*keys)
+    for key in ("participant", ITEM_KEYS[kind], "time"):
+        f.str(key)
+    f.int("trial_index", low=0, high=MAX_COUNT)
+    f.int("rt_ms", None, low=0, high=MAX_COUNT)
+    f.number("slider", None, low=0, high=100)
+    if kind == "rating":
+        f.str("test", None, choices=TESTS)
+    elif (f.str("choice", None, choices=("a", "b")) is None) == (f.get("slider") is None):
+        raise f.fail("choice", "a choice line holds either a choice (a or b) or a confidence slider, not both")
+    return f.raw
+
+
 def check_passed(check: dict[str, Any]) -> bool:
     """Did an attention check's slider end near the end it asked for (within :data:`CHECK_MARGIN` points)?"""
     if check["expected"] == "A":
@@ -225,12 +269,16 @@ def session_mismatch(line: dict[str, Any], session: dict[str, Any]) -> str | Non
     answer whose trial is not the session's trial at its index (its practice trials for a practice answer)."""
     if line["participant"] != session.get("participant"):
         return f"participant {line['participant']!r} is not its session's {session.get('participant')!r}"
-    if line["type"] != "answer":
+    if line["type"] not in ITEM_KEYS:
         return None
+    family = session.get("family") or "whodunit"
+    if (line["type"] == "answer") != (family == "whodunit"):
+        return f"a {line['type']} line does not belong to a session of {family}"
+    item = line[ITEM_KEYS[line["type"]]]
     order = session.get(PRACTICE if line.get("block") == PRACTICE else "trials") or []
     index = line["trial_index"]
-    if index >= len(order) or order[index] != line["episode_id"]:
-        return f"the answer for {line['episode_id']} is not its session's trial {index}"
+    if index >= len(order) or order[index] != item:
+        return f"the answer for {item} is not its session's trial {index}"
     return None
 
 

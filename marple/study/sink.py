@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from marple.study.families import shown_test
 from marple.study.responses import PRACTICE, read_entries, session_mismatch
 from marple.study.trials import StudyError
 
@@ -58,14 +59,30 @@ class StudyIndex:
 
     modality: str
     trial_set: str
-    sequences: tuple[tuple[int, tuple[str, ...]], ...]  # (seed, episode ids in order) of each trial sequence
+    sequences: tuple[tuple[int, tuple[str, ...]], ...]  # (seed, item ids in order) of each trial sequence
     practice: tuple[str, ...]  # episode ids of the practice trials
     episodes: dict[str, tuple[str, int, tuple[int, ...]]]  # episode id -> (scenario, horizon, evidence steps)
     checks: tuple[str, ...]  # the side each attention check asks for
+    family: str = "whodunit"  # or "beliefs", "expectations" (marple/study/family_web.py)
+    confidence: bool = False  # belief questions answered on a confidence slider rather than with a choice
 
     @classmethod
     def of(cls, study: dict[str, Any]) -> StudyIndex:
         views = study["views"]
+        family = study.get("family") or "whodunit"
+        if family != "whodunit":  # a view's item is a question or a trial (family_web.item_of)
+            return cls(
+                modality=study["modality"],
+                trial_set=study["trial_set"],
+                sequences=tuple(
+                    (int(s["seed"]), tuple(views[v]["item"] for v in s["views"])) for s in study["sequences"]
+                ),
+                practice=(),
+                episodes={},
+                checks=(),
+                family=family,
+                confidence=bool(study.get("confidence")),
+            )
         episodes = {
             v["episode_id"]: (v["scenario"], int(v["horizon"]), tuple(v["evidence_steps"])) for v in views.values()
         }
@@ -91,7 +108,30 @@ class StudyIndex:
         for key, value in wanted.items():
             if session.get(key) != value:
                 return f"{key} is not that of the study's trial sequence {k}"
+        if (session.get("family") or "whodunit") != self.family:
+            return f"a session of {session.get('family') or 'whodunit'} in a study of {self.family}"
         return None
+
+    def line_problem(self, entry: dict[str, Any], session: dict[str, Any]) -> str | None:
+        """Why an answer, choice, rating or check line (of ``session``, checked before) does not fit the study
+        (None when it fits)."""
+        if entry["type"] == "check":
+            k = entry["check"]
+            if k >= len(self.checks) or entry["expected"] != self.checks[k]:
+                return f"attention check {k} asking for {entry['expected']!r} is not one of the study's"
+            return None
+        if entry["type"] == "choice":
+            if self.confidence != (entry.get("slider") is not None):
+                return "this study asks for a " + ("confidence slider" if self.confidence else "choice of a or b")
+            return None
+        if entry["type"] == "rating":
+            test = shown_test(session, entry["trial_id"])
+            if entry.get("test", test) != test:
+                return f"{entry['trial_id']} shows this session its {test} test, not its {entry['test']} one"
+            return None
+        if entry.get("block") == PRACTICE and entry["episode_id"] not in self.practice:
+            return f"{entry['episode_id']} is not a practice trial of the study"
+        return self.answer_problem(entry)
 
     def answer_problem(self, answer: dict[str, Any]) -> str | None:
         """Why an answer does not fit its trial as the study shows it (None when it fits)."""
@@ -141,9 +181,12 @@ class _Ledger:
 
 
 def _point(entry: dict[str, Any]) -> tuple[Any, ...]:
-    """What a page answers once: an evidence point of a trial (of a block), or an attention check."""
+    """What a page answers once: an evidence point of a trial (of a block), an attention check, a belief
+    question or an expectation trial."""
     if entry["type"] == "check":
         return (entry["client"], "check", entry["check"])
+    if entry["type"] in ("choice", "rating"):
+        return (entry["client"], entry["type"], entry["trial_index"])
     return (entry["client"], entry.get("block"), entry["episode_id"], entry["evidence_point"])
 
 
@@ -257,23 +300,15 @@ class AnswerSink:
         elif session is None:
             problem = "no session line from this page (client) came before it"
         else:
-            problem = session_mismatch(entry, session) or self._fits(entry)
+            problem = session_mismatch(entry, session) or self.index.line_problem(entry, session)
             if problem is None and lines.has_point(_point(entry)):
                 problem = "this page answered that already"
         if problem is not None:
             raise LineRefused(f"line with seq {seq}: {problem}")
+        if entry["type"] == "rating":  # the page is not told which test it shows: the line says so on disk
+            entry = {**entry, "test": shown_test(session, entry["trial_id"])}
         lines.add(entry)
         return (json.dumps(entry) + "\n").encode()
-
-    def _fits(self, entry: dict[str, Any]) -> str | None:
-        if entry["type"] == "check":
-            k = entry["check"]
-            if k >= len(self.index.checks) or entry["expected"] != self.index.checks[k]:
-                return f"attention check {k} asking for {entry['expected']!r} is not one of the study's"
-            return None
-        if entry.get("block") == PRACTICE and entry["episode_id"] not in self.index.practice:
-            return f"{entry['episode_id']} is not a practice trial of the study"
-        return self.index.answer_problem(entry)
 
     def _write(self, data: bytes) -> SinkUnavailable | None:
         """Append ``data`` whole and fsync it; on failure cut the file back to where it was (None: written)."""

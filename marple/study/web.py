@@ -28,6 +28,7 @@ answer to ``post_url`` when one is given (``marple study-server``).
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import logging
@@ -36,7 +37,7 @@ import re
 import secrets
 import shutil
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -183,10 +184,8 @@ def build_web_study(
     checks = attention_checks(len(ids), options.attention_checks, seed)
     minutes = options.minutes or estimate_minutes([*practice, *trials], len(checks))
     pages = _pages(options, minutes, len(ids))  # template errors before any work
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
-    try:
-        _copy_assets(work)
+    with building(out) as work:
+        copy_assets(work)
         sounds: set[int] = set()
         views = {}
         rendered = [*shown.values(), *((f"p{i:03d}", trial) for i, trial in enumerate(practice))]
@@ -197,31 +196,51 @@ def build_web_study(
         if options.modality != "vision":
             _write_sounds(work, sounds)
         study = {
-            "format": WEB_FORMAT,
-            "version": WEB_VERSION,
-            "seed": int(seed),
-            "dataset": data.root.resolve().name,  # its name only: the folder is public
+            **study_header(options, seed, data.root, ids, minutes, pages),
             "scenario": scenarios[0] if len(scenarios) == 1 else None,
             "modality": options.modality,
-            "trial_set": trial_set_id(ids),
-            "post_url": options.post_url,
-            "write_key": secrets.token_urlsafe(18) if options.post_url else None,
-            "completion": options.return_to("completion"),
-            "no_consent": options.return_to("no_consent"),
-            "minutes": minutes,
-            "pages": pages,
             "sequences": sequences,
             "practice": [{"view": f"p{i:03d}", "answer": who_it_was(t)} for i, t in enumerate(practice)],
             "checks": checks,
             "views": views,
         }
         write_study_data(work, study)
+    log.info("web study with %d trials in %d orders (%d views) in %s", len(ids), orders, len(shown), out)
+    return BuiltStudy(out, seed)
+
+
+@contextlib.contextmanager
+def building(out: Path) -> Iterator[Path]:
+    """A work folder beside ``out``, renamed to ``out`` when the block ends and removed when it fails, so a
+    failed build leaves nothing behind."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
+    try:
+        yield work
         work.rename(out)
     except BaseException:
         shutil.rmtree(work, ignore_errors=True)
         raise
-    log.info("web study with %d trials in %d orders (%d views) in %s", len(ids), orders, len(shown), out)
-    return BuiltStudy(out, seed)
+
+
+def study_header(
+    options: WebStudyOptions, seed: int, source: Path, items: Sequence[str], minutes: int, pages: dict[str, str]
+) -> dict[str, Any]:
+    """What every study's description starts with: its format, seed, source (by name only: the folder is public),
+    trial set, where answers go with their write key, the ways back to the platform, the time and the pages."""
+    return {
+        "format": WEB_FORMAT,
+        "version": WEB_VERSION,
+        "seed": int(seed),
+        "dataset": source.resolve().name,
+        "trial_set": trial_set_id(items),
+        "post_url": options.post_url,
+        "write_key": secrets.token_urlsafe(18) if options.post_url else None,
+        "completion": options.return_to("completion"),
+        "no_consent": options.return_to("no_consent"),
+        "minutes": minutes,
+        "pages": pages,
+    }
 
 
 def attention_checks(trials: int, count: int, seed: int) -> list[dict[str, Any]]:
@@ -292,7 +311,7 @@ def _static() -> Any:
     return resources.files("marple.study").joinpath("webapp")
 
 
-def _copy_assets(work: Path) -> None:
+def copy_assets(work: Path) -> None:
     """The page, the study's script and style, and jsPsych."""
     static = _static()
     for folder in ("app", "vendor"):
@@ -305,7 +324,6 @@ def _copy_assets(work: Path) -> None:
 
 def _pages(options: WebStudyOptions, minutes: int, trials: int) -> dict[str, str]:
     """The consent and instruction pages (HTML) from their templates, placeholders filled in from the settings."""
-    static = _static()
     language = options.modality != "vision"
     checks = (
         "<li>Now and then a page asks you to move the slider to one end: this checks that the page has your "
@@ -323,11 +341,24 @@ def _pages(options: WebStudyOptions, minutes: int, trials: int) -> dict[str, str
         "minutes": str(minutes),
         "trials": str(trials),
         "practice": practice_note(options.practice),
-        "contact": f"<p>Questions about this study: {html.escape(options.contact)}.</p>" if options.contact else "",
+        "contact": contact_note(options),
     }
+    return fill_pages(options, fill)
+
+
+def contact_note(options: WebStudyOptions) -> str:
+    """The consent page's line naming whom to ask (empty without ``options.contact``)."""
+    return f"<p>Questions about this study: {html.escape(options.contact)}.</p>" if options.contact else ""
+
+
+def fill_pages(options: WebStudyOptions, fill: dict[str, str], prefix: str = "") -> dict[str, str]:
+    """The consent and instruction pages: the templates given in ``options``, else the shipped
+    ``templates/<prefix>consent.html`` and ``<prefix>instructions.html``, with ``fill``'s placeholders filled in."""
+    static = _static()
     pages = {}
     for page, given in (("consent", options.consent), ("instructions", options.instructions)):
-        text = Path(given).read_text() if given else static.joinpath("templates", f"{page}.html").read_text()
+        shipped = static.joinpath("templates", f"{prefix}{page}.html")
+        text = Path(given).read_text() if given else shipped.read_text()
         try:
             pages[page] = Template(text).substitute(fill)
         except (KeyError, ValueError) as exc:
@@ -348,7 +379,7 @@ def _write_trial(work: Path, name: str, trial: Trial, options: WebStudyOptions, 
     steps = range(trial.horizon + 1)
     for side, view in views.items():
         for t in steps:
-            _save_frame(view.frame(t), folder / f"{side}{t:03d}.png")
+            save_frame(view.frame(t), folder / f"{side}{t:03d}.png")
     described: dict[str, Any] = {
         "episode_id": trial.episode_id,
         "scenario": trial.episode.scenario,
@@ -369,7 +400,7 @@ def _write_trial(work: Path, name: str, trial: Trial, options: WebStudyOptions, 
     return described
 
 
-def _save_frame(frame: np.ndarray, path: Path) -> None:
+def save_frame(frame: np.ndarray, path: Path) -> None:
     """A PNG with a 256-colour palette: the tiles use far fewer colours, and the file is a third the size."""
     image = Image.fromarray(np.ascontiguousarray(frame))
     image.quantize(256, method=Image.Quantize.FASTOCTREE).save(path)

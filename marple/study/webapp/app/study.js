@@ -17,6 +17,9 @@
   "use strict";
 
   const STUDY = window.MARPLE_STUDY;
+  // whodunit trials, or another family's items (belief questions, expectation trials: app/families.js)
+  const FAMILY = STUDY.family || "whodunit";
+  const unit = FAMILY === "beliefs" ? "question" : "trial"; // what the pages call one item
   const params = new URLSearchParams(window.location.search);
   // Prolific-style query parameters; "participant" for other platforms and pilots.
   const participant = params.get("PROLIFIC_PID") || params.get("participant") || "anon-" + randomId();
@@ -102,7 +105,15 @@
   }
 
   function complete(trial) {
+    if (FAMILY !== "whodunit") {
+      return state.entries.some((e) => (e.type === "choice" || e.type === "rating") && e.trial_index === trial.index);
+    }
     return answered(trial).size >= trial.evidence_steps.length;
+  }
+
+  /** The id a session line lists for a trial: its episode, question or expectation trial. */
+  function itemOf(trial) {
+    return FAMILY === "whodunit" ? trial.episode_id : trial.item;
   }
 
   function checkDone(k) {
@@ -180,7 +191,8 @@
     document.documentElement.classList.toggle("mw-gated", phone || small);
     el.hidden = !(phone || small);
     el.innerHTML = phone
-      ? "<h2>Please use a computer</h2><p>This study shows two animations side by side and needs a computer " +
+      ? "<h2>Please use a computer</h2><p>This study " +
+        (FAMILY === "whodunit" ? "shows two animations side by side and needs" : "needs") + " a computer " +
         "(a laptop or desktop) with a screen at least " + MIN_WIDTH + " &times; " + MIN_HEIGHT + " pixels. " +
         "Please open the same link on a computer; nothing has been recorded on this device.</p>"
       : "<h2>Please make this window larger</h2><p>This study needs a window at least " + MIN_WIDTH + " &times; " +
@@ -466,7 +478,7 @@
     const el = jsPsych.getDisplayElement();
     if (!state.entries.length) return showDeclined();
     const posted = !!STUDY.post_url;
-    el.innerHTML = `<div class="mw-page"><h2>All trials are done. Thank you!</h2>
+    el.innerHTML = `<div class="mw-page"><h2>All ${unit}s are done. Thank you!</h2>
       <p id="mw-saving">Saving your last answers&hellip;</p>
       <div id="mw-back" hidden>${returnBlock(STUDY.completion, "Return to the study platform")}</div>
       <p>${posted ? "Your answers were sent to the researchers; you may also keep a copy." : "Please download your answers and send them to the researchers."}</p>
@@ -509,13 +521,14 @@
           dataset: STUDY.dataset,
           scenario: STUDY.scenario,
           modality: STUDY.modality,
-          trials: TRIALS.map((t) => t.episode_id),
+          trials: TRIALS.map(itemOf),
           practice: PRACTICE.map((t) => t.episode_id),
           trial_set: STUDY.trial_set,
           started: nowIso(),
           study_id: platform.study_id,
           session_id: platform.session_id,
           user_agent: navigator.userAgent,
+          family: FAMILY === "whodunit" ? undefined : FAMILY, // left out of a whodunit session line
         });
       },
     });
@@ -528,17 +541,25 @@
     const next = last ? `<p>The practice is over. Now the ${TRIALS.length} scored trials begin.</p>` : "";
     timeline.push(page(`<h2>Practice trial done</h2><p>${escapeHtml(trial.answer)}</p>${next}`, last ? "Start the trials \u203a" : "Next \u203a"));
   });
+  const TrialPlugin =
+    FAMILY === "whodunit"
+      ? WhodunitPlugin
+      : window.marpleFamilyPlugin(FAMILY, { addEntry, participant, nowIso, escapeHtml, total: TRIALS.length, study: STUDY });
   const steps = [];
   TRIALS.forEach((trial, i) => {
     STUDY.checks.forEach((check, k) => {
       if (check.after === i && !checkDone(k)) steps.push({ type: CheckPlugin, k: k, expected: check.expected });
     });
-    if (!complete(trial)) steps.push({ type: WhodunitPlugin, trial: trial });
+    if (!complete(trial)) steps.push({ type: TrialPlugin, trial: trial });
   });
   steps.forEach((step, k) => {
     timeline.push(step);
-    if (step.type === WhodunitPlugin && k + 1 < steps.length) timeline.push(page("<p>This trial is done.</p>", "Next trial \u203a"));
+    if (step.type === TrialPlugin && k + 1 < steps.length) {
+      timeline.push(page(`<p>This ${unit} is done.</p>`, `Next ${unit} \u203a`));
+    }
   });
+  if (FAMILY === "beliefs") document.title = "Belief questions";
+  if (FAMILY === "expectations") document.title = "What the agent does";
   window.marpleStudy = {
     participant: participant,
     sequence: sequence,
