@@ -30,8 +30,8 @@ import numpy as np
 
 from marple_agents.simulation.agent_models import RolloutAgent
 from marple_eval.evidence import AgentEvidence
+from marple_eval.success import SuccessRule, as_success
 from marple_gym.episode.batch import EpisodeBatch
-from marple_gym.missions.batch import subgoal_reached
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Action
 from marple_gym.world.batched_state import BatchedState
@@ -107,12 +107,13 @@ def query_probability(
     world: World,
     agent: RolloutAgent,
     evidence: AgentEvidence,
-    query: Subgoal,
+    query: Subgoal | SuccessRule,
     steps: int,
     rollouts: int,
     rng: np.random.Generator,
 ) -> float:
-    """Fraction of ``rollouts`` in which the agent reaches ``query`` within ``steps`` actions."""
+    """Fraction of ``rollouts`` in which the agent reaches ``query`` within ``steps`` actions (``query``: the
+    protocol's :class:`~marple_eval.success.SuccessRule`, or a query subgoal whose state itself counts)."""
     return query_probabilities([world], agent, [evidence], query, [steps], rollouts, [rng])[0]
 
 
@@ -120,7 +121,7 @@ def query_probabilities(
     worlds: Sequence[World],
     agent: RolloutAgent,
     evidences: Sequence[AgentEvidence],
-    query: Subgoal,
+    query: Subgoal | SuccessRule,
     steps: Sequence[int],
     rollouts: int,
     rngs: Sequence[np.random.Generator],
@@ -142,14 +143,14 @@ def query_probabilities(
     else:
         agent.reset_groups(starts, [evidences[g] for g in live], [rngs[g] for g in live])
     budget = np.repeat([steps[g] for g in live], rollouts)
-    hits = _roll_out(starts, agent, query, budget, RowRandom([rngs[g] for g in live], starts.groups))
+    hits = _roll_out(starts, agent, as_success(query), budget, RowRandom([rngs[g] for g in live], starts.groups))
     for g, count in zip(live, np.add.reduceat(hits, [s.start for s in starts.groups]).tolist()):
         answers[g] = count / rollouts
     return answers
 
 
-def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, query: Subgoal, budget: np.ndarray, draws: RowRandom):
-    """(N,) int: 1 for each rollout row that reached ``query`` within its budget of steps."""
+def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, success: SuccessRule, budget: np.ndarray, draws: RowRandom):
+    """(N,) int: 1 for each rollout row whose steps counted as reaching the query (``success``) within its budget."""
     house, episodes = worlds.house, worlds.episodes
     n = len(episodes)
     actions = np.full(n, IDLE, dtype=np.int64)  # finished rollouts idle: idling changes nothing
@@ -160,7 +161,7 @@ def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, query: Subgoal, budget
         actions[active] = agent.act(active, draws)
         (step,) = episodes.advance(house, actions, acting=active)  # the rules, then each rollout's progress
         agent.observe(active, step)
-        reached = subgoal_reached(query, house, step.outcome)[active]
+        reached = success.reached(house, step.outcome)[active]
         hits[active[reached]] = 1
         actions[active] = IDLE
         active = active[~reached & (budget[active] > t + 1)]

@@ -25,7 +25,8 @@ import numpy as np
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
 from marple_eval.inverse.likelihood import MissionTracker
-from marple_gym.missions.mission import Subgoal, get_mission
+from marple_eval.success import SuccessRule
+from marple_gym.missions.mission import get_mission
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -75,7 +76,7 @@ class IdealObserver(InversePlanningModel):
         return len(tracker.mission.subgoals) if done else tracker.progress.index
 
     def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
+        self, agent: AgentEvidence, mission: str, world: World, query: SuccessRule, steps: int, rng: np.random.Generator
     ) -> float:
         tracker, cache = self.trackers(agent)[mission], self._state(agent)[1]
         hits = 0
