@@ -36,6 +36,8 @@ from marple_agents.simulation.inference import POLICY_OF_VARIANT
 from marple_benchmark.config import BenchmarkConfig, training_budget
 from marple_benchmark.executors import Executor, make_executor
 from marple_benchmark.summary import write_summary
+from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR
+from marple_eval.resources import uses_priors
 from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
 from marple_gym.missions.scenarios import get_scenario
@@ -209,6 +211,7 @@ class InferenceRun(NamedTuple):
     method: str | None = None  # how tables name it (default: the model's name)
     split: str | None = None  # the agent models' training split
     model_seed: int | None = None
+    mission_prior: str = DEFAULT_MISSION_PRIOR  # for the methods that take one (ideal, bip, the MCTS row)
 
 
 def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
@@ -273,12 +276,26 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                     model_seed=model_seed,
                 )
             )
-    return runs
+    return [with_prior for run in runs for with_prior in prior_runs(cfg, run)]
+
+
+def prior_runs(cfg: BenchmarkConfig, run: InferenceRun) -> list[InferenceRun]:
+    """``run`` once per mission prior of ``cfg`` if its method takes one (the default prior under the run's own
+    name, any other under ``<name>-prior-<prior>``), else as it is."""
+    if not uses_priors(run.model, run.kwargs):
+        return [run]
+    return [
+        run._replace(
+            name=run.name if prior == DEFAULT_MISSION_PRIOR else f"{run.name}-prior-{prior}", mission_prior=prior
+        )
+        for prior in cfg.mission_priors
+    ]
 
 
 def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int) -> InferenceRun:
     """Simulation inference with the MCTS agent model (our extension): the split's vision-only policies as the
-    search's prior, ``simulations`` steps of search per rollout step, each agent's mission prior from that split."""
+    search's prior, ``simulations`` steps of search per rollout step, the default mission prior (uniform over the
+    scenario's missions; :func:`prior_runs` adds the others)."""
     template = str(cfg.checkpoint("{scenario}", split, "{role}", MCTS_POLICY, model_seed))
     return InferenceRun(
         f"simulation-mcts{simulations}-{split}-seed{model_seed}",
@@ -328,6 +345,14 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun, device_kind: str = "cpu") 
     scored = RunResults.load(path)
     made = ProtocolSettings.from_record(scored.protocol)
     wanted = cfg.scoring(run.key)
+    if uses_priors(run.model, run.kwargs) and scored.mission_prior != run.mission_prior:
+        log.info(
+            "%s was scored with the %s mission prior; scoring it again with %s",
+            path,
+            scored.mission_prior,
+            run.mission_prior,
+        )
+        return False
     if scored.stores_query_probabilities is None:
         log.info("%s predates stored query probabilities; scoring it again", path)
         return False
@@ -354,7 +379,9 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
     extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
     if run.split is not None:
         extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
-    resources, recorded = model_resources(run.model, run.kwargs, run.agents, cfg.data, run.split, list(cfg.scenarios))
+    resources, recorded = model_resources(
+        run.model, run.kwargs, run.agents, cfg.data, run.split, list(cfg.scenarios), run.mission_prior
+    )
     extra.update(recorded)
     if run.agents and all(agent == "planner" for agent in run.agents.values()):
         device = "cpu"  # the planner as agent model: nothing to put on a GPU, and its rollouts want every core

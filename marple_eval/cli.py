@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_eval.settings import PROTOCOLS
+from marple_eval.success import SUCCESS_RULES
 from marple_gym.cli.options import DEVICE_SPECS, device_spec, float_in, nonnegative_int, positive_int, seed
 
 if TYPE_CHECKING:
@@ -51,6 +52,19 @@ def add_threshold_argument(parser) -> None:
     )
 
 
+def add_mission_prior_argument(parser: argparse.ArgumentParser) -> None:
+    from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, MISSION_PRIORS
+
+    parser.add_argument(
+        "--mission-prior",
+        choices=MISSION_PRIORS,
+        default=DEFAULT_MISSION_PRIOR,
+        help="for ideal, bip and simulation with agent=mcts, each agent's prior over its missions: uniform over the "
+        "scenario's missions (the default), uniform-all over the ten, or labels: PRIVILEGED, the mission labels of "
+        "the agent's training split (in the paper's setting, its test mission); recorded in the results",
+    )
+
+
 def add_device_argument(parser: argparse.ArgumentParser, what: str = "where learned models run") -> None:
     parser.add_argument(
         "--device",
@@ -71,8 +85,8 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=tuple(PROTOCOLS),
         default=DEFAULT_PROTOCOL,
-        help="a named bundle of the settings below: paper (the paper's text: softmax, eta 5, margin 0, no cutoff, "
-        "last point T), original (the released code: ratio, margin 5, cutoff 40, last point T-1) or ours "
+        help=f"a named bundle of the settings below: paper (the paper's text: {_bundle_words(PROTOCOLS['paper'])}), "
+        f"original (the released code: {_bundle_words(PROTOCOLS['original'])}) or ours "
         f"({_bundle_words(PROTOCOLS['ours'])}; the default). Each option below changes one of its settings",
     )
     # Unset options leave the bundle's value (SUPPRESS: the attribute is absent unless given).
@@ -98,12 +112,22 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="the last evidence point: T (paper's text) or T-1 (original code)",
     )
+    group.add_argument(
+        "--success",
+        choices=SUCCESS_RULES,
+        default=argparse.SUPPRESS,
+        help="what a rollout must do to count: reach the query state itself (query-state, the paper's text) or "
+        "match the query action's (target type, action type) (action-match, the original code); a new run",
+    )
     add_threshold_argument(group)
 
 
 def _bundle_words(bundle: dict) -> str:
     cutoff = "no cutoff" if bundle["cutoff"] is None else f"cutoff {bundle['cutoff']}"
-    return f"{bundle['combine']}, eta {bundle['eta']:g}, margin {bundle['margin']}, {cutoff}, last point {bundle['last_point']}"
+    return (
+        f"{bundle['combine']}, eta {bundle['eta']:g}, margin {bundle['margin']}, {cutoff}, last point "
+        f"{bundle['last_point']}, success by {bundle['success']}"
+    )
 
 
 def protocol_changes(args: argparse.Namespace, keys: tuple[str, ...] | None = None) -> dict:
@@ -190,9 +214,10 @@ def add_evaluate_parser(subparsers) -> None:
         "--train-split",
         choices=("in", "ood"),
         default=None,
-        help="the agent models' training split: recorded in the results (the report's split column); for ideal, "
-        "bip and simulation with agent=mcts also the split whose episodes give each agent's mission prior (default: in)",
+        help="the agent models' training split: recorded in the results (the report's split column); with "
+        "--mission-prior labels also the split whose episodes' missions give each agent's prior (default: in)",
     )
+    add_mission_prior_argument(parser)
     parser.add_argument("--out", default=None, help="results file (default: results/<model>.json)")
     parser.add_argument("--no-progress", action="store_true")
     add_protocol_arguments(parser)
@@ -277,6 +302,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             limit=args.limit,
             allow_incomplete=args.allow_incomplete,
             train_split=args.train_split,
+            mission_prior=args.mission_prior,
             out=args.out,
             dry_run=args.dry_run,
             progress=not args.no_progress,
@@ -307,7 +333,14 @@ def run_report(args: argparse.Namespace) -> int:
     import sys
 
     from marple_eval.plots import plot_runs
-    from marple_eval.report import comparison_table, detail_table, protocols_table, report_runs
+    from marple_eval.report import (
+        comparison_table,
+        detail_table,
+        paper_protocols_table,
+        protocols_table,
+        report_runs,
+        seeds_table,
+    )
     from marple_eval.results import NotRescorable
 
     view = report_runs(
@@ -328,6 +361,16 @@ def run_report(args: argparse.Namespace) -> int:
     side_cutoff = 40 if args.cutoff is None else args.cutoff
     print(f"\nEvidence needed for {args.threshold[0]:g}, protocols side by side (each run's one scoring):\n")
     print(protocols_table(runs, args.threshold[0], side_cutoff, markdown=not args.text))
+    if args.threshold[0] == 0.8:
+        print(
+            "\nThe paper's Table 2 beside each protocol bundle (each from a run scored at its margin and success rule):\n"
+        )
+        as_scored = report_runs(args.results).runs  # each bundle from the runs as they were scored
+        print(paper_protocols_table(as_scored, 0.8, markdown=not args.text))
+    seeds = seeds_table(runs, args.threshold[0], markdown=not args.text)
+    if seeds:
+        print(f"\nAcross model seeds (evidence for {args.threshold[0]:g}; intervals over seeds and trials):\n")
+        print(seeds)
     print_warnings(runs)
     if args.detail:
         print()

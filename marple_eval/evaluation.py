@@ -29,6 +29,9 @@ class ModelEvaluation:
     the cutoff unless ``cutoff`` is among them, as the paper scored GPT-4). ``workers`` None: one process, or
     :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time for a model on a GPU. ``out`` None:
     ``results/<model>.json``. ``dry_run``: a model that calls a service writes its requests and calls nothing.
+    ``mission_prior``: what a method that takes a prior over each agent's missions (ideal, bip, simulation with
+    the MCTS agent model) starts from (:data:`~marple_eval.inverse.priors.MISSION_PRIORS`; ``labels`` is
+    privileged: the training split's mission labels).
     """
 
     model: str = "uniform"
@@ -45,6 +48,7 @@ class ModelEvaluation:
     limit: int | None = None
     allow_incomplete: bool = False
     train_split: str | None = None
+    mission_prior: str = "uniform"
     out: str | None = None
     dry_run: bool = False
     progress: bool = True
@@ -101,7 +105,7 @@ def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
     if not data.complete:
         extra["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
     resources, recorded = model_resources(
-        request.model, model_args, request.agents, request.data, request.train_split, scenarios
+        request.model, model_args, request.agents, request.data, request.train_split, scenarios, request.mission_prior
     )
     extra.update(recorded)
     on_gpu = str(model_args.get("device")).startswith("cuda")

@@ -15,7 +15,8 @@ mission, whose progress is the mission's; the rollouts' batch tracks each
 rollout's. Only the missions' subgoal lists and the world's rules are known;
 the planner is not, so it applies to houses and agents whose planner it does
 not know. Each agent's resources: its policy (a checkpoint path or a loaded
-policy) and its mission prior from its training split (:class:`BipResources`).
+policy) and its mission prior (:class:`BipResources`: uniform over the
+scenario's missions by default, or the privileged training labels).
 
 ``agent="mcts"`` (our extension) takes both the likelihood and the rollouts
 from the MCTS agent model instead of the bare policy: pi is then the action
@@ -36,6 +37,7 @@ import numpy as np
 
 from marple_agents.cache import PolicyCache
 from marple_agents.device import kind, resolve_device, resolve_precision
+from marple_agents.search.likelihood import MIN_PROBABILITY
 from marple_agents.search.missions import MissionSearch
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
@@ -44,19 +46,17 @@ from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import RolloutWorlds, query_probability
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import InversePlanningModel, as_prior
-from marple_eval.inverse.priors import TrainingPriors
+from marple_eval.inverse.priors import MissionPriors
 from marple_eval.protocol import opaque
+from marple_eval.success import SuccessRule
 from marple_gym.episode import EpisodeState
 from marple_gym.missions.batch import DONE_CODES, BatchProgress, MissionTable
-from marple_gym.missions.mission import Mission, Subgoal, get_mission
+from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
-
-MIN_PROBABILITY = 1e-6
-"""A floor on a learned policy's action probabilities, so one surprising action does not rule a mission out."""
 
 
 def subgoal_codes(progress: MissionProgress) -> tuple[int, int, int, int]:
@@ -230,7 +230,7 @@ class BipModel(InversePlanningModel):
         return self.hypotheses(agent)[mission].progress.index
 
     def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
+        self, agent: AgentEvidence, mission: str, world: World, query: SuccessRule, steps: int, rng: np.random.Generator
     ) -> float:
         progress = self.hypotheses(agent)[mission].progress
         if self.search is None:
@@ -245,17 +245,16 @@ class BipModel(InversePlanningModel):
 
 @dataclass(frozen=True)
 class BipResources:
-    """Resources for the protocol: each role's language-conditioned checkpoint (templates with ``{scenario}`` and
-    ``{role}``; one template serves every role) and its mission prior from a training split of ``data``."""
+    """Resources for the protocol: each role's checkpoint (templates with ``{scenario}`` and ``{role}``; one
+    template serves every role) and its mission prior from ``priors`` (a
+    :data:`~marple_eval.inverse.priors.MissionPriors`: uniform, or the privileged training labels)."""
 
     policies: str | Mapping[str, str]
-    data: str
-    split: str = "in"
+    priors: MissionPriors
 
     def __call__(self, scenario: str, role: str) -> dict[str, Any]:
         if isinstance(self.policies, Mapping) and role not in self.policies:
             raise ValueError(f"bip: no policy given for role {role!r} (use --agent {role}=CHECKPOINT)")
         template = self.policies[role] if isinstance(self.policies, Mapping) else self.policies
-        prior = TrainingPriors(self.data, self.split)(scenario, role)
         # By content, like every agent model: a checkpoint's path names the agent's role.
-        return {"policy": opaque(template.format(scenario=scenario, role=role)), "prior": prior}
+        return {"policy": opaque(template.format(scenario=scenario, role=role)), "prior": self.priors(scenario, role)}

@@ -1,14 +1,17 @@
 """Bayesian inverse planning over missions: what the ideal observer and ``bip`` share.
 
-For each agent, with a prior P(m) over its missions from its training split::
+For each agent, with a prior P(m) over its missions (uniform over the scenario's missions by default, or the
+privileged training labels: :mod:`marple_eval.inverse.priors`)::
 
     P(m | actions to tau)  ~  P(m) * P(actions to tau | m)
     P(query | agent)        =  sum_m P(m | actions) * P(an agent on m, carrying on from tau, reaches the query
                                                       state within the protocol's steps)
 
 Subclasses say how the two factors are computed (:meth:`log_likelihoods`,
-:meth:`reach_probability`); the second is 0, without asking them, for a
-mission that has no subgoal producing the query state left to do. The horizon,
+:meth:`reach_probability`); the second is not asked for a mission that has no
+subgoal producing the query state left to do (it is 0), nor for one whose
+posterior weight is below :data:`NEGLIGIBLE_WEIGHT` (it could add no more than
+that weight to P(query | agent)). The horizon,
 cutoff and combination rule are the protocol's (``trial.steps_left``,
 ``trial.rules``; the harness applies the cutoff); :data:`ANSWERS` offers two
 more answers for the ceiling.
@@ -28,8 +31,8 @@ import numpy as np
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.priors import MissionPrior
 from marple_eval.models.base import QueryModel
-from marple_gym.missions.mission import Mission, Subgoal, get_mission
-from marple_gym.missions.scenarios import same_state_change
+from marple_eval.success import SuccessRule
+from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -44,6 +47,12 @@ With several suspects able to produce the query state, "exactly one did it" igno
 posterior and map answers are then an approximation (the protocol's combination is the paper's rule)."""
 
 
+NEGLIGIBLE_WEIGHT = 1e-3
+"""Missions whose posterior weight is below this are not rolled out: each could add at most its weight to
+P(query | agent), and with a label-free prior an agent's posterior keeps a sliver of weight on missions its actions
+all but rule out (a learned likelihood never says 0)."""
+
+
 def mission_posterior(prior: Mapping[str, float], log_likelihoods: Mapping[str, float]) -> dict[str, float] | None:
     """P(m | actions) from P(m) and log P(actions | m) (None when no mission of positive prior explains them)."""
     logs = {m: math.log(prior[m]) + ll for m, ll in log_likelihoods.items() if prior.get(m, 0) > 0}
@@ -55,9 +64,9 @@ def mission_posterior(prior: Mapping[str, float], log_likelihoods: Mapping[str, 
     return {m: w / total for m, w in weights.items()}
 
 
-def may_produce(mission: Mission, done: int, query: Subgoal) -> bool:
-    """Does a subgoal from index ``done`` on produce the query state?"""
-    return any(same_state_change(sg, query) for sg in mission.subgoals[done:])
+def may_produce(mission: Mission, done: int, success: SuccessRule) -> bool:
+    """Can a subgoal from index ``done`` on count as reaching the query (``success``, the protocol's rule)?"""
+    return any(success.produced_by(sg) for sg in mission.subgoals[done:])
 
 
 def as_prior(resource: Any, model: str) -> MissionPrior:
@@ -107,7 +116,7 @@ class InversePlanningModel(QueryModel):
             "rollouts": self.rollouts,
             "seed": self.seed,
             "answer": self.answer,
-            "prior": "mission frequencies of each agent's training split",
+            "prior": "each agent's, given by the run (settings.mission_prior)",
         }
 
     def prior_of(self, agent: AgentEvidence) -> dict[str, float]:
@@ -121,7 +130,7 @@ class InversePlanningModel(QueryModel):
 
     @abstractmethod
     def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
+        self, agent: AgentEvidence, mission: str, world: World, query: SuccessRule, steps: int, rng: np.random.Generator
     ) -> float:
         """P(an agent on ``mission``, carrying on from ``world`` at tau, reaches ``query`` within ``steps``)."""
 
@@ -145,21 +154,22 @@ class InversePlanningModel(QueryModel):
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent, evidence to tau), within the protocol's horizon (see module docs)."""
         world, outcomes = self.replay(agent)
-        if any(trial.query.matches(o, world.house) for o in outcomes):
+        success = trial.success
+        if any(success.matches(o, world.house) for o in outcomes):
             return 1.0
         steps = trial.steps_left
         total = 0.0
         for mission, weight in self.posterior(agent).items():
-            if weight <= 0 or steps <= 0:
+            if weight < NEGLIGIBLE_WEIGHT or steps <= 0:
                 continue
-            if not may_produce(get_mission(mission), self.progress_index(agent, mission), trial.query):
+            if not may_produce(get_mission(mission), self.progress_index(agent, mission), success):
                 continue
             # Seeded by what was observed, never by the identity (identities are salted per run).
             first, last = agent.vision[0].tobytes(), agent.vision[-1].tobytes()
             rng = np.random.default_rng(
                 [self.seed, trial.tau, zlib.crc32(first), zlib.crc32(last), zlib.crc32(mission.encode())]
             )
-            total += weight * self.reach_probability(agent, mission, world, trial.query, steps, rng)
+            total += weight * self.reach_probability(agent, mission, world, success, steps, rng)
         return total
 
     def predict_all(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
