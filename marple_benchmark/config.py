@@ -16,6 +16,11 @@ from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, MISSION_PRIORS
 from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 
+PLANNER_ROWS = ("simulation: perfect agent models", "simulation: planner agents (mission from the prior)")
+"""How the row whose agent models are the true planner is named: at preference 1.0 (each agent always does its own
+mission) it is the perfect agent models; below, the planner samples each rollout's mission from the preferences and
+ignores what the evidence says about it. Either way it was told the agents' missions (or their preferences)."""
+
 
 @dataclass
 class BenchmarkConfig:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from marple_agents.simulation.inference import POLICY_OF_VARIANT
-from marple_benchmark.config import BenchmarkConfig, training_budget
+from marple_benchmark.config import PLANNER_ROWS, BenchmarkConfig, training_budget
 from marple_benchmark.executors import Executor, make_executor
 from marple_benchmark.summary import write_summary
 from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR
@@ -220,7 +220,7 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
     # The planner with the scenario's preferences is a perfect agent model only when each agent always does
     # its own mission (preference 1.0); otherwise it ignores what the evidence says about the mission.
     mixed = any(get_scenario(s).preference < 1.0 for s in cfg.scenarios)
-    planner_row = "simulation: planner agents (mission from the prior)" if mixed else "simulation: perfect agent models"
+    planner_row = PLANNER_ROWS[1] if mixed else PLANNER_ROWS[0]
     runs = [
         InferenceRun("uniform", "uniform", "uniform", {}, None),
         InferenceRun("distance", "distance", "distance", {}, None),
@@ -376,7 +376,9 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
     from marple_eval.resources import model_resources
 
     out = cfg.results(run.name)
-    extra = {"dataset": str(cfg.data), "preset": cfg.preset.name}
+    extra: dict = {"dataset": str(cfg.data), "preset": cfg.preset.name}
+    if run.agents and all(agent == "planner" for agent in run.agents.values()):
+        extra["agents"] = run.agents  # the true planner as every agent's model: told the missions
     if run.split is not None:
         extra.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
     resources, recorded = model_resources(
