@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -43,9 +43,9 @@ from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.inference import AGENT_MODELS
 from marple_agents.simulation.mcts import MCTSAgent
-from marple_agents.simulation.rollouts import RolloutWorlds, query_probability
-from marple_eval.evidence import AgentEvidence
-from marple_eval.inverse.base import InversePlanningModel, as_prior
+from marple_agents.simulation.rollouts import RolloutWorlds, query_probabilities, query_probability
+from marple_eval.evidence import AgentEvidence, TrialEvidence
+from marple_eval.inverse.base import InversePlanningModel, ReachTerm, as_prior
 from marple_eval.inverse.priors import MissionPriors
 from marple_eval.protocol import opaque
 from marple_eval.success import SuccessRule
@@ -86,21 +86,32 @@ def mission_table(mission: Mission) -> MissionTable:
 
 class MissionPolicyAgent(RolloutAgent):
     """A language-conditioned policy that works through one mission's subgoals, from subgoal ``index`` (where the
-    agent is at tau): the rollouts' batch tracks each rollout's progress, and the policy is given its subgoal.
+    agent is at tau; one index per evidence point when it rolls out several in one batch): the rollouts' batch
+    tracks each rollout's progress, and the policy is given its subgoal.
 
     ``policy`` is a policy or a :class:`~marple_agents.cache.PolicyCache` of one (answers kept across rollouts).
     """
 
-    def __init__(self, policy: Any, mission: Mission, index: int) -> None:
+    groups_starts = True
+
+    def __init__(self, policy: Any, mission: Mission, index: int | Sequence[int]) -> None:
         self.policy = policy
         self.table = mission_table(mission)
-        self.index = index
+        self.indices = [index] if isinstance(index, int) else list(index)
         self.worlds: RolloutWorlds | None = None
 
     def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        self.reset_groups(worlds, [evidence], [rng])
+
+    def reset_groups(
+        self, worlds: RolloutWorlds, evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+    ) -> None:
+        groups = worlds.groups
+        if len(groups) != len(self.indices):
+            raise ValueError(f"{len(self.indices)} starting subgoals for a batch of {len(groups)} groups")
         self.worlds = worlds
-        n = len(worlds)
-        worlds.episodes.track(0, BatchProgress(self.table, np.zeros(n, dtype=np.int64), np.full(n, self.index)))
+        index = np.repeat(np.array(self.indices, dtype=np.int64), [g.stop - g.start for g in groups])
+        worlds.episodes.track(0, BatchProgress(self.table, np.zeros(len(index), dtype=np.int64), index))
 
     def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         progress = self.worlds.episodes.progress[0]
@@ -114,6 +125,7 @@ class BipModel(InversePlanningModel):
     """Inverse planning with a learned, subgoal-conditioned likelihood (see module docs)."""
 
     name = "bip"
+    share_rollouts = True  # m rollouts per agent and point, as the simulation rows, their missions by the posterior
 
     def __init__(
         self,
@@ -230,17 +242,61 @@ class BipModel(InversePlanningModel):
         return self.hypotheses(agent)[mission].progress.index
 
     def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: SuccessRule, steps: int, rng: np.random.Generator
+        self,
+        agent: AgentEvidence,
+        mission: str,
+        world: World,
+        query: SuccessRule,
+        steps: int,
+        rollouts: int,
+        rng: np.random.Generator,
     ) -> float:
-        progress = self.hypotheses(agent)[mission].progress
+        index = self.hypotheses(agent)[mission].progress.index
+        rollout_agent = self._rollout_agent(agent.identity, mission, [index])
+        return query_probability(world, rollout_agent, agent, query, steps, rollouts, rng)
+
+    def query_probabilities_at(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
+        """Every evidence point of one trial: each suspect's rollouts of one mission at all its points in one batch
+        (:func:`~marple_agents.simulation.rollouts.query_probabilities`; each point's rows draw from their own
+        generator exactly what they would draw alone, so the answers are :meth:`query_probability`'s)."""
+        if not trials:
+            return []
+        suspects = range(len(trials[0].agents))
+        return list(zip(*(self._suspect_at_points([t.agents[k] for t in trials], trials) for k in suspects)))
+
+    def _suspect_at_points(self, agents: Sequence[AgentEvidence], trials: Sequence[TrialEvidence]) -> list[float]:
+        totals = [0.0] * len(agents)
+        asked: dict[str, list[tuple[int, ReachTerm]]] = {}
+        for k, (agent, trial) in enumerate(zip(agents, trials)):  # ascending tau: each agent's hypotheses extend
+            terms = self.reach_terms(agent, trial)
+            if terms is None:
+                totals[k] = 1.0
+            for term in terms or ():
+                asked.setdefault(term.mission, []).append((k, term))
+        for mission, items in asked.items():
+            ks = [k for k, _ in items]
+            rollout_agent = self._rollout_agent(agents[0].identity, mission, [term.index for _, term in items])
+            reach = query_probabilities(
+                [term.world for _, term in items],
+                rollout_agent,
+                [agents[k] for k in ks],
+                trials[ks[0]].success,
+                [term.steps for _, term in items],
+                [term.rollouts for _, term in items],
+                [term.rng for _, term in items],
+            )
+            for (k, term), p in zip(items, reach):
+                totals[k] += term.weight * p
+        return totals
+
+    def _rollout_agent(self, identity: str, mission: str, indices: list[int]) -> RolloutAgent:
+        """The agent model whose rollouts give P(reach | mission): the policy fed the mission's subgoals, from
+        subgoal ``indices[g]`` in group ``g`` (the MCTS agent model finds where each starts itself)."""
         if self.search is None:
-            cache = self.caches[agent.identity]
-            rollout_agent: RolloutAgent = MissionPolicyAgent(cache, progress.mission, progress.index)
-        else:
-            # Conditioned on m's subgoals, as the likelihood is (not on the intents the simulation agent follows).
-            policy = self.policies[agent.identity]
-            rollout_agent = MCTSAgent(policy, {mission: 1.0}, self.search, use_language=True, mission_subgoals=True)
-        return query_probability(world, rollout_agent, agent, query, steps, self.rollouts, rng)
+            return MissionPolicyAgent(self.caches[identity], get_mission(mission), indices)
+        # Conditioned on m's subgoals, as the likelihood is (not on the intents the simulation agent follows).
+        policy = self.policies[identity]
+        return MCTSAgent(policy, {mission: 1.0}, self.search, use_language=True, mission_subgoals=True)
 
 
 @dataclass(frozen=True)

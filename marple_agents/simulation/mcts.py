@@ -51,22 +51,13 @@ from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, sample_rows
 from marple_agents.simulation.rollouts import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
+from marple_eval.inverse.base import share_rows
 from marple_gym.episode.batch import BatchStep
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import get_mission
 from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
-
-
-def share_rows(rows: int, weights: Sequence[float]) -> np.ndarray:
-    """(len(weights),) how many of ``rows`` go to each weight: proportional, largest remainders first."""
-    p = np.asarray(weights, dtype=np.float64)
-    exact = rows * p / p.sum()
-    counts = np.floor(exact).astype(np.int64)
-    order = np.argsort(-(exact - counts), kind="stable")
-    counts[order[: rows - counts.sum()]] += 1
-    return counts
 
 
 class MCTSAgent(RolloutAgent):

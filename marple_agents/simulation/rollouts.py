@@ -44,21 +44,27 @@ IDLE = int(Action.idle)
 class RolloutWorlds(Sequence[World]):
     """The rollouts' worlds, views into one batch of episodes (``episodes``, its world ``batch``).
 
-    ``groups[g]`` is the slice of rows that start from ``starts[g]``. A world
+    ``groups[g]`` is the slice of rows that start from ``starts[g]``: ``rollouts`` of them, or ``rollouts[g]``. A world
     (a view into the batch) is made when first asked for: a learned policy reads
     ``batch.grid`` and never needs one.
     """
 
-    def __init__(self, starts: Sequence[World], rollouts: int) -> None:
+    def __init__(self, starts: Sequence[World], rollouts: int | Sequence[int]) -> None:
+        sizes = [rollouts] * len(starts) if isinstance(rollouts, int) else [int(n) for n in rollouts]
         first = starts[0].house
         # The worlds at the evidence points of one agent share one layout; stack houses only if they do not.
         if all(w.house.fingerprint == first.fingerprint for w in starts):
             self.house: HouseBatch = HouseBatch.of(first)
         else:
-            self.house = HouseBatch.of([w.house for w in starts for _ in range(rollouts)])
-        self.episodes = EpisodeBatch.start(BatchedState.stack([w.state for w in starts], repeats=rollouts))
+            self.house = HouseBatch.of([w.house for w, n in zip(starts, sizes) for _ in range(n)])
+        if len(set(sizes)) == 1:
+            stacked = BatchedState.stack([w.state for w in starts], repeats=sizes[0])
+        else:  # groups of several sizes (rollouts shared out among missions)
+            stacked = BatchedState.stack([w.state for w, n in zip(starts, sizes) for _ in range(n)])
+        self.episodes = EpisodeBatch.start(stacked)
         self.batch = self.episodes.world
-        self.groups = tuple(slice(g * rollouts, (g + 1) * rollouts) for g in range(len(starts)))
+        bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+        self.groups = tuple(slice(lo, hi) for lo, hi in zip(bounds, bounds[1:]))
         self._worlds: dict[int, World] = {}
 
     def __len__(self) -> int:
@@ -123,29 +129,29 @@ def query_probabilities(
     evidences: Sequence[AgentEvidence],
     query: Subgoal | SuccessRule,
     steps: Sequence[int],
-    rollouts: int,
+    rollouts: int | Sequence[int],
     rngs: Sequence[np.random.Generator],
 ) -> list[float]:
     """:func:`query_probability` for several starts of one agent (its worlds at several evidence points), in one
-    batch; several starts need an agent model that can start groups (:attr:`RolloutAgent.groups_starts`)."""
-    if rollouts <= 0:
-        return [0.0] * len(worlds)
-    # Points with no steps left reach nothing: they take no part (and draw nothing).
-    live = [g for g, s in enumerate(steps) if s > 0]
+    batch, ``rollouts`` from each (or ``rollouts[g]`` from start ``g``); several starts need an agent model that
+    can start groups (:attr:`RolloutAgent.groups_starts`)."""
+    sizes = [rollouts] * len(worlds) if isinstance(rollouts, int) else [int(n) for n in rollouts]
+    # Points with no steps left or no rollouts reach nothing: they take no part (and draw nothing).
+    live = [g for g, (s, n) in enumerate(zip(steps, sizes)) if s > 0 and n > 0]
     answers = [0.0] * len(worlds)
     if not live:
         return answers
     if len(live) > 1 and not agent.groups_starts:
         raise ValueError(f"{type(agent).__name__} cannot roll out several starts in one batch")
-    starts = RolloutWorlds([worlds[g] for g in live], rollouts)
+    starts = RolloutWorlds([worlds[g] for g in live], [sizes[g] for g in live])
     if len(live) == 1:
         agent.reset(starts, evidences[live[0]], rngs[live[0]])
     else:
         agent.reset_groups(starts, [evidences[g] for g in live], [rngs[g] for g in live])
-    budget = np.repeat([steps[g] for g in live], rollouts)
+    budget = np.repeat([steps[g] for g in live], [sizes[g] for g in live])
     hits = _roll_out(starts, agent, as_success(query), budget, RowRandom([rngs[g] for g in live], starts.groups))
     for g, count in zip(live, np.add.reduceat(hits, [s.start for s in starts.groups]).tolist()):
-        answers[g] = count / rollouts
+        answers[g] = count / sizes[g]
     return answers
 
 

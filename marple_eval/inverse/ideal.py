@@ -76,10 +76,17 @@ class IdealObserver(InversePlanningModel):
         return len(tracker.mission.subgoals) if done else tracker.progress.index
 
     def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: SuccessRule, steps: int, rng: np.random.Generator
+        self,
+        agent: AgentEvidence,
+        mission: str,
+        world: World,
+        query: SuccessRule,
+        steps: int,
+        rollouts: int,
+        rng: np.random.Generator,
     ) -> float:
         tracker, cache = self.trackers(agent)[mission], self._state(agent)[1]
         hits = 0
-        for _ in range(self.rollouts):
+        for _ in range(rollouts):
             hits += tracker.continuation(world, rng, cache).reaches(query, steps)
-        return hits / self.rollouts
+        return hits / rollouts

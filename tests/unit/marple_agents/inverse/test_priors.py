@@ -170,7 +170,7 @@ def test_accuracy_at_tau_0_is_what_the_prior_alone_says(prior_a, prior_b, accura
     ideal = IdealObserver(rollouts=3)
     ideal.setup(dict(zip(IDS, (prior_a, prior_b))))
     assert ideal.predict(trial)[0] == pytest.approx(accuracy)
-    bip = BipModel(rollouts=3)
+    bip = BipModel(rollouts=10)  # m in all, shared out by the prior: 5 and 5, 10 and 0, 8 and 2
     bip.setup({i: {"policy": Switcher(), "prior": p} for i, p in zip(IDS, (prior_a, prior_b))})
     assert bip.predict(trial)[0] == pytest.approx(accuracy)
 
