@@ -241,19 +241,9 @@ class BipModel(InversePlanningModel):
     def progress_index(self, agent: AgentEvidence, mission: str) -> int:
         return self.hypotheses(agent)[mission].progress.index
 
-    def reach_probability(
-        self,
-        agent: AgentEvidence,
-        mission: str,
-        world: World,
-        query: SuccessRule,
-        steps: int,
-        rollouts: int,
-        rng: np.random.Generator,
-    ) -> float:
-        index = self.hypotheses(agent)[mission].progress.index
-        rollout_agent = self._rollout_agent(agent.identity, mission, [index])
-        return query_probability(world, rollout_agent, agent, query, steps, rollouts, rng)
+    def reach_probability(self, agent: AgentEvidence, term: ReachTerm, query: SuccessRule) -> float:
+        rollout_agent = self._rollout_agent(agent.identity, term.mission, [term.index])
+        return query_probability(term.world, rollout_agent, agent, query, term.steps, term.rollouts, term.rng)
 
     def query_probabilities_at(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
         """Every evidence point of one trial: each suspect's rollouts of one mission at all its points in one batch

@@ -164,18 +164,9 @@ class InversePlanningModel(QueryModel):
         """log P(the agent's actions to tau | m) for each mission of its prior."""
 
     @abstractmethod
-    def reach_probability(
-        self,
-        agent: AgentEvidence,
-        mission: str,
-        world: World,
-        query: SuccessRule,
-        steps: int,
-        rollouts: int,
-        rng: np.random.Generator,
-    ) -> float:
-        """P(an agent on ``mission``, carrying on from ``world`` at tau, reaches ``query`` within ``steps``),
-        estimated from ``rollouts`` rollouts."""
+    def reach_probability(self, agent: AgentEvidence, term: ReachTerm, query: SuccessRule) -> float:
+        """P(an agent on ``term.mission``, carrying on from ``term.world`` at tau, reaches ``query`` within
+        ``term.steps``), estimated from ``term.rollouts`` rollouts drawing from ``term.rng``."""
 
     @abstractmethod
     def progress_index(self, agent: AgentEvidence, mission: str) -> int:
@@ -199,13 +190,7 @@ class InversePlanningModel(QueryModel):
         terms = self.reach_terms(agent, trial)
         if terms is None:
             return 1.0
-        return sum(
-            term.weight
-            * self.reach_probability(
-                agent, term.mission, term.world, trial.success, term.steps, term.rollouts, term.rng
-            )
-            for term in terms
-        )
+        return sum(term.weight * self.reach_probability(agent, term, trial.success) for term in terms)
 
     def reach_terms(self, agent: AgentEvidence, trial: TrialEvidence) -> list[ReachTerm] | None:
         """The missions whose P(reach | m) :meth:`query_probability` needs at this point, with their weights,
