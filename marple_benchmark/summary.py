@@ -254,7 +254,7 @@ def write_summary(
             "",
             "The paper's figure for each method and split beside ours under each bundle, each from a run scored at "
             "that bundle's margin and success rule (this folder's runs, and those of `--protocol paper` and "
-            f"`--protocol original` in it where they were run). {paper_source()['protocol']}.",
+            f"`--protocol original` in it where they were run). The paper's protocol: {paper_source()['protocol']}.",
             "",
             paper_protocols_table(runs + other_protocol_runs(cfg), 0.8),
         ]
