@@ -36,7 +36,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from marple_benchmark.pipeline import (
+from marple.benchmark.pipeline import (
     BenchmarkConfig,
     InferenceRun,
     inference_runs,
@@ -45,7 +45,7 @@ from marple_benchmark.pipeline import (
     reusable,
     score_run,
 )
-from marple_benchmark.presets import PRESETS
+from marple.benchmark.presets import PRESETS
 from marple_eval.protocol import ProtocolSettings, dataset_episodes
 from marple_eval.report import fmt_interval
 from marple_eval.results import RunResults

@@ -15,13 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from marple.study.responses import read_entries
+from marple.study.trials import StudyError
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import MANIFEST, DatasetError
 from marple_gym.datasets.shards import ShardError, read_shard
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
-from marple_gym.generation import ConfigError, HouseConfig, generate_world
-from marple_gym.study.responses import read_entries
-from marple_gym.study.trials import StudyError
+from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
 from marple_gym.validation import Fields, message_error
 
 REFERENCE = Path(__file__).parent / "data" / "reference-configs" / "init_config_change_outfit_do_laundry.json"
@@ -96,7 +98,7 @@ def test_a_misspelled_key_of_the_paper_format_is_refused_with_its_path(edit, fie
     edit(data["Grid"])
     path = tmp_path / "house.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.load(path)
     assert info.value.field == field and info.value.file == str(path)
     assert str(info.value) == f"{path}: {field}: unknown key; did you mean {suggestion!r}?"
@@ -105,7 +107,7 @@ def test_a_misspelled_key_of_the_paper_format_is_refused_with_its_path(edit, fie
 def test_a_misspelled_nested_key_of_our_format_is_refused():
     plain = generate_world(reference(), np.random.default_rng(0), ["do_laundry"]).house.source["config"].to_dict()
     rename(plain["rooms"][1]["furniture"][0], "objects", "objets")
-    with pytest.raises(ConfigError, match=r"did you mean 'objects'") as info:
+    with pytest.raises(HouseConfigError, match=r"did you mean 'objects'") as info:
         HouseConfig.from_dict(plain)
     assert info.value.field == "rooms[1].furniture[0].objets"
 
@@ -146,15 +148,34 @@ def test_a_misspelled_nested_key_of_our_format_is_refused():
     ],
 )
 def test_bad_values_are_refused_before_anything_is_built(config, field, reason):
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.from_dict(config)
     assert info.value.field == field and reason in info.value.reason
+
+
+@pytest.mark.parametrize(
+    "edit, field, reason",
+    [
+        (lambda g: g.__setitem__("auto", [1]), "Grid.auto", "expected a JSON object, got list"),
+        (lambda g: g.__setitem__("auto", "x"), "Grid.auto", "expected a JSON object, got str"),
+        (lambda g: g.__setitem__("rooms", 5), "Grid.rooms", "expected a JSON object, got int"),
+        (lambda g: g.__setitem__("agents", "two"), "Grid.agents", "expected a JSON object, got str"),
+        (lambda g: g.__setitem__("doors", True), "Grid.doors", "expected a JSON object, got bool"),
+    ],
+)
+def test_a_paper_section_of_the_wrong_type_is_named_with_the_file(edit, field, reason, tmp_path):
+    data = reference()
+    edit(data["Grid"])
+    path = _write(tmp_path / "house.json", data)
+    with pytest.raises(HouseConfigError) as info:
+        HouseConfig.load(path)
+    assert info.value.field == field and reason in info.value.reason and str(info.value).startswith(f"{path}: ")
 
 
 def test_a_paper_door_state_must_be_open_or_closed():
     data = reference()
     data["Grid"]["doors"]["initial"][0]["state"] = "no"
-    with pytest.raises(ConfigError, match="expected 'open' or 'closed'") as info:
+    with pytest.raises(HouseConfigError, match="expected 'open' or 'closed'") as info:
         HouseConfig.from_dict(data)
     assert info.value.field == "Grid.doors.initial[0].state"
 
@@ -171,7 +192,7 @@ def test_a_paper_door_state_must_be_open_or_closed():
 def test_a_bad_config_file_names_the_file(content, reason, tmp_path):
     path = tmp_path / "house.json"
     path.write_bytes(content)
-    with pytest.raises(ConfigError, match=reason) as info:
+    with pytest.raises(HouseConfigError, match=reason) as info:
         HouseConfig.load(path)
     assert str(info.value).startswith(f"{path}: ")
 
@@ -179,27 +200,27 @@ def test_a_bad_config_file_names_the_file(content, reason, tmp_path):
 @pytest.mark.parametrize("path, reason", [("", "the path of the file is empty"), (".", ": a folder, not a file")])
 def test_an_empty_path_or_a_folder_is_named_as_such(path, reason, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError, match=reason):
+    with pytest.raises(HouseConfigError, match=reason):
         HouseConfig.load(path)
     assert listing(tmp_path) == set()
 
 
 @pytest.mark.parametrize("source", [[1, 2], 42, 3.5, b"{}"])
 def test_a_config_that_is_neither_a_path_nor_a_dict_is_refused(source):
-    with pytest.raises(ConfigError, match=f"expected a path to a JSON file.*got {type(source).__name__}"):
+    with pytest.raises(HouseConfigError, match=f"expected a path to a JSON file.*got {type(source).__name__}"):
         HouseConfig.load(source)
 
 
 def test_object_ids_cannot_wrap_the_uint8_channel():
     config = {"width": 100, "height": 100, "furniture_per_room": [40, 40], "objects_per_furniture": [8, 8]}
-    with pytest.raises(ConfigError, match=r"456 objects, but at most 255 fit") as info:
+    with pytest.raises(HouseConfigError, match=r"456 objects, but at most 255 fit") as info:
         generate_world(config, np.random.default_rng(0))
     assert info.value.field == "objects_per_furniture"
 
 
 def test_listing_more_objects_than_ids_is_refused_before_generation():
     room = {"type": "Kitchen", "floor_objects": [{"type": "apple"}] * 20, "num_floor_objects": 150}
-    with pytest.raises(ConfigError, match="300 objects are asked for; a house holds at most 255"):
+    with pytest.raises(HouseConfigError, match="300 objects are asked for; a house holds at most 255"):
         HouseConfig.from_dict({"rooms": [room, {**room, "type": "Bedroom"}]})
 
 
@@ -249,7 +270,7 @@ def test_a_damaged_manifest_is_refused_naming_the_file_and_field(dataset, tmp_pa
 
 
 def test_a_shard_of_another_split_re_signed_in_the_manifest_is_named(dataset, tmp_path):
-    from marple_gym.datasets.generate import file_sha256
+    from marple_gym.datasets.shards import file_sha256
 
     test_shard = "laundry/test/A+B/shard-h00-00000.npz"
     train_shard = sorted(p for p in json.loads((dataset / MANIFEST).read_text())["shards"] if "/train-in/A/" in p)[0]
@@ -414,6 +435,26 @@ def test_a_bad_responses_line_names_the_file_and_line(answer, message, tmp_path)
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        ({**ANSWER, "slider": 10**400}, "line 2.slider: expected a number in [0, 100], got an integer of about 401"),
+        ({**ANSWER, "rt_ms": 10**400}, "line 2.rt_ms: expected an integer in [0, 9007199254740991]"),
+        ({**ANSWER, "tau": -(10**400)}, "line 2.tau: expected an integer in [0, 9007199254740991]"),
+        ({**ANSWER, "trial_index": 2**60}, "line 2.trial_index: expected an integer in [0, 9007199254740991]"),
+    ],
+)
+def test_evaluate_responses_names_the_line_of_an_out_of_range_number(answer, message, tmp_path, capsys):
+    from marple.cli.main import main
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(SESSION) + "\n" + json.dumps(answer) + "\n")
+    out = tmp_path / "human.json"
+    assert main(["evaluate", "--responses", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: {message}" in err and "internal error" not in err and not out.exists()
+
+
 # ---- checkpoints ----------------------------------------------------------------------------------------------
 
 
@@ -422,7 +463,7 @@ def checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     from marple_agents.checkpoints import save_checkpoint
     from marple_agents.config import ModelConfig
-    from marple_agents.models import build_model
+    from marple_agents.networks import build_model
 
     config = ModelConfig(width=8, depth=1, heads=2, head_hidden=8, decoder_hidden=8)
     path = save_checkpoint(tmp_path / "policy.pt", build_model(config), config, {"val_accuracy": 0.5})
@@ -509,7 +550,8 @@ class Hostile:
         (lambda torch, path, tmp: _with(torch, path, version=True), "version: checkpoint version True"),
         (lambda torch, path, tmp: _with(torch, path, version=2.0), "version: checkpoint version 2.0"),
         (lambda torch, path, tmp: _with(torch, path, version="2"), "version: checkpoint version '2'"),
-        (lambda torch, path, tmp: _with(torch, path, version=3), "version: checkpoint version 3"),
+        (lambda torch, path, tmp: _with(torch, path, version=3), "version: checkpoint version 3; this version of "),
+        (lambda torch, path, tmp: _with(torch, path, version=1), "version: checkpoint version 1 with a weights check"),
     ],
 )
 def test_a_file_that_is_not_our_checkpoint_gets_a_sentence_of_ours_naming_it(checkpoint, tmp_path, write, message):
@@ -531,7 +573,7 @@ def _with(torch, path: Path, **change) -> None:
 
 
 def test_evaluate_names_the_agent_file_it_cannot_read_and_writes_nothing(checkpoint, dataset, tmp_path, capsys):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     _, good = checkpoint
     bad = tmp_path / "agent-B.pt"
@@ -543,6 +585,41 @@ def test_evaluate_names_the_agent_file_it_cannot_read_and_writes_nothing(checkpo
     err = capsys.readouterr().err
     assert f"--agent B: {bad}: not a policy checkpoint" in err
     assert listing(tmp_path) == before  # no results, no journal
+
+
+def _config(torch, path: Path, **change) -> None:
+    payload = torch.load(path, weights_only=True)
+    payload["config"].update(change)
+    if "wdith" in change:
+        del payload["config"]["width"]
+    torch.save(payload, path)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda torch, path: _config(torch, path, wdith=8), "config.wdith: unknown key; did you mean 'width'?"),
+        (lambda torch, path: _config(torch, path, depth="1"), "config.depth: expected an integer, got '1'"),
+        (lambda torch, path: _config(torch, path, depth=0), "config.depth: expected an integer in [1, 256], got 0"),
+        (lambda torch, path: _config(torch, path, width=16), "state_dict: weights do not match the model its config"),
+        (lambda torch, path: _with(torch, path, version=1), "version: checkpoint version 1 with a weights checksum"),
+        (lambda torch, path: _with(torch, path, version=3), "version: checkpoint version 3; this version of"),
+    ],
+)
+def test_evaluate_names_the_checkpoint_file_of_every_error_with_its_template_expanded(
+    checkpoint, dataset, tmp_path, capsys, edit, message
+):
+    from marple.cli.main import main
+
+    torch, good = checkpoint
+    bad = tmp_path / "laundry-A.pt"
+    shutil.copy(good, bad)
+    edit(torch, bad)
+    out = tmp_path / "results" / "run.json"
+    argv = ["evaluate", "--data", str(dataset), "--model", "simulation", "--out", str(out), "--no-progress"]
+    assert main([*argv, "--agent", f"A={tmp_path}/{{scenario}}-A.pt", "--agent", f"B={good}"]) == 2
+    assert f"--agent A: {bad}: {message}" in capsys.readouterr().err
+    assert not out.exists()
 
 
 # ---- the validator itself -------------------------------------------------------------------------------------

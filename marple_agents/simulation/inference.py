@@ -11,9 +11,10 @@ refines the first action), ``language`` (language-conditioned policy, latest
 intent), ``all`` (language + audio). The agent model of each agent is set up
 from the run's resources: a checkpoint path (a learned policy) or
 ``{"planner": preferences}`` (the true planner: a perfect agent model, the
-upper bound). Learned policies run on ``device`` (``auto``: a GPU when there is
-one) in ``precision`` (see :mod:`marple_agents.device`), one copy per process
-shared by every trial scored in it.
+upper bound). Learned policies run on ``device`` (a :class:`torch.device` or its
+name, resolved by whoever chose it: :func:`marple_agents.device.resolve_device`)
+in ``precision`` (see :mod:`marple_agents.device`), one copy per process shared by
+every trial scored in it.
 
 ``agent="mcts"`` (our extension, not the paper's method) rolls out the
 :class:`~marple_agents.simulation.mcts.MCTSAgent` instead of the plain policy:
@@ -29,20 +30,24 @@ from __future__ import annotations
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from marple_agents.device import kind, resolve_device, resolve_precision
+from marple_agents.device import kind, resolve_precision
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.base import as_prior
-from marple_eval.models.base import QueryModel
+from marple_eval.methods.base import QueryModel
+from marple_gym.validation import describe, is_int
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
+
+if TYPE_CHECKING:
+    import torch
 
 VARIANTS: dict[str, frozenset[str]] = {
     "vision": frozenset({VISION}),
@@ -70,25 +75,27 @@ class SimulationModel(QueryModel):
         variant: str = "vision",
         rollouts: int = 100,
         seed: int = 0,
-        device: str = "auto",
+        device: str | torch.device = "cpu",
         precision: str = "auto",
         agent: str = "policy",
         simulations: int = 16,
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-        if rollouts < 1:
-            raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+        if not is_int(rollouts) or rollouts < 1:  # not 1.5 or true, which int() would make 1
+            raise ValueError(f"rollouts must be a whole number >= 1, got {describe(rollouts)}")
         if agent not in AGENT_MODELS:
             raise ValueError(f"unknown agent model {agent!r}; choose from {', '.join(AGENT_MODELS)}")
         self.variant = variant
         self.modalities = VARIANTS[variant]
         self.agent = agent
-        self.search = SearchSettings(simulations=int(simulations)) if agent == "mcts" else None
-        self.name = f"simulation-{variant}" if self.search is None else f"simulation-mcts{simulations}-{variant}"
+        self.search = SearchSettings(simulations=simulations) if agent == "mcts" else None
+        self.name = (
+            f"simulation-{variant}" if self.search is None else f"simulation-mcts{self.search.simulations}-{variant}"
+        )
         self.rollouts = int(rollouts)
         self.seed = int(seed)
-        self.device = resolve_device(device)
+        self.device = device
         self.precision = resolve_precision(self.device, precision)
         self.agents: dict[str, RolloutAgent] = {}
 
@@ -112,7 +119,7 @@ class SimulationModel(QueryModel):
             return resource
         if isinstance(resource, dict) and "planner" in resource:
             return PlannerAgent(resource["planner"])
-        from marple_agents.policy import shared_policy
+        from marple_agents.policy import shared_policy  # torch (the agents extra): only when a policy runs
 
         language, audio = LANGUAGE in self.modalities, AUDIO in self.modalities
         if self.search is None:

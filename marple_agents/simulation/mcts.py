@@ -49,7 +49,7 @@ from marple_agents.search.likelihood import mission_trace, step_log_likelihoods
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, sample_rows
-from marple_agents.simulation.rollouts import RolloutWorlds
+from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
 from marple_eval.inverse.base import share_rows
 from marple_gym.episode.batch import BatchStep
@@ -71,7 +71,7 @@ class MCTSAgent(RolloutAgent):
     ``mission_subgoals``, the mission's current subgoal instead (``bip``).
     ``use_audio``: the first action's distribution is refined with the sound
     heard at tau, as the policy agent's is. It rolls out in
-    :class:`~marple_agents.simulation.rollouts.RolloutWorlds` (the batch's states and houses).
+    :class:`~marple_agents.simulation.worlds.RolloutWorlds` (the batch's states and houses).
     """
 
     groups_starts = True

@@ -63,20 +63,19 @@ class MiniGridAPI:
     def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False) -> np.ndarray:
         """MiniGrid's ``get_frame``: the house as an RGB image, or with ``agent_pov`` what the agent sees.
 
-        ``agent_pov`` needs the partial view (``view_size``): the picture of that view, the agent facing up
-        (:func:`~marple_gym.rendering.frames.render_view`). ``highlight`` lightens the cells the agent sees; with
-        the full view (no ``view_size``) it sees every cell and nothing is lightened.
+        ``agent_pov`` draws the ``image`` observation: with the partial view (``view_size``) the picture of that
+        view, the agent facing up (:func:`~marple_gym.rendering.frames.render_view`); with the full view (no
+        ``view_size``, the default) the agent sees the whole house as the ``image`` holds it, so the picture is
+        the house, as without ``agent_pov`` (``RGBImgPartialObsWrapper`` then gives ``RGBImgObsWrapper``'s image).
+        ``highlight`` lightens the cells the agent sees; with the full view it sees every cell and nothing is
+        lightened.
         """
+        # MiniGrid's drawing: loaded when a frame is drawn, so that importing marple_gym stays light.
         from marple_gym.rendering.frames import highlight_view, render_frame, render_view
 
         world = self._started_world("get_frame()")
         view = self.agent_view_size
-        if agent_pov:
-            if view is None:
-                raise ValueError(
-                    "agent_pov (RGBImgPartialObsWrapper) draws the agent's partial view: "
-                    "make the env with view_size, e.g. gym.make(id, view_size=7)"
-                )
+        if agent_pov and view is not None:
             return render_view(world, view, tile_size, see_through_walls=self.see_through_walls)
         frame = render_frame(world, tile_size)
         if highlight and view is not None:
@@ -90,7 +89,7 @@ class MiniGridAPI:
         Built on each read from the current state, so writing to it changes nothing in the env. The agent's
         current subgoal's target cells are ``Goal`` objects (:mod:`~marple_gym.envs.minigrid_grid`).
         """
-        from marple_gym.envs.minigrid_grid import house_grid
+        from marple_gym.envs.minigrid_grid import house_grid  # MiniGrid's objects: loaded when asked for
 
         return house_grid(self._started_world("grid"), self._subgoal())
 
@@ -101,7 +100,7 @@ class MiniGridAPI:
         ``agent_view_size`` defaults to the env's ``view_size``; a fully observable env (no ``view_size``) has
         no default, so a size must be given (``ViewSizeWrapper`` gives its own).
         """
-        from marple_gym.envs.minigrid_grid import view_grid
+        from marple_gym.envs.minigrid_grid import view_grid  # MiniGrid's objects: loaded when asked for
 
         view = agent_view_size or self.agent_view_size
         if view is None:

@@ -11,16 +11,17 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from marple_gym.envs.household import check_view_options, resolve_preferences
+from marple_gym.envs.household import NOT_ACHIEVED, check_view_options, resolve_preferences
 from marple_gym.envs.registration import MAX_EPISODE_STEPS
 from marple_gym.envs.spaces import action_index, action_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, TEXT_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.evidence.egocentric import check_view_size
-from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.config import HouseConfig, HouseConfigError
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.recording.shared_house import IDLE, shared_house_config
@@ -187,7 +188,7 @@ class MarpleParallelEnv(ParallelEnv):
         house_missions = [get_mission(m) for m in dict.fromkeys(possible)]
         world = generate_world(self.config, rng, house_missions)
         if world.house.width != self.config.width or world.house.height != self.config.height:
-            raise ConfigError("config", "generated house does not match the observation space")
+            raise HouseConfigError("config", "generated house does not match the observation space")
         self.house = world.house
         self.episode = EpisodeState.start(world.house, world.state, tuple(picked))
         self.agents = list(self.possible_agents)
@@ -235,7 +236,7 @@ class MarpleParallelEnv(ParallelEnv):
     def render(self):
         """``rgb_array``: the house with every agent in its own colour, holding what it holds. ``human``: the
         same in a window, with each agent's mission and intent underneath."""
-        from marple_gym.rendering.window import render_env
+        from marple_gym.rendering.window import render_env  # pygame: loaded when rendering is asked for
 
         return render_env(self, f"MARPLE-Gym: {len(self.possible_agents)} agents", self._caption)
 
@@ -268,8 +269,8 @@ class MarpleParallelEnv(ParallelEnv):
         return {
             "mission": progress.mission.name,
             "subgoal": progress.index,
-            "achieved": achieved,
-            "action_success": None if outcome is None else outcome.success,
+            "achieved": NOT_ACHIEVED if achieved is None else int(achieved),
+            "action_success": True if outcome is None else bool(outcome.success),
         }
 
     def _caption(self) -> list[str]:
@@ -331,7 +332,19 @@ def parallel_env(**kwargs: Any) -> MarpleParallelEnv:
     return MarpleParallelEnv(**kwargs)
 
 
+class MarpleAECEnv(parallel_to_aec_wrapper):
+    """PettingZoo's AEC form of :class:`MarpleParallelEnv` (its ``parallel_to_aec``), refusing a bad action at the
+    step that gives it, naming the agent. The converter holds each action until every live agent has chosen, so a
+    bad one would fail only at the next agent's step, and at every step after it until a reset."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):  # a finished agent's action is None
+            action = action_index(action, f"{agent}'s action")
+        super().step(action)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The multi-agent env in PettingZoo's AEC API: agents act one after another, their actions applied together
-    once every live agent has chosen (PettingZoo's ``parallel_to_aec``)."""
-    return parallel_to_aec(parallel_env(**kwargs))
+    once every live agent has chosen (:class:`MarpleAECEnv`, in PettingZoo's order-enforcing wrapper)."""
+    return OrderEnforcingWrapper(MarpleAECEnv(parallel_env(**kwargs)))

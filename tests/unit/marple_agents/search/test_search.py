@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 from light_room import evidence_for
 from worlds import make_world
 
-from marple_agents.inverse import BipModel
+from marple.runner import make_method
+from marple_agents.bip import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
+from marple_agents.search.puct import MAX_SIMULATIONS
 from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import PolicyConditioning
 from marple_agents.simulation.mcts import share_rows
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
-from marple_eval.models.registry import make_model
 from marple_eval.protocol import Identities
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions import Subgoal
@@ -248,6 +251,20 @@ def test_rows_are_shared_among_missions_in_proportion_to_the_prior():
     assert share_rows(7, [1.0]).tolist() == [7]
 
 
+@pytest.mark.parametrize("value", [1.5, True, "true", "16", 1e9, 16.0, -1, MAX_SIMULATIONS + 1, None])
+def test_simulations_must_be_a_whole_number_within_the_bound(value):
+    message = rf"simulations must be a whole number from 0 to {MAX_SIMULATIONS}, got"
+    for build in (SearchSettings, partial(SimulationModel, agent="mcts"), partial(BipModel, agent="mcts")):
+        with pytest.raises(ValueError, match=message):
+            build(simulations=value)
+
+
+def test_the_method_is_named_for_the_simulations_it_runs():
+    assert SimulationModel(agent="mcts", simulations=np.int64(8)).name == "simulation-mcts8-vision"
+    assert BipModel(agent="mcts", simulations=MAX_SIMULATIONS).name == f"bip-mcts{MAX_SIMULATIONS}"
+    assert SearchSettings(simulations=np.int32(4)).simulations.__class__ is int  # written to results as 4
+
+
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="simulations"):
         SearchSettings(simulations=-1)
@@ -385,13 +402,13 @@ def test_bip_with_the_mcts_likelihood(data):
     bip_setup(searched0, prior)
     agent = trial_evidence(episode, 6, False, plain.modalities, ids).agents[0]
     assert searched0.log_likelihoods(agent) == plain.log_likelihoods(agent)  # K = 0: the policy's likelihood
-    searched = make_model("bip", rollouts=2, agent="mcts", simulations=4)
+    searched = make_method("bip", rollouts=2, agent="mcts", simulations=4)
     assert searched.name == "bip-mcts4" and searched.settings()["simulations"] == 4
     bip_setup(searched, prior)
     logs = searched.log_likelihoods(agent)
     assert set(logs) == set(prior) and all(np.isfinite(list(logs.values())))
     run = evaluate(
-        lambda: make_model("bip", rollouts=2, agent="mcts", simulations=2),
+        lambda: make_method("bip", rollouts=2, agent="mcts", simulations=2),
         dataset_episodes(data, [SCENARIO], 1),
         ProtocolSettings(seed=0),
         resources=lambda scenario, role: {"policy": SubgoalPolicy(), "prior": prior},
@@ -405,15 +422,15 @@ def test_bip_with_the_mcts_likelihood(data):
 
 
 def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
-    from marple_benchmark import BenchmarkConfig
-    from marple_benchmark.pipeline import inference_runs
-    from marple_benchmark.presets import PRESETS
-    from marple_eval.resources import uses_learned_policies, uses_priors
+    from marple.benchmark import BenchmarkConfig
+    from marple.benchmark.pipeline import inference_runs
+    from marple.benchmark.presets import PRESETS
+    from marple.runner import MethodRun, uses_learned_policies, uses_priors
 
     cfg = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("vision", "language"))
     (row,) = [run for run in inference_runs(cfg) if run.key == "mcts"]
     assert row.name == "simulation-mcts16-in-seed0" and "our extension" in row.method
-    assert uses_priors(row.model, row.kwargs) and uses_learned_policies(row.model, row.kwargs)
+    assert uses_priors(MethodRun(row.model, row.kwargs)) and uses_learned_policies(MethodRun(row.model, row.kwargs))
     assert row.kwargs["agent"] == "mcts" and row.kwargs["simulations"] == 16 and row.kwargs["variant"] == "vision"
     assert all(path.endswith("in/{role}-vision/policy.pt") for path in row.agents.values())
     without = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("language",))  # no vision-only models: no row
@@ -423,8 +440,8 @@ def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
 @pytest.mark.slow
 def test_marple_evaluate_with_the_mcts_agent_model(data, tmp_path, capsys):
     pytest.importorskip("lightning")
+    from marple.cli.main import main
     from marple_agents import train_policy
-    from marple_gym.cli.main import main
 
     for role in "AB":
         tiny = {"width": 16, "depth": 1, "heads": 2, "mlp_ratio": 1, "decoder_hidden": 16, "readout_depth": 1}
