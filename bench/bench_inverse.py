@@ -6,7 +6,7 @@
         --bip-models 'runs/benchmark-small/models/seed-0/{scenario}/in/{role}-language/policy.pt'
 
 Steps: generate the five scenarios' test split (10 houses x 3 pairs) and a
-train-in split in the same houses (the agents' mission priors come from it;
+train-in split in the same houses (with --mission-prior labels the priors come from it;
 skipped when present), or use ``--data`` (a benchmark's data, so that its
 in-distribution models are rolled out in the houses they learnt in); time
 the ideal observer trial by trial in one process
@@ -30,7 +30,7 @@ import numpy as np
 from marple.runner import method_factory
 from marple_agents.device import resolve_device
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
-from marple_eval.inverse import TrainingPriors
+from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, MISSION_PRIORS, MissionPriors, mission_priors
 from marple_eval.metrics import evidence_needed
 from marple_eval.protocol import Identities, score_trial
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
@@ -72,14 +72,14 @@ def per_trial(data: MarpleDataset, factory, resources, args: argparse.Namespace)
     return out
 
 
-def full_evaluation(data: MarpleDataset, args: argparse.Namespace) -> dict:
+def full_evaluation(data: MarpleDataset, priors: MissionPriors, args: argparse.Namespace) -> dict:
     episodes = dataset_episodes(data, list(SCENARIOS), args.trials)
     start, cpu = time.perf_counter(), cpu_seconds()
     run = evaluate(
         method_factory("ideal", rollouts=args.rollouts),
         episodes,
         ProtocolSettings(seed=0),
-        resources=TrainingPriors(str(data.root)),
+        resources=priors,
         workers=args.workers,
         progress=not args.no_progress,
     )
@@ -108,21 +108,27 @@ def main() -> None:
     )
     parser.add_argument("--bip-models", default=None, help="language-conditioned checkpoints, {scenario} and {role}")
     parser.add_argument("--bip-rollouts", type=int, default=20, help="bip: policy rollouts per mission (default: 20)")
+    parser.add_argument(
+        "--mission-prior",
+        choices=MISSION_PRIORS,
+        default=DEFAULT_MISSION_PRIOR,
+        help="each agent's mission prior (default: uniform over the scenario's missions; labels: the training split's)",
+    )
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="processes (default: 2)")
     parser.add_argument("--out", type=Path, default=Path("runs/bench-inverse"))
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args()
 
     data = prepare(args)
-    priors = TrainingPriors(str(data.root))
-    results = {"rollouts": args.rollouts, "cores": os.cpu_count()}
+    priors = mission_priors(args.mission_prior, str(data.root))
+    results = {"rollouts": args.rollouts, "cores": os.cpu_count(), "mission_prior": args.mission_prior}
     results["ideal_seconds_per_trial"] = per_trial(data, method_factory("ideal", rollouts=args.rollouts), priors, args)
     if args.bip_models:
         from marple_agents.bip import BipResources
 
         bip = method_factory("bip", rollouts=args.bip_rollouts, device=resolve_device("auto"))
-        results["bip_seconds_per_trial"] = per_trial(data, bip, BipResources(args.bip_models, str(data.root)), args)
-    results["ideal_evaluation"] = full = full_evaluation(data, args)
+        results["bip_seconds_per_trial"] = per_trial(data, bip, BipResources(args.bip_models, priors), args)
+    results["ideal_evaluation"] = full = full_evaluation(data, priors, args)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "results.json").write_text(json.dumps(results, indent=1))
     for key in ("ideal_seconds_per_trial", "bip_seconds_per_trial"):

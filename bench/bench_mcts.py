@@ -1,15 +1,19 @@
-"""Compute against evidence: the MCTS agent model's evidence needed for 0.8 against K, in and out of distribution.
+"""Compute against evidence: the MCTS agent model's evidence needed for 0.8 against K, in and out of distribution,
+from a label-free mission prior and from the privileged training labels.
 
     marple benchmark --splits in,ood                      # the data and the agent models (or reuse a run's)
     python bench/bench_mcts.py --bench runs/benchmark-small --simulations 0,4,16,64 --splits in,ood
     python bench/bench_mcts.py --bench runs/tiny --scenarios pillow --trials 1 --simulations 0,2 --splits in
 
-For each training split and each K it scores simulation inference with the
-MCTS agent model (our extension, docs/agents.md: K steps of PUCT search per
-rollout step, the split's vision-only policies as the prior, the agents' mission
-priors from that split) on the benchmark's trials, beside the plain policy row
+For each mission prior, training split and K it scores simulation inference
+with the MCTS agent model (our extension, docs/agents.md: K steps of PUCT search
+per rollout step, the split's vision-only policies as the prior, each rollout's
+mission drawn from the posterior over the agent's missions given its actions:
+from a uniform prior over the scenario's missions, and from the privileged
+training-label prior) on the benchmark's trials, beside the plain policy row
 (the paper's vision-only variant) and the perfect-agent-model row (the
-planner), each with its 95 % bootstrap interval, and writes, besides the results files:
+planner), each with its 95 % bootstrap interval and its accuracy at tau = 0,
+and writes, besides the results files:
 
 * one results file per run, in the benchmark's ``results/`` beside its own
   (the runs it already scored, the policy and planner rows, are reused, and so
@@ -18,8 +22,8 @@ planner), each with its 95 % bootstrap interval, and writes, besides the results
 * ``kcurve.png``: evidence for 0.8 against K, one curve per split with its
   intervals, the policy and planner rows as bands.
 
-K = 0 is the policy exactly (the same draws): its row and the policy row
-agree, which the table shows. Budgets are trials, rollouts and simulations,
+K = 0 is the policy exactly (the same draws) whatever the prior: its rows and
+the policy row agree, which the table shows. Budgets are trials, rollouts and simulations,
 never time; CPU seconds are reported because the machine may be shared.
 """
 
@@ -32,7 +36,15 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from marple.benchmark.pipeline import BenchmarkConfig, InferenceRun, inference_runs, mcts_run, reusable, score_run
+from marple.benchmark.pipeline import (
+    BenchmarkConfig,
+    InferenceRun,
+    inference_runs,
+    mcts_run,
+    prior_runs,
+    reusable,
+    score_run,
+)
 from marple.benchmark.presets import PRESETS
 from marple_eval.protocol import ProtocolSettings, dataset_episodes
 from marple_eval.report import fmt_interval
@@ -42,6 +54,7 @@ from marple_gym.datasets.selection import trial_set_id
 from marple_gym.missions.scenarios import SCENARIOS
 
 THRESHOLD = 0.8
+PRIOR_WORDS = {"uniform": "uniform prior", "uniform-all": "uniform over ten", "labels": "label prior, privileged"}
 
 
 def cpu_seconds() -> float:
@@ -51,12 +64,18 @@ def cpu_seconds() -> float:
 
 
 def runs_to_score(cfg: BenchmarkConfig, simulations: list[int]) -> list[tuple[str, str, int | None, InferenceRun]]:
-    """(row kind, split, K, run): the planner, then per split the plain policy and the MCTS agent model at each K."""
+    """(row kind, split, K, run): the planner, then per split the plain policy and, per mission prior of ``cfg``,
+    the MCTS agent model at each K."""
     plain = {run.name: run for run in inference_runs(replace(cfg, preset=replace(cfg.preset, mcts=0)))}
     rows = [("planner", "-", None, plain["perfect-agent-models"])]
     for split in cfg.preset.splits:
         rows.append(("policy", split, None, plain[f"simulation-vision-{split}-seed{cfg.seed}"]))
-        rows += [("mcts", split, k, mcts_run(cfg, split, cfg.seed, k)) for k in simulations]
+        for prior in cfg.mission_priors:
+            runs = [
+                prior_runs(replace(cfg, mission_priors=(prior,)), mcts_run(cfg, split, cfg.seed, k))[0]
+                for k in simulations
+            ]
+            rows += [("mcts", split, k, run) for k, run in zip(simulations, runs)]
     return rows
 
 
@@ -66,11 +85,17 @@ def scored(cfg: BenchmarkConfig, run: InferenceRun, trials: str) -> bool:
 
 
 def evidence(path: Path, cutoff: int | None) -> dict:
-    """Evidence needed for 0.8 under ``cutoff``, pooled over the trials, with its interval, and the number of
-    trials (a run the benchmark scored without the cutoff is seen with it)."""
+    """Evidence needed for 0.8 under ``cutoff``, pooled over the trials, with its interval, the accuracy at
+    tau = 0 and the number of trials (a run the benchmark scored without the cutoff is seen with it)."""
     run = RunResults.load(path).with_cutoff(cutoff)
     overall = run.summary(thresholds=(THRESHOLD,))["overall"]
-    return {**overall["evidence"][str(THRESHOLD)], "trials": overall["n"], "auc": overall["auc"]}
+    return {
+        **overall["evidence"][str(THRESHOLD)],
+        "trials": overall["n"],
+        "auc": overall["auc"],
+        "tau0": overall["mean"][0],
+        "prior": run.mission_prior or "-",
+    }
 
 
 def plot(rows: list[dict], path: Path) -> None:
@@ -81,19 +106,25 @@ def plot(rows: list[dict], path: Path) -> None:
 
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     colours = {"in": "tab:blue", "ood": "tab:orange"}
+    styles = {"uniform": ("o", "-"), "uniform-all": ("s", "-."), "labels": ("^", "--")}
     ks = sorted({r["K"] for r in rows if r["kind"] == "mcts"})
     positions = {k: i for i, k in enumerate(ks)}
+    priors = list(dict.fromkeys(r["prior"] for r in rows if r["kind"] == "mcts"))
     for split, colour in colours.items():
-        curve = [r for r in rows if r["kind"] == "mcts" and r["split"] == split]
-        if not curve:
-            continue
-        x = [positions[r["K"]] for r in curve]
-        y = [r["value"] if r["value"] is not None else 1.0 for r in curve]
-        low = [yi - (r["low"] if r["low"] is not None else yi) for yi, r in zip(y, curve)]
-        high = [(r["high"] if r["high"] is not None else 1.0) - yi for yi, r in zip(y, curve)]
-        ax.errorbar(x, y, yerr=[low, high], marker="o", capsize=3, color=colour, label=f"MCTS agent model ({split})")
-        (policy,) = [r for r in rows if r["kind"] == "policy" and r["split"] == split]
-        _band(ax, policy, colour, f"policy, the paper's vision-only ({split})", ":")
+        for n, prior in enumerate(priors):
+            curve = [r for r in rows if r["kind"] == "mcts" and r["split"] == split and r["prior"] == prior]
+            if not curve:
+                continue
+            x = [positions[r["K"]] + 0.06 * (n - (len(priors) - 1) / 2) for r in curve]  # side by side
+            y = [r["value"] if r["value"] is not None else 1.0 for r in curve]
+            low = [yi - (r["low"] if r["low"] is not None else yi) for yi, r in zip(y, curve)]
+            high = [(r["high"] if r["high"] is not None else 1.0) - yi for yi, r in zip(y, curve)]
+            marker, line = styles.get(prior, ("o", "-"))
+            label = f"MCTS agent model ({split}, {PRIOR_WORDS.get(prior, prior)})"
+            ax.errorbar(x, y, yerr=[low, high], marker=marker, linestyle=line, capsize=3, color=colour, label=label)
+        policies = [r for r in rows if r["kind"] == "policy" and r["split"] == split]
+        if policies:
+            _band(ax, policies[0], colour, f"policy, the paper's vision-only ({split})", ":")
     (planner,) = [r for r in rows if r["kind"] == "planner"]
     _band(ax, planner, "tab:green", "planner (perfect agent models)", "--")
     ax.set_xticks(range(len(ks)), [str(k) for k in ks])
@@ -116,15 +147,20 @@ def _band(ax, row: dict, colour: str, label: str, style: str) -> None:
 
 def table(rows: list[dict]) -> str:
     lines = [
-        f"| agent model | split | K | evidence for {THRESHOLD} [95% CI] | AUC | trials | CPU s |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        f"| agent model | mission prior | split | K | evidence for {THRESHOLD} [95% CI] | accuracy at tau = 0 | AUC "
+        "| trials | CPU s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     names = {"planner": "planner (perfect agent models)", "policy": "policy (the paper's vision-only)"}
     for r in rows:
         k = "-" if r["K"] is None else str(r["K"])
         cpu = "reused" if r["cpu_s"] is None else f"{r['cpu_s']:.0f}"
         name = names.get(r["kind"], "MCTS agent model (our extension)")
-        lines.append(f"| {name} | {r['split']} | {k} | {fmt_interval(r)} | {r['auc']:.3f} | {r['trials']} | {cpu} |")
+        prior = PRIOR_WORDS.get(r["prior"], r["prior"]) if r["kind"] == "mcts" else "-"
+        lines.append(
+            f"| {name} | {prior} | {r['split']} | {k} | {fmt_interval(r)} | {r['tau0']:.2f} | {r['auc']:.3f} "
+            f"| {r['trials']} | {cpu} |"
+        )
     return "\n".join(lines)
 
 
@@ -168,6 +204,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--splits", default="in,ood", help="training splits whose models are used")
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help="scenarios, comma-separated (default: all)")
     parser.add_argument("--trials", type=int, default=None, help="trials per scenario (default: the preset's 30)")
+    parser.add_argument(
+        "--mission-priors",
+        default="uniform,labels",
+        help="the MCTS agent model's mission priors, comma-separated: uniform (the default's), uniform-all, labels "
+        "(privileged: the training split's mission labels); default: uniform,labels",
+    )
     parser.add_argument("--preset", default="small", choices=sorted(PRESETS))
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--no-progress", action="store_true")
@@ -186,6 +228,7 @@ def main(argv: list[str] | None = None) -> None:
         scenarios=tuple(args.scenarios.split(",")),
         variants=("vision",),
         protocol=ProtocolSettings(),
+        mission_priors=tuple(args.mission_priors.split(",")),
         workers=args.workers,
         progress=not args.no_progress,
     )

@@ -43,6 +43,9 @@ class ModelEvaluation:
     run (a ``--device`` setting, resolved by the runner). ``workers`` None: one process, or
     :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time for a model on a GPU. ``out`` None:
     ``results/<model>.json``. ``dry_run``: a model that calls a service writes its requests and calls nothing.
+    ``mission_prior``: what a method that takes a prior over each agent's missions (ideal, bip, simulation with
+    the MCTS agent model) starts from (:data:`~marple_eval.inverse.priors.MISSION_PRIORS`; ``labels`` is
+    privileged: the training split's mission labels).
     """
 
     model: str = "uniform"
@@ -59,6 +62,7 @@ class ModelEvaluation:
     limit: int | None = None
     allow_incomplete: bool = False
     train_split: str | None = None
+    mission_prior: str = "uniform"
     out: str | None = None
     dry_run: bool = False
     progress: bool = True
@@ -97,6 +101,7 @@ def evaluate_model(request: ModelEvaluation, tell: Callable[[str], None] = lambd
         request.train_split,
         tuple(scenarios),
         request.device,
+        mission_prior=request.mission_prior,
     )
     target = method_class(run.method)
     notes: list[str] = []

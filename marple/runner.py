@@ -11,9 +11,10 @@ inference stage (:mod:`marple.benchmark.pipeline`) both call it, and a simulated
   ``marple.models`` entry-point group), or as ``package.module:Class`` (importable from the current directory);
 * **wire** (:func:`method_resources`): what the method is given per agent besides each trial: ``--agent
   ROLE=MODEL`` templates (each agent's policy checkpoint, or ``planner`` for its true planner), and for methods
-  that know each agent's missions from its past (``ideal``, ``bip``, simulation with ``agent=mcts``) the
-  mission prior from the training split the agent models learned from, recorded in the results; ``bip`` and
-  the MCTS agent model get a policy and a prior per agent (:class:`marple_agents.bip.BipResources`);
+  that take a prior over each agent's missions (``ideal``, ``bip``, simulation with ``agent=mcts``) that prior:
+  uniform over the scenario's missions by default, or the privileged training-split mission labels
+  (:mod:`marple_eval.inverse.priors`), recorded in the results; ``bip`` and the MCTS agent model get a policy and
+  a prior per agent (:class:`marple_agents.bip.BipResources`);
 * **place** (:func:`placed_arguments`): the ``--device`` setting resolved once, to one :class:`torch.device`
   handed to every method that takes a ``device`` (and ``--precision`` to those that take a ``precision``); a run
   whose agent models are all the true planner has nothing to put on a GPU and runs on the CPU;
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from marple_agents.bip import BipModel, BipResources
 from marple_agents.device import resolve_device
 from marple_agents.simulation import SimulationModel
-from marple_eval.inverse.priors import TrainingPriors
+from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, PRIVILEGED_PRIORS, mission_priors
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_eval.methods.base import InferenceModel
 from marple_eval.methods.registry import BUILTIN, available_models, build_model, model_class
@@ -56,7 +57,7 @@ METHODS: dict[str, Callable[..., InferenceModel] | str] = {
 }
 """Every method this package ships, by name (outside plugins join them: :func:`available_methods`)."""
 PRIORS_METHODS = ("ideal", "bip")
-"""Methods that know each agent's missions from its training split (besides simulation with ``agent=mcts``)."""
+"""Methods that take a prior over each agent's missions (besides simulation with ``agent=mcts``)."""
 
 
 @dataclass(frozen=True)
@@ -65,8 +66,9 @@ class MethodRun:
 
     ``method`` is a registered name or ``package.module:Class`` and ``args`` its constructor's arguments;
     ``agents`` maps roles to agent models (a checkpoint template with ``{scenario}`` and ``{role}``, or
-    ``planner``); ``data`` is the dataset whose ``train_split`` (``in`` when None) gives each agent's mission
-    prior, for the ``scenarios`` of the run; ``device`` is a ``--device`` setting (``auto``, ``cpu``, ``cuda``,
+    ``planner``); ``mission_prior`` names the prior over each agent's missions of a method that takes one
+    (:data:`~marple_eval.inverse.priors.MISSION_PRIORS`), for the ``scenarios`` of the run: the privileged
+    ``labels`` prior reads the ``train_split`` (``in`` when None) of the dataset ``data``; ``device`` is a ``--device`` setting (``auto``, ``cpu``, ``cuda``,
     ``cuda:N``) or a :class:`torch.device` already chosen (a benchmark job's), and ``precision`` the learned
     models' number format (None: the method's default).
     """
@@ -79,6 +81,7 @@ class MethodRun:
     scenarios: tuple[str, ...] = ()
     device: str | torch.device = "auto"
     precision: str | None = None
+    mission_prior: str = DEFAULT_MISSION_PRIOR
 
 
 # ---- build ------------------------------------------------------------------------------------------------
@@ -121,20 +124,24 @@ def uses_learned_policies(run: MethodRun) -> bool:
 
 
 def method_resources(run: MethodRun) -> tuple[Resources | None, dict[str, Any]]:
-    """The resources the method is run with, and what the results record about them (each agent's mission
-    prior, for the run's scenarios)."""
+    """The resources the method is run with, and what the results record about them (which mission prior, and
+    each agent's, for the run's scenarios)."""
     resources: Resources | None = AgentResources(dict(run.agents)) if run.agents else None
     if not uses_priors(run):
         return resources, {}
-    if run.data is None:
+    if run.mission_prior in PRIVILEGED_PRIORS and run.data is None:
         raise ValueError(
-            f"{run.method} is given each agent's mission prior from a training split: it needs the dataset"
+            f"{run.method} with the training-label prior counts each agent's training missions: it needs the dataset"
         )
-    priors = TrainingPriors(str(run.data), run.train_split or "in")
-    recorded = {"mission_priors": priors.describe(list(run.scenarios))}
+    priors = mission_priors(run.mission_prior, None if run.data is None else str(run.data), run.train_split)
+    recorded = {
+        "mission_prior": run.mission_prior,
+        "mission_prior_privileged": run.mission_prior in PRIVILEGED_PRIORS,
+        "mission_priors": priors.describe(list(run.scenarios)),
+    }
     if not uses_learned_policies(run):
         return priors, recorded
-    return BipResources(dict(run.agents or {}), str(run.data), priors.split), recorded
+    return BipResources(dict(run.agents or {}), priors), recorded
 
 
 def check_agent_models(run: MethodRun, target: Callable[..., Any]) -> None:

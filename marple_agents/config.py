@@ -1,4 +1,4 @@
-"""Plain, JSON-serialisable settings of the agent models and their training, with the two presets.
+"""Plain, JSON-serialisable settings of the agent models and their training, with the named presets.
 
 A checkpoint stores :class:`ModelConfig` as a plain dict beside the weights, so
 a model can be rebuilt without unpickling anything.
@@ -153,7 +153,15 @@ PRESETS: dict[str, Preset] = {
     "paper": Preset(
         ModelConfig(width=1024, depth=15, heads=16, mlp_ratio=4, head_layers=4, head_hidden=1024, decoder_hidden=256),
         TrainConfig(batch_size=64, lr=1e-4, max_epochs=20, warmup_fraction=0.2, accumulate=2),
-        "SPEC section 9: ViT depth 15, width 1024, 16 heads, 4-layer MLP head, decoders of width 256; GPU",
+        "the paper's text (supplement E): ViT depth 15, width 1024, 16 heads, 4-layer MLP head, decoders of width "
+        "256, batch 64, 20 epochs (4 of warm-up); the MLP width the text does not give is 4 x 1024; GPU",
+    ),
+    "paper-released": Preset(
+        ModelConfig(width=1024, depth=16, heads=16, mlp_ratio=2, head_layers=4, head_hidden=1024, decoder_hidden=256),
+        TrainConfig(batch_size=16, lr=1e-4, weight_decay=0.0, max_epochs=10, warmup_fraction=0.4),
+        "the released code's configuration (mcts/config/train.yaml over mcts/arguments.py): ViT depth 16, width "
+        "1024, 16 heads, MLP width 2048; Adam at lr 1e-4 without weight decay, batch 16, 10 epochs of which 4 "
+        "warm up; our heads as in the paper preset; GPU",
     ),
 }
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from marple_eval.success import SUCCESS_RULES, SuccessRule, success_rule
 from marple_eval.suspect_world import SharedReplay, neutral_agents
 from marple_gym.datasets.dataset import subgoal_codes
 from marple_gym.episode.replay import replay
@@ -151,15 +152,20 @@ class QueryRules:
     """How methods that estimate P(query | agent) turn it into an answer (protocol settings, see
     :class:`marple_eval.protocol.ProtocolSettings`): look ``margin`` steps past T, then combine the two
     agents' probabilities by ``softmax`` with ``eta`` (the paper's text) or by their ``ratio`` (the original code).
+    ``success`` says what a rollout must do to count (:mod:`marple_eval.success`): reach the query state itself
+    (``query-state``) or match the query action's (target type, action type) (``action-match``, the original code).
     """
 
     margin: int = 10
     eta: float = 5.0
     combine: str = "softmax"
+    success: str = "query-state"
 
     def __post_init__(self) -> None:
         if self.combine not in COMBINE_RULES:
             raise ValueError(f"combine must be one of {COMBINE_RULES}, got {self.combine!r}")
+        if self.success not in SUCCESS_RULES:
+            raise ValueError(f"success must be one of {SUCCESS_RULES}, got {self.success!r}")
         if self.margin < 0:
             raise ValueError(f"margin must be at least 0, got {self.margin}")
 
@@ -186,6 +192,11 @@ class TrialEvidence:
     @property
     def fraction(self) -> float:
         return self.tau / self.horizon if self.horizon else 1.0
+
+    @property
+    def success(self) -> SuccessRule:
+        """What counts as reaching the query state, under the protocol's rule (:mod:`marple_eval.success`)."""
+        return success_rule(self.rules.success, self.query)
 
     @property
     def steps_left(self) -> int:

@@ -125,6 +125,38 @@ def evidence_interval(p: np.ndarray, fractions: np.ndarray, threshold: float = 0
     return {"value": value, "low": low, "high": high}
 
 
+def seed_evidence_interval(
+    matrices: list[np.ndarray],
+    fractions: np.ndarray,
+    threshold: float = 0.8,
+    boot: Bootstrap = Bootstrap(),
+    resample_seeds: bool = True,
+) -> dict:
+    """Evidence needed to reach ``threshold`` by the mean curve over model seeds, with an interval that holds the
+    training seeds' variance as well as the trials'.
+
+    ``matrices``: one (n_trials, n_points) matrix per model seed, the same trials in the same rows (every seed is
+    scored on the same test trials). Each resample draws the seeds and the trials independently, with replacement
+    (a two-way bootstrap, as the seeds and the trials are crossed: every seed answers every trial), takes the mean
+    curve over the drawn (seed, trial) cells and finds its crossing. With ``resample_seeds`` False only the trials
+    are drawn: the interval of the same pooled figure if the seeds were all there is.
+    """
+    stack = np.asarray(matrices, dtype=float)
+    if stack.ndim != 3 or len(stack) < 1 or stack.shape[1] < 1:
+        raise ValueError("need one (n_trials >= 1, n_points) matrix per seed, all of one shape")
+    seeds, trials = stack.shape[:2]
+    value = evidence_needed(stack.mean(axis=(0, 1)), fractions, threshold)
+    rng = np.random.default_rng(boot.seed)
+    drawn_trials = rng.integers(0, trials, size=(boot.resamples, trials))
+    drawn_seeds = rng.integers(0, seeds, size=(boot.resamples, seeds))
+    if not resample_seeds:
+        drawn_seeds = np.broadcast_to(np.arange(seeds), (boot.resamples, seeds))
+    per_seed = np.stack([stack[s][drawn_trials].mean(axis=1) for s in range(seeds)])  # (seeds, resamples, points)
+    curves = per_seed[drawn_seeds, np.arange(boot.resamples)[:, None]].mean(axis=1)
+    low, high = _percentiles(crossings(curves, fractions, threshold), boot.level)
+    return {"value": value, "low": low, "high": high, "seeds": seeds, "trials": trials}
+
+
 def mean_evidence_interval(
     groups: list[np.ndarray], fractions: np.ndarray, threshold: float = 0.8, boot=Bootstrap()
 ) -> dict:

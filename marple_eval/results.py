@@ -52,7 +52,7 @@ from marple_eval.metrics import (
     summarise,
     threshold_key,
 )
-from marple_eval.settings import ProtocolSettings
+from marple_eval.settings import RESCORED_ONLY_BY_A_NEW_RUN, ProtocolSettings
 from marple_gym import __version__
 from marple_gym.datasets.selection import trial_set_id
 from marple_gym.errors import MarpleError
@@ -65,6 +65,10 @@ RESULTS_FORMAT = "marple-results"
 RESULTS_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 """Version 1 predates the stored query probabilities (``query_taus``, ``q_a``, ...)."""
+
+
+PRIVILEGED_MARK = "[privileged: label prior]"
+"""How tables mark a run whose method started from the training split's mission labels."""
 
 
 class ResultsError(MarpleError, ValueError):
@@ -116,8 +120,23 @@ class RunResults:
     @property
     def name(self) -> str:
         """The run's name in tables: its own label if it has one (human responses: their files and participants,
-        so a pilot and a real study do not both read "human"), else the method."""
-        return self.settings.get("label") or self.method
+        so a pilot and a real study do not both read "human"), else the method; marked where the method was given
+        the privileged training-label mission prior."""
+        name = self.settings.get("label") or self.method
+        return f"{name} {PRIVILEGED_MARK}" if self.privileged_prior else name
+
+    @property
+    def mission_prior(self) -> str | None:
+        """The mission prior the method started from (``uniform``, ``uniform-all``, ``labels``), None for a method
+        that takes none. Files written before the choice existed recorded training-label priors only."""
+        if "mission_prior" in self.settings:
+            return self.settings["mission_prior"]
+        return "labels" if "mission_priors" in self.settings else None
+
+    @property
+    def privileged_prior(self) -> bool:
+        """Whether the method was told each agent's mission labels from its training split (``labels``)."""
+        return self.mission_prior == "labels"
 
     @property
     def label(self) -> str:
@@ -209,14 +228,15 @@ class RunResults:
         * another **combination** rule or **eta**, and the other **last point**, when the run stored each
           agent's P(query | agent) (methods that combine them, results version 2); for a method that
           answers in its own way the combination does not apply and its answers stay;
-        * never another **margin** or number of points: the margin sets how far the method looks ahead,
-          so it changes what the method answers, and only a new run shows it.
+        * never another **margin**, number of points or **success** rule: the margin sets how far the method
+          looks ahead and the success rule what a rollout must do to count, so they change what the method
+          answers, and only a new run shows them.
 
         Raises :class:`NotRescorable`, which names the setting and what would show it.
         """
         made = ProtocolSettings.from_record(self.protocol)
         wanted = replace(made, **changes)
-        for key in ("margin", "points"):
+        for key in RESCORED_ONLY_BY_A_NEW_RUN:
             if getattr(wanted, key) != getattr(made, key):
                 raise NotRescorable(
                     f"{self.label}: scored with {key} {getattr(made, key)}; {key} {getattr(wanted, key)} changes what "

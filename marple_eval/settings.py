@@ -1,16 +1,19 @@
 """The evaluation protocol's settings and its three named bundles (docs/evaluation.md, "The protocols").
 
-The paper's text and the original research code disagree on five settings
+The paper's text and the original research code disagree on six settings
 that move the headline figure (SPEC section 9): how the agents' P(query |
 agent) combine into an answer, the softmax temperature, how far past T the
-rollouts look (the margin), the cutoff, and the last evidence point. Each is a
-field of :class:`ProtocolSettings`; :data:`PROTOCOLS` names the bundles:
+rollouts look (the margin), the cutoff, the last evidence point, and what a
+rollout must do to count as reaching the query state. Each is a field of
+:class:`ProtocolSettings`; :data:`PROTOCOLS` names the bundles:
 
 * ``paper``: the paper's text: softmax with eta = 5, rollouts to T exactly
-  (Algorithm E.1, margin 0), no cutoff, last point T;
+  (Algorithm E.1, margin 0), no cutoff, last point T, the query state itself;
 * ``original``: the released code's command-line defaults: the ratio
   p_A / (p_A + p_B), margin 5 (``extra_steps``), cutoff 40
-  (``last_step + extra_steps - i > 40``), last point T - 1;
+  (``last_step + extra_steps - i > 40``), last point T - 1, a rollout counted
+  by its action match on (target type, action type) (``np.all(rollouts_actions
+  == target_action)``; :mod:`marple_eval.success`);
 * ``ours``: this project's default, chosen on the measurements in
   docs/evaluation.md.
 """
@@ -26,13 +29,30 @@ from marple_eval.evidence import QueryRules
 from marple_gym.recording.records import evidence_steps
 
 LAST_POINTS = ("T", "T-1")
-BUNDLE = ("combine", "eta", "margin", "cutoff", "last_point")
+BUNDLE = ("combine", "eta", "margin", "cutoff", "last_point", "success")
 """The fields a named protocol fixes (the others, seed, labelings and points, are the run's)."""
 PROTOCOLS: dict[str, dict[str, Any]] = {
-    "paper": {"combine": "softmax", "eta": 5.0, "margin": 0, "cutoff": None, "last_point": "T"},
-    "original": {"combine": "ratio", "eta": 5.0, "margin": 5, "cutoff": 40, "last_point": "T-1"},
-    "ours": {"combine": "softmax", "eta": 5.0, "margin": 10, "cutoff": 40, "last_point": "T"},
+    "paper": {
+        "combine": "softmax",
+        "eta": 5.0,
+        "margin": 0,
+        "cutoff": None,
+        "last_point": "T",
+        "success": "query-state",
+    },
+    "original": {
+        "combine": "ratio",
+        "eta": 5.0,
+        "margin": 5,
+        "cutoff": 40,
+        "last_point": "T-1",
+        "success": "action-match",
+    },
+    "ours": {"combine": "softmax", "eta": 5.0, "margin": 10, "cutoff": 40, "last_point": "T", "success": "query-state"},
 }
+RESCORED_ONLY_BY_A_NEW_RUN = ("margin", "points", "success")
+"""Settings that change what a method answers (how far its rollouts look, where it is asked, what a rollout must
+do to count): a run shows another value of them only when scored again."""
 DEFAULT_PROTOCOL = "ours"
 
 
@@ -51,6 +71,9 @@ class ProtocolSettings:
     cutoff: int | None = PROTOCOLS[DEFAULT_PROTOCOL]["cutoff"]  # 1/N each where T + margin - tau > cutoff
     eta: float = PROTOCOLS[DEFAULT_PROTOCOL]["eta"]  # softmax temperature of the combination (paper)
     combine: str = PROTOCOLS[DEFAULT_PROTOCOL]["combine"]  # "softmax" (the paper's text) or "ratio" (original code)
+    # What a rollout must do to count (marple_eval.success): "query-state" (the paper's text) or "action-match"
+    # (original code). Results files that predate the field read as "query-state", the rule they were scored by.
+    success: str = PROTOCOLS[DEFAULT_PROTOCOL]["success"]
 
     def __post_init__(self) -> None:
         if self.labelings not in ("random", "both"):
@@ -63,7 +86,7 @@ class ProtocolSettings:
             raise ValueError(f"cutoff must be at least 0 or None, got {self.cutoff}")
         if not np.isfinite(self.eta) or self.eta < 0:
             raise ValueError(f"eta must be a finite number at least 0, got {self.eta}")
-        QueryRules(self.margin, self.eta, self.combine)  # checks margin and combine
+        QueryRules(self.margin, self.eta, self.combine, self.success)  # checks margin, combine and success
 
     @classmethod
     def named(cls, name: str, **changes: Any) -> ProtocolSettings:
@@ -102,7 +125,7 @@ class ProtocolSettings:
 
     @property
     def rules(self) -> QueryRules:
-        return QueryRules(self.margin, self.eta, self.combine)
+        return QueryRules(self.margin, self.eta, self.combine, self.success)
 
     def taus(self, horizon: int) -> list[int]:
         """The evidence points of a trial whose culprit reached the query state after ``horizon`` actions."""

@@ -34,3 +34,19 @@ def evidence_for(world: World) -> AgentEvidence:
         None,
         None,
     )
+
+
+def evidence_after(world: World, actions: list[int], identity: str = "agent-x", label: str = "A") -> AgentEvidence:
+    """Vision evidence of an agent that took ``actions`` from ``world`` (a copy is stepped): tau = len(actions)."""
+    from marple_gym.world.rules import apply_action
+
+    stepped = world.clone()
+    frames = [stepped.state.grid.copy()]
+    for action in actions:
+        apply_action(stepped.house, stepped.state, 0, action)
+        frames.append(stepped.state.grid.copy())
+    config = world.house.source["config"]
+    taken = np.array(actions, dtype=np.int8)
+    return AgentEvidence(
+        label, identity, len(actions), frozenset({"vision"}), config, np.stack(frames), taken, None, None, None
+    )

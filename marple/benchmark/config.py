@@ -12,10 +12,16 @@ from pathlib import Path
 
 from marple.benchmark.presets import EVERY_RUN, PRESETS, BenchmarkPreset
 from marple_agents.simulation.inference import VARIANTS
+from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, MISSION_PRIORS
 from marple_eval.settings import DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
 from marple_gym.datasets.units import suspect_units
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 from marple_gym.missions.suspects import DEFAULT_SUSPECTS
+
+PLANNER_ROWS = ("simulation: perfect agent models", "simulation: planner agents (mission from the prior)")
+"""How the row whose agent models are the true planner is named: at preference 1.0 (each agent always does its own
+mission) it is the perfect agent models; below, the planner samples each rollout's mission from the preferences and
+ignores what the evidence says about it. Either way it was told the agents' missions (or their preferences)."""
 
 
 @dataclass
@@ -29,6 +35,9 @@ class BenchmarkConfig:
     houses: str = "random"  # the scenarios' test and train-in houses: random, or the original benchmark's
     seed: int = 0  # data, inference and the first model seed
     seeds: int = 1  # agent models trained with seeds seed, seed + 1, ...
+    # The mission priors of the methods that take one (ideal, bip, the MCTS row): the label-free default, and
+    # optionally the privileged training labels beside it (each its own results file).
+    mission_priors: tuple[str, ...] = (DEFAULT_MISSION_PRIOR,)
     protocol: ProtocolSettings = ProtocolSettings()  # the headline view; runs are scored without a cutoff
     thresholds: tuple[float, ...] = (0.8, 0.6)
     train_minutes: float | None = None  # an explicit wall-clock budget per model (not reproducible)
@@ -59,12 +68,14 @@ class BenchmarkConfig:
         train_steps: int | None = None,
         uncut: str | None = None,
         workers: int | None = None,
+        mission_priors: str | None = None,
         **settings,
     ) -> BenchmarkConfig:
         """The run ``marple benchmark`` asks for: the named preset with the sizes given (None: the preset's),
         ``variants``, ``splits`` and ``uncut`` as comma-separated text, the scenarios (with ``suspects`` or
-        ``shared``: the N-suspect ones), the default output directory named for them; ``settings`` are fields
-        taken as they are (seed, protocol, device, ...). Raises ValueError naming the option that is wrong."""
+        ``shared``: the N-suspect ones), the default output directory named for them, ``mission_priors`` as
+        comma-separated text; ``settings`` are fields taken as they are (seed, protocol, device, ...). Raises
+        ValueError naming the option that is wrong."""
         chosen = preset_with(
             PRESETS[preset],
             trials=trials,
@@ -81,6 +92,11 @@ class BenchmarkConfig:
         chosen_scenarios, default_out = scenarios_and_out(chosen.name, list(scenarios), suspects, shared, houses)
         if workers is not None:
             settings["workers"] = workers
+        if mission_priors is not None:
+            priors = tuple(dict.fromkeys(comma_separated(mission_priors)))
+            if not priors or set(priors) - set(MISSION_PRIORS):
+                raise ValueError(f"--mission-priors: choose from {', '.join(MISSION_PRIORS)}, got {mission_priors!r}")
+            settings["mission_priors"] = priors
         return cls(
             preset=chosen,
             out=Path(out or default_out),

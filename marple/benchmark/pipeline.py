@@ -35,12 +35,13 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from tqdm import tqdm
 
-from marple.benchmark.config import BenchmarkConfig, training_budget
+from marple.benchmark.config import PLANNER_ROWS, BenchmarkConfig, training_budget
 from marple.benchmark.executors import Executor, make_executor
 from marple.benchmark.summary import write_summary
-from marple.runner import MethodRun, run_method
+from marple.runner import MethodRun, run_method, uses_priors
 from marple_agents.device import resolve_precision
 from marple_agents.simulation.inference import POLICY_OF_VARIANT
+from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR
 from marple_eval.protocol import dataset_episodes
 from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
@@ -220,6 +221,7 @@ class InferenceRun(NamedTuple):
     method: str | None = None  # how tables name it (default: the model's name)
     split: str | None = None  # the agent models' training split
     model_seed: int | None = None
+    mission_prior: str = DEFAULT_MISSION_PRIOR  # for the methods that take one (ideal, bip, the MCTS row)
 
 
 def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
@@ -228,7 +230,7 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
     # The planner with the scenario's preferences is a perfect agent model only when each agent always does
     # its own mission (preference 1.0); otherwise it ignores what the evidence says about the mission.
     mixed = any(get_scenario(s).preference < 1.0 for s in cfg.scenarios)
-    planner_row = "simulation: planner agents (mission from the prior)" if mixed else "simulation: perfect agent models"
+    planner_row = PLANNER_ROWS[1] if mixed else PLANNER_ROWS[0]
     runs = [
         InferenceRun("uniform", "uniform", "uniform", {}, None),
         InferenceRun("distance", "distance", "distance", {}, None),
@@ -284,12 +286,31 @@ def inference_runs(cfg: BenchmarkConfig) -> list[InferenceRun]:
                     model_seed=model_seed,
                 )
             )
-    return runs
+    return [with_prior for run in runs for with_prior in prior_runs(cfg, run)]
+
+
+def prior_runs(cfg: BenchmarkConfig, run: InferenceRun) -> list[InferenceRun]:
+    """``run`` once per mission prior of ``cfg`` if its method takes one (the default prior under the run's own
+    name, any other under ``<name>-prior-<prior>``), else as it is."""
+    if not takes_prior(run):
+        return [run]
+    return [
+        run._replace(
+            name=run.name if prior == DEFAULT_MISSION_PRIOR else f"{run.name}-prior-{prior}", mission_prior=prior
+        )
+        for prior in cfg.mission_priors
+    ]
+
+
+def takes_prior(run: InferenceRun) -> bool:
+    """Whether ``run``'s method takes a prior over each agent's missions (ideal, bip, the MCTS row)."""
+    return uses_priors(MethodRun(run.model, run.kwargs))
 
 
 def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int) -> InferenceRun:
     """Simulation inference with the MCTS agent model (our extension): the split's vision-only policies as the
-    search's prior, ``simulations`` steps of search per rollout step, each agent's mission prior from that split."""
+    search's prior, ``simulations`` steps of search per rollout step, the default mission prior (uniform over the
+    scenario's missions; :func:`prior_runs` adds the others)."""
     template = str(cfg.checkpoint("{scenario}", split, "{role}", MCTS_POLICY, model_seed))
     return InferenceRun(
         f"simulation-mcts{simulations}-{split}-seed{model_seed}",
@@ -333,6 +354,14 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun, device_kind: str = "cpu") 
     scored = RunResults.load(path)
     made = ProtocolSettings.from_record(scored.protocol)
     wanted = cfg.scoring(run.key)
+    if takes_prior(run) and scored.mission_prior != run.mission_prior:
+        log.info(
+            "%s was scored with the %s mission prior; scoring it again with %s",
+            path,
+            scored.mission_prior,
+            run.mission_prior,
+        )
+        return False
     if scored.stores_query_probabilities is None:
         log.info("%s predates stored query probabilities; scoring it again", path)
         return False
@@ -361,6 +390,7 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
         tuple(cfg.scenarios),
         job_device(device),
         cfg.precision,
+        run.mission_prior,
     )
     run_method(
         method,
@@ -377,8 +407,10 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
 
 def run_settings(cfg: BenchmarkConfig, run: InferenceRun) -> dict:
     """What the benchmark records in a run's results besides the method's own settings: the data, the preset and,
-    for learned agent models, their split, seed and budget."""
-    recorded = {"dataset": str(cfg.data), "preset": cfg.preset.name}
+    for learned agent models, their split, seed and budget; the true planner as every agent's model, by name."""
+    recorded: dict = {"dataset": str(cfg.data), "preset": cfg.preset.name}
+    if run.agents and all(agent == "planner" for agent in run.agents.values()):
+        recorded["agents"] = run.agents  # the true planner as every agent's model: told the missions
     if run.split is not None:
         recorded.update(train_split=run.split, model_seed=run.model_seed, training_budget=training_budget(cfg))
     return recorded

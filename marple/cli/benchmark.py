@@ -103,6 +103,15 @@ def add_parser(subparsers) -> None:
         f"{', '.join(EVERY_RUN)} (small: all but mcts; paper: all of them; quick: uniform,distance); a run scored with the "
         "cutoff costs less but cannot show the figures without it",
     )
+    parser.add_argument(
+        "--mission-priors",
+        default=None,
+        metavar="PRIORS",
+        help="mission priors of the methods that take one (ideal, bip, the MCTS row), comma-separated: uniform "
+        "(over the scenario's missions; the default), uniform-all (over the ten), labels (PRIVILEGED: each agent's "
+        "training split's mission labels, in the paper's setting its test mission); each prior its own results "
+        "file, labels runs marked in every table",
+    )
     parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
         "--seeds",
@@ -210,6 +219,7 @@ def run_command(args: argparse.Namespace) -> int:
         train_steps=args.train_steps,
         uncut=args.uncut,
         workers=args.workers,
+        mission_priors=args.mission_priors,
         seed=args.seed,
         seeds=args.seeds,
         protocol=protocol_settings(args, seed=args.seed),

@@ -12,6 +12,7 @@ from marple.cli.report import print_warnings
 from marple.evaluation import ModelEvaluation, evaluate_model, score_responses
 from marple.families.expectations import GENERALISATION
 from marple.runner import available_methods
+from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, MISSION_PRIORS
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
 from marple_eval.report import comparison_table
 
@@ -117,8 +118,16 @@ def add_parser(subparsers) -> None:
         "--train-split",
         choices=("in", "ood"),
         default=None,
-        help="the agent models' training split: recorded in the results (the report's split column); for ideal, "
-        "bip and simulation with agent=mcts also the split whose episodes give each agent's mission prior (default: in)",
+        help="the agent models' training split: recorded in the results (the report's split column); with "
+        "--mission-prior labels also the split whose episodes' missions give each agent's prior (default: in)",
+    )
+    parser.add_argument(
+        "--mission-prior",
+        choices=MISSION_PRIORS,
+        default=DEFAULT_MISSION_PRIOR,
+        help="for ideal, bip and simulation with agent=mcts, each agent's prior over its missions: uniform over the "
+        "scenario's missions (the default), uniform-all over the ten, or labels: PRIVILEGED, the mission labels of "
+        "the agent's training split (in the paper's setting, its test mission); recorded in the results",
     )
     parser.add_argument("--out", default=None, help="results file (default: results/<model>.json)")
     parser.add_argument("--no-progress", action="store_true")
@@ -156,6 +165,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             limit=args.limit,
             allow_incomplete=args.allow_incomplete,
             train_split=args.train_split,
+            mission_prior=args.mission_prior,
             out=args.out,
             dry_run=args.dry_run,
             progress=not args.no_progress,

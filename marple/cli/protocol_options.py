@@ -8,6 +8,7 @@ import argparse
 
 from marple.cli.options import float_in, nonnegative_int
 from marple_eval.settings import BUNDLE, DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
+from marple_eval.success import SUCCESS_RULES
 
 
 def cutoff_value(text: str) -> int | None:
@@ -55,8 +56,8 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=tuple(PROTOCOLS),
         default=DEFAULT_PROTOCOL,
-        help="a named bundle of the settings below: paper (the paper's text: softmax, eta 5, margin 0, no cutoff, "
-        "last point T), original (the released code: ratio, margin 5, cutoff 40, last point T-1) or ours "
+        help=f"a named bundle of the settings below: paper (the paper's text: {_bundle_words(PROTOCOLS['paper'])}), "
+        f"original (the released code: {_bundle_words(PROTOCOLS['original'])}) or ours "
         f"({_bundle_words(PROTOCOLS['ours'])}; the default). Each option below changes one of its settings",
     )
     # Unset options leave the bundle's value (SUPPRESS: the attribute is absent unless given).
@@ -82,12 +83,22 @@ def add_protocol_arguments(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="the last evidence point: T (paper's text) or T-1 (original code)",
     )
+    group.add_argument(
+        "--success",
+        choices=SUCCESS_RULES,
+        default=argparse.SUPPRESS,
+        help="what a rollout must do to count: reach the query state itself (query-state, the paper's text) or "
+        "match the query action's (target type, action type) (action-match, the original code); a new run",
+    )
     add_threshold_argument(group)
 
 
 def _bundle_words(bundle: dict) -> str:
     cutoff = "no cutoff" if bundle["cutoff"] is None else f"cutoff {bundle['cutoff']}"
-    return f"{bundle['combine']}, eta {bundle['eta']:g}, margin {bundle['margin']}, {cutoff}, last point {bundle['last_point']}"
+    return (
+        f"{bundle['combine']}, eta {bundle['eta']:g}, margin {bundle['margin']}, {cutoff}, last point "
+        f"{bundle['last_point']}, success by {bundle['success']}"
+    )
 
 
 def protocol_changes(args: argparse.Namespace, keys: tuple[str, ...] | None = None) -> dict:

@@ -9,7 +9,15 @@ from marple.benchmark.ledger import landed, series_dir, table2
 from marple.cli.options import float_in
 from marple.cli.protocol_options import add_cutoff_argument, add_threshold_argument, protocol_changes
 from marple.families.report import family_report, results_family
-from marple_eval.report import comparison_table, detail_table, protocols_table, report_runs, small_group_warnings
+from marple_eval.report import (
+    comparison_table,
+    detail_table,
+    paper_protocols_table,
+    protocols_table,
+    report_runs,
+    seeds_table,
+    small_group_warnings,
+)
 from marple_eval.results import NotRescorable, RunResults
 from marple_eval.settings import PROTOCOLS
 
@@ -107,6 +115,16 @@ def run_report(args: argparse.Namespace) -> int:
     side_cutoff = 40 if args.cutoff is None else args.cutoff
     print(f"\nEvidence needed for {args.threshold[0]:g}, protocols side by side (each run's one scoring):\n")
     print(protocols_table(runs, args.threshold[0], side_cutoff, markdown=not args.text))
+    if args.threshold[0] == 0.8:
+        print(
+            "\nThe paper's Table 2 beside each protocol bundle (each from a run scored at its margin and success rule):\n"
+        )
+        as_scored = report_runs(args.results).runs  # each bundle from the runs as they were scored
+        print(paper_protocols_table(as_scored, 0.8, markdown=not args.text))
+    seeds = seeds_table(runs, args.threshold[0], markdown=not args.text)
+    if seeds:
+        print(f"\nAcross model seeds (evidence for {args.threshold[0]:g}; intervals over seeds and trials):\n")
+        print(seeds)
     print_warnings(runs)
     if args.detail:
         print()

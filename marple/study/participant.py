@@ -41,8 +41,8 @@ def model_participant(
 ) -> Participant:
     """A participant answering like the method ``model``, built, wired and placed by the model runner as
     ``marple evaluate`` runs it (its learned models on a GPU when there is one): ``agents`` as
-    ``marple evaluate --agent`` (ROLE -> model), and ``data`` the dataset whose training split gives each agent's
-    mission prior (ideal, bip)."""
+    ``marple evaluate --agent`` (ROLE -> model), and ``data`` the dataset (ideal, bip and the MCTS agent model
+    start from the default mission prior, uniform over the scenario's missions)."""
     if not np.isfinite(noise) or noise < 0:
         raise ValueError(f"the noise must be a finite number of slider points at least 0, got {noise}")
     run = MethodRun(model, dict(model_args or {}), agents, data)

@@ -15,7 +15,8 @@ mission, whose progress is the mission's; the rollouts' batch tracks each
 rollout's. Only the missions' subgoal lists and the world's rules are known;
 the planner is not, so it applies to houses and agents whose planner it does
 not know. Each agent's resources: its policy (a checkpoint path or a loaded
-policy) and its mission prior from its training split (:class:`BipResources`).
+policy) and its mission prior (:class:`BipResources`: uniform over the
+scenario's missions by default, or the privileged training labels).
 
 ``agent="mcts"`` (our extension) takes both the likelihood and the rollouts
 from the MCTS agent model instead of the bare policy: pi is then the action
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -36,20 +37,22 @@ import numpy as np
 
 from marple_agents.cache import PolicyCache
 from marple_agents.device import kind, resolve_precision
+from marple_agents.search.likelihood import MIN_PROBABILITY
 from marple_agents.search.missions import MissionSearch
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.inference import AGENT_MODELS
 from marple_agents.simulation.mcts import MCTSAgent
-from marple_agents.simulation.rollouts import query_probability
+from marple_agents.simulation.rollouts import query_probabilities, query_probability
 from marple_agents.simulation.worlds import RolloutWorlds
-from marple_eval.evidence import AgentEvidence
-from marple_eval.inverse.base import InversePlanningModel, as_prior
-from marple_eval.inverse.priors import TrainingPriors
+from marple_eval.evidence import AgentEvidence, TrialEvidence
+from marple_eval.inverse.base import InversePlanningModel, ReachTerm, as_prior
+from marple_eval.inverse.priors import MissionPriors
 from marple_eval.protocol import opaque
+from marple_eval.success import SuccessRule
 from marple_gym.episode import EpisodeState
 from marple_gym.missions.batch import DONE_CODES, BatchProgress, MissionTable
-from marple_gym.missions.mission import Mission, Subgoal, get_mission
+from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
@@ -58,9 +61,6 @@ from marple_gym.world.world import World
 
 if TYPE_CHECKING:
     import torch
-
-MIN_PROBABILITY = 1e-6
-"""A floor on a learned policy's action probabilities, so one surprising action does not rule a mission out."""
 
 
 def subgoal_codes(progress: MissionProgress) -> tuple[int, int, int, int]:
@@ -90,21 +90,32 @@ def mission_table(mission: Mission) -> MissionTable:
 
 class MissionPolicyAgent(RolloutAgent):
     """A language-conditioned policy that works through one mission's subgoals, from subgoal ``index`` (where the
-    agent is at tau): the rollouts' batch tracks each rollout's progress, and the policy is given its subgoal.
+    agent is at tau; one index per evidence point when it rolls out several in one batch): the rollouts' batch
+    tracks each rollout's progress, and the policy is given its subgoal.
 
     ``policy`` is a policy or a :class:`~marple_agents.cache.PolicyCache` of one (answers kept across rollouts).
     """
 
-    def __init__(self, policy: Any, mission: Mission, index: int) -> None:
+    groups_starts = True
+
+    def __init__(self, policy: Any, mission: Mission, index: int | Sequence[int]) -> None:
         self.policy = policy
         self.table = mission_table(mission)
-        self.index = index
+        self.indices = [index] if isinstance(index, int) else list(index)
         self.worlds: RolloutWorlds | None = None
 
     def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
+        self.reset_groups(worlds, [evidence], [rng])
+
+    def reset_groups(
+        self, worlds: RolloutWorlds, evidences: Sequence[AgentEvidence], rngs: Sequence[np.random.Generator]
+    ) -> None:
+        groups = worlds.groups
+        if len(groups) != len(self.indices):
+            raise ValueError(f"{len(self.indices)} starting subgoals for a batch of {len(groups)} groups")
         self.worlds = worlds
-        n = len(worlds)
-        worlds.episodes.track(0, BatchProgress(self.table, np.zeros(n, dtype=np.int64), np.full(n, self.index)))
+        index = np.repeat(np.array(self.indices, dtype=np.int64), [g.stop - g.start for g in groups])
+        worlds.episodes.track(0, BatchProgress(self.table, np.zeros(len(index), dtype=np.int64), index))
 
     def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         progress = self.worlds.episodes.progress[0]
@@ -119,6 +130,7 @@ class BipModel(InversePlanningModel):
 
     name = "bip"
     needs_agent_models = True
+    share_rollouts = True  # m rollouts per agent and point, as the simulation rows, their missions by the posterior
 
     def __init__(
         self,
@@ -234,33 +246,66 @@ class BipModel(InversePlanningModel):
     def progress_index(self, agent: AgentEvidence, mission: str) -> int:
         return self.hypotheses(agent)[mission].progress.index
 
-    def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
-    ) -> float:
-        progress = self.hypotheses(agent)[mission].progress
+    def reach_probability(self, agent: AgentEvidence, term: ReachTerm, query: SuccessRule) -> float:
+        rollout_agent = self._rollout_agent(agent.identity, term.mission, [term.index])
+        return query_probability(term.world, rollout_agent, agent, query, term.steps, term.rollouts, term.rng)
+
+    def query_probabilities_at(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
+        """Every evidence point of one trial: each suspect's rollouts of one mission at all its points in one batch
+        (:func:`~marple_agents.simulation.rollouts.query_probabilities`; each point's rows draw from their own
+        generator exactly what they would draw alone, so the answers are :meth:`query_probability`'s)."""
+        if not trials:
+            return []
+        suspects = range(len(trials[0].agents))
+        return list(zip(*(self._suspect_at_points([t.agents[k] for t in trials], trials) for k in suspects)))
+
+    def _suspect_at_points(self, agents: Sequence[AgentEvidence], trials: Sequence[TrialEvidence]) -> list[float]:
+        totals = [0.0] * len(agents)
+        asked: dict[str, list[tuple[int, ReachTerm]]] = {}
+        for k, (agent, trial) in enumerate(zip(agents, trials)):  # ascending tau: each agent's hypotheses extend
+            terms = self.reach_terms(agent, trial)
+            if terms is None:
+                totals[k] = 1.0
+            for term in terms or ():
+                asked.setdefault(term.mission, []).append((k, term))
+        for mission, items in asked.items():
+            ks = [k for k, _ in items]
+            rollout_agent = self._rollout_agent(agents[0].identity, mission, [term.index for _, term in items])
+            reach = query_probabilities(
+                [term.world for _, term in items],
+                rollout_agent,
+                [agents[k] for k in ks],
+                trials[ks[0]].success,
+                [term.steps for _, term in items],
+                [term.rollouts for _, term in items],
+                [term.rng for _, term in items],
+            )
+            for (k, term), p in zip(items, reach):
+                totals[k] += term.weight * p
+        return totals
+
+    def _rollout_agent(self, identity: str, mission: str, indices: list[int]) -> RolloutAgent:
+        """The agent model whose rollouts give P(reach | mission): the policy fed the mission's subgoals, from
+        subgoal ``indices[g]`` in group ``g`` (the MCTS agent model finds where each starts itself)."""
         if self.search is None:
-            cache = self.caches[agent.identity]
-            rollout_agent: RolloutAgent = MissionPolicyAgent(cache, progress.mission, progress.index)
-        else:
-            # Conditioned on m's subgoals, as the likelihood is (not on the intents the simulation agent follows).
-            policy = self.policies[agent.identity]
-            rollout_agent = MCTSAgent(policy, {mission: 1.0}, self.search, use_language=True, mission_subgoals=True)
-        return query_probability(world, rollout_agent, agent, query, steps, self.rollouts, rng)
+            return MissionPolicyAgent(self.caches[identity], get_mission(mission), indices)
+        # Conditioned on m's subgoals, as the likelihood is (not on the intents the simulation agent follows).
+        policy = self.policies[identity]
+        return MCTSAgent(policy, {mission: 1.0}, self.search, use_language=True, mission_subgoals=True)
 
 
 @dataclass(frozen=True)
 class BipResources:
-    """Resources for the protocol: each role's language-conditioned checkpoint (templates with ``{scenario}`` and
-    ``{role}``; one template serves every role) and its mission prior from a training split of ``data``."""
+    """Resources for the protocol: each role's checkpoint (templates with ``{scenario}`` and ``{role}``; one
+    template serves every role) and its mission prior from ``priors`` (a
+    :data:`~marple_eval.inverse.priors.MissionPriors`: uniform, or the privileged training labels)."""
 
     policies: str | Mapping[str, str]
-    data: str
-    split: str = "in"
+    priors: MissionPriors
 
     def __call__(self, scenario: str, role: str) -> dict[str, Any]:
         if isinstance(self.policies, Mapping) and role not in self.policies:
             raise ValueError(f"bip: no policy given for role {role!r} (use --agent {role}=CHECKPOINT)")
         template = self.policies[role] if isinstance(self.policies, Mapping) else self.policies
-        prior = TrainingPriors(self.data, self.split)(scenario, role)
         # By content, like every agent model: a checkpoint's path names the agent's role.
-        return {"policy": opaque(template.format(scenario=scenario, role=role)), "prior": prior}
+        return {"policy": opaque(template.format(scenario=scenario, role=role)), "prior": self.priors(scenario, role)}

@@ -19,9 +19,10 @@ every trial scored in it.
 ``agent="mcts"`` (our extension, not the paper's method) rolls out the
 :class:`~marple_agents.simulation.mcts.MCTSAgent` instead of the plain policy:
 ``simulations`` steps of PUCT search over the true world before each action,
-the learned policy as the prior, the agent's mission prior (from its training
-split) saying what it works on. Its resource per agent is
-``{"policy": checkpoint, "prior": mission prior}``.
+the learned policy as the prior, each rollout's mission drawn from the
+posterior over the agent's missions given its observed actions (from the run's
+mission prior: uniform over the scenario's missions by default). Its resource
+per agent is ``{"policy": checkpoint, "prior": mission prior}``.
 """
 
 from __future__ import annotations
@@ -162,7 +163,7 @@ class SimulationModel(QueryModel):
         answers: list[float] = [1.0] * len(agents)
         todo: list[tuple[int, World, np.random.Generator]] = []
         for k, (agent, trial, (world, outcomes)) in enumerate(zip(agents, trials, _replays(agents))):
-            if any(trial.query.matches(o, world.house) for o in outcomes):
+            if any(trial.success.matches(o, world.house) for o in outcomes):
                 continue
             # Seeded by what was observed, never by the identity: identities are salted per run,
             # and the figures must not depend on the salt.
@@ -172,11 +173,11 @@ class SimulationModel(QueryModel):
         # One batch per query (the evidence points of one trial share theirs), or one per point.
         groups: dict[object, list] = {}
         for item in todo:
-            key = trials[item[0]].query if agent_model.groups_starts else item[0]
+            key = trials[item[0]].success if agent_model.groups_starts else item[0]
             groups.setdefault(key, []).append(item)
         for group in groups.values():
             ks, worlds, rngs = zip(*group)
-            query = trials[ks[0]].query
+            query = trials[ks[0]].success
             steps = [trials[k].steps_left for k in ks]
             evidences = [agents[k] for k in ks]
             found = query_probabilities(worlds, agent_model, evidences, query, steps, self.rollouts, rngs)

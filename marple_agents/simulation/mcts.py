@@ -21,13 +21,20 @@ node's prior is what the policy agent would be asked if the rollout got there
 the mission's current subgoal everywhere (``mission_subgoals``), as its
 likelihood does.
 
-Which mission: each rollout works on one mission of the agent's mission prior
-(from its training split, as for ``bip``), resumed from how far the observed
-actions got in it. The rows of a group are shared out among the missions in
-proportion to the prior (largest remainders, drawing nothing at random), so a
-search with K = 0 draws exactly what the policy agent draws. The rollouts'
-batch tracks each rollout's mission (:meth:`EpisodeBatch.track`) and moves it
-on as it steps; the search reads where each rollout is from there.
+Which mission: each rollout works on one mission, resumed from how far the
+observed actions got in it. The missions come from the agent's mission prior
+(uniform over the scenario's missions by default; the training labels are a
+privileged option, :mod:`marple_eval.inverse.priors`), weighted by how well
+each explains the actions observed to tau under this same agent model: the
+posterior P(m | actions) ~ P(m) prod_t pi_K(a_t | s_t, m), pi_K the search's
+distribution on mission m at the observed step t
+(:mod:`marple_agents.search.likelihood`). The rows of a group are shared out
+among the missions in proportion to that posterior (largest remainders,
+drawing nothing at random). With K = 0 the search is the policy, which does
+not depend on the mission: the posterior is the prior, and the rollouts draw
+exactly what the policy agent draws. The rollouts' batch tracks each rollout's
+mission (:meth:`EpisodeBatch.track`) and moves it on as it steps; the search
+reads where each rollout is from there.
 """
 
 from __future__ import annotations
@@ -38,33 +45,26 @@ from typing import Any
 import numpy as np
 
 from marple_agents.cache import PolicyCache
+from marple_agents.search.likelihood import mission_trace, step_log_likelihoods
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, sample_rows
 from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
+from marple_eval.inverse.base import share_rows
 from marple_gym.episode.batch import BatchStep
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import get_mission
-from marple_gym.planner.planner import follow_history
 from marple_gym.world.batched_state import BatchedState, BatchOutcome
 from marple_gym.world.house_batch import HouseBatch
-
-
-def share_rows(rows: int, weights: Sequence[float]) -> np.ndarray:
-    """(len(weights),) how many of ``rows`` go to each weight: proportional, largest remainders first."""
-    p = np.asarray(weights, dtype=np.float64)
-    exact = rows * p / p.sum()
-    counts = np.floor(exact).astype(np.int64)
-    order = np.argsort(-(exact - counts), kind="stable")
-    counts[order[: rows - counts.sum()]] += 1
-    return counts
+from marple_gym.world.world import World
 
 
 class MCTSAgent(RolloutAgent):
     """A learned policy improved by PUCT search over the true world (see module docs).
 
-    ``preferences``: the agent's mission prior ``{mission: probability}``.
+    ``prior``: the agent's mission prior ``{mission: probability}``; each rollout's mission is drawn in
+    proportion to the posterior given the observed actions (see module docs).
     ``use_language``: the prior is a language-conditioned policy, given what the
     policy agent gives it (the latest intent, then the decoders' subgoals) at
     the root and, carried down by the same rule, at every node; with
@@ -79,7 +79,7 @@ class MCTSAgent(RolloutAgent):
     def __init__(
         self,
         policy: Any,
-        preferences: Mapping[str, float],
+        prior: Mapping[str, float],
         settings: SearchSettings | None = None,
         use_language: bool = False,
         use_audio: bool = False,
@@ -87,10 +87,10 @@ class MCTSAgent(RolloutAgent):
     ) -> None:
         if (use_language or mission_subgoals) and getattr(policy, "conditioning", "vision") != "language":
             raise ValueError("language rollouts need a language-conditioned policy")
-        weights = {m: float(w) for m, w in preferences.items() if w > 0}
+        weights = {m: float(w) for m, w in prior.items() if w > 0}
         if not weights:
-            raise ValueError(f"the MCTS agent model needs a mission prior with a positive weight, got {preferences}")
-        self.preferences = weights
+            raise ValueError(f"the MCTS agent model needs a mission prior with a positive weight, got {prior}")
+        self.prior = weights
         self.table = MissionTable([get_mission(m) for m in weights])
         self.settings = settings or SearchSettings()
         self.policy = policy
@@ -112,15 +112,41 @@ class MCTSAgent(RolloutAgent):
         groups = worlds.groups
         if len(groups) != len(evidences):
             raise ValueError(f"{len(evidences)} evidence points for a batch of {len(groups)} groups")
+        longest = max(evidences, key=lambda e: e.tau)
+        start = longest.world(0)
+        if not all(e.start == longest.start and np.array_equal(e.actions, longest.actions[: e.tau]) for e in evidences):
+            raise ValueError("the evidence points of one batch must be one agent's, of one trial")
+        traces = [mission_trace(start, longest.actions, mission) for mission in self.table.missions]
+        cumulative = self._log_likelihoods(start, longest, traces)
         missions, index = [], []
         for rows, evidence in zip(groups, evidences):
-            counts = share_rows(rows.stop - rows.start, list(self.preferences.values()))
-            start = evidence.world(0)
-            for m, (name, count) in enumerate(zip(self.preferences, counts.tolist())):
+            counts = share_rows(rows.stop - rows.start, self.posterior(cumulative[:, evidence.tau]))
+            for m, count in enumerate(counts.tolist()):
                 missions += [m] * count
-                index += [follow_history(start, evidence.actions, name).progress.index] * count
+                index += [traces[m].indices[evidence.tau]] * count
         worlds.episodes.track(0, BatchProgress(self.table, np.array(missions, dtype=np.int64), np.array(index)))
         self.conditioning.reset(evidences, [g.stop - g.start for g in groups], self._grids)
+
+    def _log_likelihoods(self, start: World, evidence: AgentEvidence, traces: list) -> np.ndarray:
+        """(missions, tau + 1): log P(the first t observed actions | m) for t = 0..tau of ``evidence``. Zero where
+        the likelihood cannot tell the missions apart: one mission, or no search (the policy ignores the mission)."""
+        steps = len(evidence.actions)
+        if len(traces) == 1 or not self.settings.simulations:
+            return np.zeros((len(traces), steps + 1))
+        roots = None
+        if self.conditioning.use_language:  # the search's root prior is given the intent seen at each step
+            roots = np.asarray(evidence.subgoals[:steps], dtype=np.int64).copy()
+            done = np.flatnonzero(roots[:, 0] < 0)
+            if done.size:
+                roots[done] = self.conditioning.decoded(np.asarray(evidence.vision)[done])
+        per_step = step_log_likelihoods(self.search, start, evidence.actions, traces, roots)
+        return np.concatenate([np.zeros((len(traces), 1)), np.cumsum(per_step, axis=1)], axis=1)
+
+    def posterior(self, log_likelihoods: np.ndarray) -> np.ndarray:
+        """(missions,) P(m | actions) from the prior and each mission's log-likelihood (in the table's order)."""
+        logs = np.log(np.array(list(self.prior.values()))) + log_likelihoods
+        weights = np.exp(logs - logs.max())
+        return weights / weights.sum()
 
     def act(self, active: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         active = np.asarray(active)

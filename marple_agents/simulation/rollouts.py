@@ -31,7 +31,7 @@ import numpy as np
 from marple_agents.simulation.agent_models import RolloutAgent
 from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
-from marple_gym.missions.batch import subgoal_reached
+from marple_eval.success import SuccessRule, as_success
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Action
 from marple_gym.world.world import World
@@ -69,12 +69,13 @@ def query_probability(
     world: World,
     agent: RolloutAgent,
     evidence: AgentEvidence,
-    query: Subgoal,
+    query: Subgoal | SuccessRule,
     steps: int,
     rollouts: int,
     rng: np.random.Generator,
 ) -> float:
-    """Fraction of ``rollouts`` in which the agent reaches ``query`` within ``steps`` actions."""
+    """Fraction of ``rollouts`` in which the agent reaches ``query`` within ``steps`` actions (``query``: the
+    protocol's :class:`~marple_eval.success.SuccessRule`, or a query subgoal whose state itself counts)."""
     return query_probabilities([world], agent, [evidence], query, [steps], rollouts, [rng])[0]
 
 
@@ -82,36 +83,36 @@ def query_probabilities(
     worlds: Sequence[World],
     agent: RolloutAgent,
     evidences: Sequence[AgentEvidence],
-    query: Subgoal,
+    query: Subgoal | SuccessRule,
     steps: Sequence[int],
-    rollouts: int,
+    rollouts: int | Sequence[int],
     rngs: Sequence[np.random.Generator],
 ) -> list[float]:
     """:func:`query_probability` for several starts of one agent (its worlds at several evidence points), in one
-    batch; several starts need an agent model that can start groups (:attr:`RolloutAgent.groups_starts`)."""
-    if rollouts <= 0:
-        return [0.0] * len(worlds)
-    # Points with no steps left reach nothing: they take no part (and draw nothing).
-    live = [g for g, s in enumerate(steps) if s > 0]
+    batch, ``rollouts`` from each (or ``rollouts[g]`` from start ``g``); several starts need an agent model that
+    can start groups (:attr:`RolloutAgent.groups_starts`)."""
+    sizes = [rollouts] * len(worlds) if isinstance(rollouts, int) else [int(n) for n in rollouts]
+    # Points with no steps left or no rollouts reach nothing: they take no part (and draw nothing).
+    live = [g for g, (s, n) in enumerate(zip(steps, sizes)) if s > 0 and n > 0]
     answers = [0.0] * len(worlds)
     if not live:
         return answers
     if len(live) > 1 and not agent.groups_starts:
         raise ValueError(f"{type(agent).__name__} cannot roll out several starts in one batch")
-    starts = RolloutWorlds([worlds[g] for g in live], rollouts)
+    starts = RolloutWorlds([worlds[g] for g in live], [sizes[g] for g in live])
     if len(live) == 1:
         agent.reset(starts, evidences[live[0]], rngs[live[0]])
     else:
         agent.reset_groups(starts, [evidences[g] for g in live], [rngs[g] for g in live])
-    budget = np.repeat([steps[g] for g in live], rollouts)
-    hits = _roll_out(starts, agent, query, budget, RowRandom([rngs[g] for g in live], starts.groups))
+    budget = np.repeat([steps[g] for g in live], [sizes[g] for g in live])
+    hits = _roll_out(starts, agent, as_success(query), budget, RowRandom([rngs[g] for g in live], starts.groups))
     for g, count in zip(live, np.add.reduceat(hits, [s.start for s in starts.groups]).tolist()):
-        answers[g] = count / rollouts
+        answers[g] = count / sizes[g]
     return answers
 
 
-def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, query: Subgoal, budget: np.ndarray, draws: RowRandom):
-    """(N,) int: 1 for each rollout row that reached ``query`` within its budget of steps."""
+def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, success: SuccessRule, budget: np.ndarray, draws: RowRandom):
+    """(N,) int: 1 for each rollout row whose steps counted as reaching the query (``success``) within its budget."""
     house, episodes = worlds.house, worlds.episodes
     n = len(episodes)
     actions = np.full(n, IDLE, dtype=np.int64)  # finished rollouts idle: idling changes nothing
@@ -122,7 +123,7 @@ def _roll_out(worlds: RolloutWorlds, agent: RolloutAgent, query: Subgoal, budget
         actions[active] = agent.act(active, draws)
         (step,) = episodes.advance(house, actions, acting=active)  # the rules, then each rollout's progress
         agent.observe(active, step)
-        reached = subgoal_reached(query, house, step.outcome)[active]
+        reached = success.reached(house, step.outcome)[active]
         hits[active[reached]] = 1
         actions[active] = IDLE
         active = active[~reached & (budget[active] > t + 1)]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
+
 from marple_gym.episode.batch import EpisodeBatch
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house_batch import HouseBatch
@@ -18,21 +20,27 @@ from marple_gym.world.world import World
 class RolloutWorlds(Sequence[World]):
     """The rollouts' worlds, views into one batch of episodes (``episodes``, its world ``batch``).
 
-    ``groups[g]`` is the slice of rows that start from ``starts[g]``. A world
+    ``groups[g]`` is the slice of rows that start from ``starts[g]``: ``rollouts`` of them, or ``rollouts[g]``. A world
     (a view into the batch) is made when first asked for: a learned policy reads
     ``batch.grid`` and never needs one.
     """
 
-    def __init__(self, starts: Sequence[World], rollouts: int) -> None:
+    def __init__(self, starts: Sequence[World], rollouts: int | Sequence[int]) -> None:
+        sizes = [rollouts] * len(starts) if isinstance(rollouts, int) else [int(n) for n in rollouts]
         first = starts[0].house
         # The worlds at the evidence points of one agent share one layout; stack houses only if they do not.
         if all(w.house.fingerprint == first.fingerprint for w in starts):
             self.house: HouseBatch = HouseBatch.of(first)
         else:
-            self.house = HouseBatch.of([w.house for w in starts for _ in range(rollouts)])
-        self.episodes = EpisodeBatch.start(BatchedState.stack([w.state for w in starts], repeats=rollouts))
+            self.house = HouseBatch.of([w.house for w, n in zip(starts, sizes) for _ in range(n)])
+        if len(set(sizes)) == 1:
+            stacked = BatchedState.stack([w.state for w in starts], repeats=sizes[0])
+        else:  # groups of several sizes (rollouts shared out among missions)
+            stacked = BatchedState.stack([w.state for w, n in zip(starts, sizes) for _ in range(n)])
+        self.episodes = EpisodeBatch.start(stacked)
         self.batch = self.episodes.world
-        self.groups = tuple(slice(g * rollouts, (g + 1) * rollouts) for g in range(len(starts)))
+        bounds = np.concatenate([[0], np.cumsum(sizes)]).tolist()
+        self.groups = tuple(slice(lo, hi) for lo, hi in zip(bounds, bounds[1:]))
         self._worlds: dict[int, World] = {}
 
     def __len__(self) -> int:

@@ -1,14 +1,22 @@
 """Bayesian inverse planning over missions: what the ideal observer and ``bip`` share.
 
-For each agent, with a prior P(m) over its missions from its training split::
+For each agent, with a prior P(m) over its missions (uniform over the scenario's missions by default, or the
+privileged training labels: :mod:`marple_eval.inverse.priors`)::
 
     P(m | actions to tau)  ~  P(m) * P(actions to tau | m)
     P(query | agent)        =  sum_m P(m | actions) * P(an agent on m, carrying on from tau, reaches the query
                                                       state within the protocol's steps)
 
 Subclasses say how the two factors are computed (:meth:`log_likelihoods`,
-:meth:`reach_probability`); the second is 0, without asking them, for a
-mission that has no subgoal producing the query state left to do. The horizon,
+:meth:`reach_probability`) and how the rollouts are spent: ``rollouts`` for
+every mission (the ideal observer's exact mixture; a mission whose posterior
+weight is below :data:`NEGLIGIBLE_WEIGHT` is not rolled out, since it could add
+no more than that weight), or, with :attr:`InversePlanningModel.share_rollouts`
+(``bip``), ``rollouts`` in all, shared out among the missions in proportion to
+the posterior (largest remainders: draws from the posterior predictive, as the
+simulation rows draw ``rollouts`` per agent). The second factor is not asked
+for a mission that has no subgoal left that can count as reaching the query
+(it is 0). The horizon,
 cutoff and combination rule are the protocol's (``trial.steps_left``,
 ``trial.rules``; the harness applies the cutoff); :data:`ANSWERS` offers two
 more answers for the ceiling.
@@ -21,6 +29,7 @@ import math
 import zlib
 from abc import abstractmethod
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,8 +37,8 @@ import numpy as np
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.priors import MissionPrior
 from marple_eval.methods.base import QueryModel
-from marple_gym.missions.mission import Mission, Subgoal, get_mission
-from marple_gym.missions.scenarios import same_state_change
+from marple_eval.success import SuccessRule
+from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.validation import describe, is_int
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
@@ -45,6 +54,38 @@ With several suspects able to produce the query state, "exactly one did it" igno
 posterior and map answers are then an approximation (the protocol's combination is the paper's rule)."""
 
 
+NEGLIGIBLE_WEIGHT = 1e-3
+"""Missions whose posterior weight is below this are not rolled out: each could add at most its weight to
+P(query | agent), and with a label-free prior an agent's posterior keeps a sliver of weight on missions its actions
+all but rule out (a learned likelihood never says 0)."""
+
+
+@dataclass
+class ReachTerm:
+    """One mission's share of P(query | agent) at one evidence point: its ``weight`` in the mixture, the agent's
+    ``world`` at tau, the ``steps`` left, how many of the mission's subgoals are behind the agent (``index``),
+    how many ``rollouts`` estimate its P(reach) and the generator they draw from."""
+
+    mission: str
+    weight: float
+    world: World
+    steps: int
+    index: int
+    rollouts: int
+    rng: np.random.Generator
+
+
+def share_rows(rows: int, weights: Sequence[float]) -> np.ndarray:
+    """(len(weights),) how many of ``rows`` go to each weight: proportional, largest remainders first (drawing
+    nothing at random)."""
+    p = np.asarray(weights, dtype=np.float64)
+    exact = rows * p / p.sum()
+    counts = np.floor(exact).astype(np.int64)
+    order = np.argsort(-(exact - counts), kind="stable")
+    counts[order[: rows - counts.sum()]] += 1
+    return counts
+
+
 def mission_posterior(prior: Mapping[str, float], log_likelihoods: Mapping[str, float]) -> dict[str, float] | None:
     """P(m | actions) from P(m) and log P(actions | m) (None when no mission of positive prior explains them)."""
     logs = {m: math.log(prior[m]) + ll for m, ll in log_likelihoods.items() if prior.get(m, 0) > 0}
@@ -56,9 +97,9 @@ def mission_posterior(prior: Mapping[str, float], log_likelihoods: Mapping[str, 
     return {m: w / total for m, w in weights.items()}
 
 
-def may_produce(mission: Mission, done: int, query: Subgoal) -> bool:
-    """Does a subgoal from index ``done`` on produce the query state?"""
-    return any(same_state_change(sg, query) for sg in mission.subgoals[done:])
+def may_produce(mission: Mission, done: int, success: SuccessRule) -> bool:
+    """Can a subgoal from index ``done`` on count as reaching the query (``success``, the protocol's rule)?"""
+    return any(success.produced_by(sg) for sg in mission.subgoals[done:])
 
 
 def as_prior(resource: Any, model: str) -> MissionPrior:
@@ -74,6 +115,9 @@ class InversePlanningModel(QueryModel):
     """P(query | agent) as a posterior-weighted mixture over missions (see module docs)."""
 
     modalities = frozenset({VISION})
+    share_rollouts = False
+    """False: ``rollouts`` for every mission of the posterior; True: ``rollouts`` in all, shared out among the
+    missions in proportion to the posterior."""
 
     def __init__(self, rollouts: int, seed: int = 0, answer: str = "protocol") -> None:
         if not is_int(rollouts) or rollouts < 1:  # not 1.5 or true, which int() would make 1
@@ -108,7 +152,7 @@ class InversePlanningModel(QueryModel):
             "rollouts": self.rollouts,
             "seed": self.seed,
             "answer": self.answer,
-            "prior": "mission frequencies of each agent's training split",
+            "prior": "each agent's, given by the run (settings.mission_prior)",
         }
 
     def prior_of(self, agent: AgentEvidence) -> dict[str, float]:
@@ -121,10 +165,9 @@ class InversePlanningModel(QueryModel):
         """log P(the agent's actions to tau | m) for each mission of its prior."""
 
     @abstractmethod
-    def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
-    ) -> float:
-        """P(an agent on ``mission``, carrying on from ``world`` at tau, reaches ``query`` within ``steps``)."""
+    def reach_probability(self, agent: AgentEvidence, term: ReachTerm, query: SuccessRule) -> float:
+        """P(an agent on ``term.mission``, carrying on from ``term.world`` at tau, reaches ``query`` within
+        ``term.steps``), estimated from ``term.rollouts`` rollouts drawing from ``term.rng``."""
 
     @abstractmethod
     def progress_index(self, agent: AgentEvidence, mission: str) -> int:
@@ -145,23 +188,40 @@ class InversePlanningModel(QueryModel):
 
     def query_probability(self, agent: AgentEvidence, trial: TrialEvidence) -> float:
         """P(query | agent, evidence to tau), within the protocol's horizon (see module docs)."""
-        world, outcomes = self.replay(agent)
-        if any(trial.query.matches(o, world.house) for o in outcomes):
+        terms = self.reach_terms(agent, trial)
+        if terms is None:
             return 1.0
+        return sum(term.weight * self.reach_probability(agent, term, trial.success) for term in terms)
+
+    def reach_terms(self, agent: AgentEvidence, trial: TrialEvidence) -> list[ReachTerm] | None:
+        """The missions whose P(reach | m) :meth:`query_probability` needs at this point, with their weights,
+        the world at tau and the generator of their rollouts; None where the evidence already shows the agent
+        reaching the query (then P(query | agent) is 1)."""
+        world, outcomes = self.replay(agent)
+        success = trial.success
+        if any(success.matches(o, world.house) for o in outcomes):
+            return None
         steps = trial.steps_left
-        total = 0.0
-        for mission, weight in self.posterior(agent).items():
-            if weight <= 0 or steps <= 0:
-                continue
-            if not may_produce(get_mission(mission), self.progress_index(agent, mission), trial.query):
+        if steps <= 0:
+            return []
+        posterior = self.posterior(agent)
+        if self.share_rollouts:  # rollouts in all, by the posterior; a share of rollouts weighs its share of them
+            counts = share_rows(self.rollouts, list(posterior.values())).tolist()
+            shares = {m: (c / self.rollouts, c) for m, c in zip(posterior, counts) if c > 0}
+        else:
+            shares = {m: (w, self.rollouts) for m, w in posterior.items() if w >= NEGLIGIBLE_WEIGHT}
+        terms = []
+        for mission, (weight, rollouts) in shares.items():
+            index = self.progress_index(agent, mission)
+            if not may_produce(get_mission(mission), index, success):
                 continue
             # Seeded by what was observed, never by the identity (identities are salted per run).
             first, last = agent.vision[0].tobytes(), agent.vision[-1].tobytes()
             rng = np.random.default_rng(
                 [self.seed, trial.tau, zlib.crc32(first), zlib.crc32(last), zlib.crc32(mission.encode())]
             )
-            total += weight * self.reach_probability(agent, mission, world, trial.query, steps, rng)
-        return total
+            terms.append(ReachTerm(mission, weight, world, steps, index, rollouts, rng))
+        return terms
 
     def predict_all(self, trials: Sequence[TrialEvidence]) -> list[tuple[float, ...]]:
         if self.answer == "protocol":

@@ -20,12 +20,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
-
 from marple_eval.evidence import AgentEvidence
-from marple_eval.inverse.base import InversePlanningModel, as_prior
+from marple_eval.inverse.base import InversePlanningModel, ReachTerm, as_prior
 from marple_eval.inverse.likelihood import MissionTracker
-from marple_gym.missions.mission import Subgoal, get_mission
+from marple_eval.success import SuccessRule
+from marple_gym.missions.mission import get_mission
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -74,11 +73,9 @@ class IdealObserver(InversePlanningModel):
         done = tracker.done or tracker.abandoned
         return len(tracker.mission.subgoals) if done else tracker.progress.index
 
-    def reach_probability(
-        self, agent: AgentEvidence, mission: str, world: World, query: Subgoal, steps: int, rng: np.random.Generator
-    ) -> float:
-        tracker, cache = self.trackers(agent)[mission], self._state(agent)[1]
+    def reach_probability(self, agent: AgentEvidence, term: ReachTerm, query: SuccessRule) -> float:
+        tracker, cache = self.trackers(agent)[term.mission], self._state(agent)[1]
         hits = 0
-        for _ in range(self.rollouts):
-            hits += tracker.continuation(world, rng, cache).reaches(query, steps)
-        return hits / self.rollouts
+        for _ in range(term.rollouts):
+            hits += tracker.continuation(term.world, term.rng, cache).reaches(query, term.steps)
+        return hits / term.rollouts

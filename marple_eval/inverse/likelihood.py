@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from marple_eval.success import SuccessRule
 from marple_gym.episode import AgentStep
 from marple_gym.missions.mission import Mission, Subgoal
 from marple_gym.missions.progress import MissionProgress
@@ -297,7 +298,7 @@ class CachingPlanner(HierarchicalPlanner):
             self.cache[key] = super().plan_request()
         return self.cache[key]
 
-    def reaches(self, query: Subgoal, steps: int) -> bool:
+    def reaches(self, query: SuccessRule, steps: int) -> bool:
         """Does the agent reach ``query`` within ``steps`` actions, taken as :meth:`step` takes them?
 
         After the action that ends a plan the planner plans what comes next before
@@ -361,9 +362,9 @@ class _CarriedOut:
     world_key: bytes
     progress: MissionProgress
     binding: dict[tuple[str, str], int]
-    first_reached: dict[Subgoal, int] = field(default_factory=dict)
+    first_reached: dict[Subgoal | SuccessRule, int] = field(default_factory=dict)
 
-    def reaches_at(self, query: Subgoal, house: House) -> int:
+    def reaches_at(self, query: Subgoal | SuccessRule, house: House) -> int:
         """The index of the first outcome that reaches ``query`` (the number of outcomes if none does)."""
         at = self.first_reached.get(query)
         if at is None:

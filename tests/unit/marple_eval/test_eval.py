@@ -357,8 +357,8 @@ def test_report_sets_in_and_ood_runs_apart_and_details_both_intervals():
     assert cells[:4] == ["sim", "in", "-", "3"]  # no protocol recorded: cutoff unknown
     assert cells[4].startswith("0.88 [") and cells[-3:-1] == ["0.50", "not reached"]
     assert "| sim | ood | - | 3 | 0.88 [" in table
-    assert "| paper: Vision only | in | - | 50 | 0.85 |" in table
-    assert "| paper: Vision only | ood | - | 50 | 0.92 |" in table
+    assert "| paper: Vision only | in | unknown | 50 | 0.85 |" in table
+    assert "| paper: Vision only | ood | unknown | 50 | 0.92 |" in table
     detail = detail_table(runs)
     assert "σ/√n" in detail and "bootstrap 95%" in detail
     # s1 at half the evidence: mean 0.8, sem 0.1, both trials resampled give a bootstrap interval within [0.7, 0.9]

@@ -41,20 +41,25 @@ def test_bench_mcts_writes_the_k_curve_on_a_tiny_benchmark(tmp_path, capsys):
     args += ["--trials", "1", "--simulations", "0,2", "--splits", "in", "--workers", "1", "--no-progress"]
     bench.main(args)
     rows = json.loads((tmp_path / "curve" / "kcurve.json").read_text())
-    assert [(r["kind"], r["split"], r["K"]) for r in rows] == [
-        ("planner", "-", None),
-        ("policy", "in", None),
-        ("mcts", "in", 0),
-        ("mcts", "in", 2),
+    # Both ways: from the label-free prior (the default's) and from the privileged training labels.
+    assert [(r["kind"], r["split"], r["K"], r["prior"]) for r in rows] == [
+        ("planner", "-", None, "-"),
+        ("policy", "in", None, "-"),
+        ("mcts", "in", 0, "uniform"),
+        ("mcts", "in", 2, "uniform"),
+        ("mcts", "in", 0, "labels"),
+        ("mcts", "in", 2, "labels"),
     ]
     assert all(r["trials"] == 1 and r["cpu_s"] is not None for r in rows)  # all scored here, on the one trial
-    policy, k0 = rows[1], rows[2]
-    # K = 0 is the policy exactly: the same answers, so the same evidence, interval and AUC.
-    assert {f: k0[f] for f in ("value", "low", "high", "auc")} == {
-        f: policy[f] for f in ("value", "low", "high", "auc")
-    }
+    policy = rows[1]
+    # K = 0 is the policy exactly, whatever the prior: the same answers, so the same evidence, interval and AUC.
+    for k0 in (rows[2], rows[4]):
+        fields = ("value", "low", "high", "auc", "tau0")
+        assert {f: k0[f] for f in fields} == {f: policy[f] for f in fields}
     table = (tmp_path / "curve" / "kcurve.md").read_text()
-    assert table.count("| MCTS agent model (our extension) | in |") == 2 and "planner (perfect agent models)" in table
+    assert table.count("| MCTS agent model (our extension) | uniform prior | in |") == 2
+    assert table.count("| MCTS agent model (our extension) | label prior, privileged | in |") == 2
+    assert "planner (perfect agent models)" in table
     assert (tmp_path / "curve" / "kcurve.png").read_bytes().startswith(b"\x89PNG")
     results = tmp_path / "bench" / "results"
     assert {p.name for p in results.glob("*.json")} == {
@@ -62,10 +67,12 @@ def test_bench_mcts_writes_the_k_curve_on_a_tiny_benchmark(tmp_path, capsys):
         "simulation-vision-in-seed0.json",
         "simulation-mcts0-in-seed0.json",
         "simulation-mcts2-in-seed0.json",
+        "simulation-mcts0-in-seed0-prior-labels.json",
+        "simulation-mcts2-in-seed0-prior-labels.json",
     }
     # A second call reuses every run scored on these trials: nothing is scored again.
     stamps = {p: p.stat().st_mtime_ns for p in results.glob("*.json")}
     bench.main([*args, "--scored-only"])
     assert stamps == {p: p.stat().st_mtime_ns for p in results.glob("*.json")}
     again = json.loads((tmp_path / "curve" / "kcurve.json").read_text())
-    assert [r["cpu_s"] for r in again] == [None] * 4 and "reused" in capsys.readouterr().out
+    assert [r["cpu_s"] for r in again] == [None] * 6 and "reused" in capsys.readouterr().out

@@ -82,7 +82,8 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     summary = run_benchmark(cfg)
     assert "simulation-vision" in summary and "simulation: perfect agent models" in summary
     assert "ideal observer" in summary  # the ceiling row
-    assert "## cutoff 40" in summary and "## no cutoff" in summary and "Across model seeds" in summary
+    assert "## cutoff 40" in summary and "## no cutoff" in summary
+    assert "## Headline across 2 model seeds" in summary and "| simulation-vision | in | ours | 2 x 2 |" in summary
     assert "fewer than 20 trials, too uncertain to compare: all scenarios pooled (2)" in summary
     assert "0.48" in summary  # the paper's human row for reference
     assert (cfg.out / "figure4.png").stat().st_size > 0
@@ -113,6 +114,10 @@ def test_benchmark_runs_every_stage_and_resumes(pillow_data, tmp_path):
     assert "Protocol: original: horizon T + 5" in text and (original.report_dir / "summary.md").is_file()
     assert RunResults.load(original.results("uniform")).protocol["name"] == "original-cutoff-none"  # TINY's uncut
     assert RunResults.load(original.results("ideal")).protocol["name"] == "original"
+    # The paper's column beside each bundle: this folder's `ours` runs and its `original` runs fill theirs.
+    (ideal_row,) = [line for line in text.splitlines() if line.startswith("| ideal observer | - | 2 | - |")]
+    assert ideal_row.endswith("| new run: --protocol paper |") is False and "new run: --protocol paper" in ideal_row
+    assert "new run: --protocol original" not in ideal_row and "new run: --protocol ours" not in ideal_row
     assert models == {p: p.stat().st_mtime_ns for p in (cfg.out / "models").rglob("policy.pt")}
 
 
@@ -205,15 +210,30 @@ def test_a_preference_scenario_end_to_end(tmp_path, monkeypatch, capsys):
     out = tmp_path / "pref"
     args = ["benchmark", "--scenario", "feed_dog-vs-do_laundry@0.6", "--variants", "language", "--out", str(out)]
     fast = ["--rollouts", "1", "--uncut", "uniform", "--workers", "1", "--no-progress", "--accelerator", "cpu"]
-    assert main([*args, *fast]) == 0
+    assert main([*args, *fast, "--mission-priors", "uniform,labels"]) == 0
     summary = (out / "summary.md").read_text()
     assert "evidence for 0.8 [95% CI] | evidence for 0.6 [95% CI]" in summary
     assert "| feed_dog-vs-do_laundry@0.6 |" in summary
     assert "| ideal observer |" in summary and "| bip | in |" in summary
+    # The privileged prior's runs stand beside the label-free ones, marked as such.
+    assert (
+        "| ideal observer [privileged: label prior] |" in summary
+        and "| bip [privileged: label prior] | in |" in summary
+    )
     # At preference 0.6 the planner with sampled missions is no perfect agent model: the row says what it is.
     assert "simulation: planner agents (mission from the prior)" in summary and "perfect agent models" not in summary
     bip = json.loads((out / "results" / "bip-in-seed0.json").read_text())
-    assert bip["settings"]["train_split"] == "in" and bip["settings"]["mission_priors"]
+    assert bip["settings"]["train_split"] == "in" and bip["settings"]["mission_prior"] == "uniform"
     ideal = json.loads((out / "results" / "ideal.json").read_text())
     prior = ideal["settings"]["mission_priors"]["feed_dog-vs-do_laundry@0.6"]["A"]
-    assert set(prior["probabilities"]) <= {"feed_dog", "do_laundry"} and prior["source"].endswith("train-in/A")
+    assert (
+        prior["probabilities"] == {"do_laundry": 0.5, "feed_dog": 0.5}
+        and not ideal["settings"]["mission_prior_privileged"]
+    )
+    labels = json.loads((out / "results" / "ideal-prior-labels.json").read_text())["settings"]
+    prior = labels["mission_priors"]["feed_dog-vs-do_laundry@0.6"]["A"]
+    assert labels["mission_prior_privileged"] and prior["source"].endswith("train-in/A")
+    assert (
+        json.loads((out / "results" / "bip-in-seed0-prior-labels.json").read_text())["settings"]["mission_prior"]
+        == "labels"
+    )

@@ -14,6 +14,7 @@ from marple_agents import train_policy  # noqa: E402
 from marple_agents.bip import BipModel, BipResources  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
 from marple_eval.evidence import trial_evidence  # noqa: E402
+from marple_eval.inverse import UniformPriors  # noqa: E402
 from marple_eval.protocol import Identities  # noqa: E402
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset  # noqa: E402
 from marple_gym.datasets.dataset import subgoal_codes  # noqa: E402
@@ -108,7 +109,7 @@ def test_bip_is_registered_and_checks_its_resources():
     with pytest.raises(ValueError, match="language-conditioned"):
         model.setup({"agent-x": {"policy": VisionOnly(), "prior": {"feed_dog": 1.0}}})
     with pytest.raises(ValueError, match="role 'B'"):
-        BipResources({"A": "a.pt"}, "data")(SCENARIO, "B")
+        BipResources({"A": "a.pt"}, UniformPriors())(SCENARIO, "B")
 
 
 @pytest.mark.slow
@@ -138,7 +139,7 @@ def test_a_trained_policy_answers_end_to_end(data, tmp_path):
         lambda: BipModel(rollouts=3),
         dataset_episodes(data, [SCENARIO]),
         ProtocolSettings(seed=0),
-        resources=BipResources(template, str(data.root)),
+        resources=BipResources(template, UniformPriors()),
         progress=False,
     )
     assert run.matrix()[:, -1].min() > 0.99  # at tau = T the culprit is seen
@@ -178,10 +179,22 @@ def test_bip_rollouts_reuse_answers_for_repeated_inputs(data, monkeypatch):
     answers, rows = [], []
     for cache in (NoCache, bip.PolicyCache):
         monkeypatch.setattr(bip, "PolicyCache", cache)
-        model, policy = BipModel(rollouts=8), CountingPolicy()
+        model, policy = BipModel(rollouts=20), CountingPolicy()
         ids = setup(model, episode, policy, dict.fromkeys(MISSIONS, 0.5))
         taus = range(episode.horizon)  # up to just before the culprit reaches the query state
         answers.append(model.predict_all([trial_evidence(episode, tau, False, model.modalities, ids) for tau in taus]))
         rows.append(policy.rows)
     assert answers[0] == answers[1] and len(set(answers[0])) > 2  # the same answers, and not all alike
     assert rows[1] < rows[0] / 2
+
+
+def test_all_evidence_points_in_one_batch_give_the_answers_point_by_point(data):
+    """The rollouts of each mission at every evidence point of a trial share one batch; each point draws from its
+    own generator what it would draw alone, so the answers are those of asking point by point."""
+    episode = max(data.whodunit(SCENARIO), key=lambda e: e.horizon)
+    model, policy = BipModel(rollouts=6), CountingPolicy()
+    ids = setup(model, episode, policy, dict.fromkeys(MISSIONS, 0.5))
+    trials = [trial_evidence(episode, tau, False, model.modalities, ids) for tau in range(0, episode.horizon, 3)]
+    batched = model.query_probabilities_at(trials)
+    one_by_one = [tuple(model.query_probability(agent, trial) for agent in trial.agents) for trial in trials]
+    assert batched == one_by_one and len(set(batched)) > 1  # the same answers, and not all alike

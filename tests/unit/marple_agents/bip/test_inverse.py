@@ -18,6 +18,7 @@ from marple_eval.inverse import (
     MissionPrior,
     MissionTracker,
     TrainingPriors,
+    UniformPriors,
     ceiling_violations,
     estimate_prior,
     mission_posterior,
@@ -231,13 +232,20 @@ def test_ceiling_violations_flags_a_method_that_beats_the_ceiling():
         ceiling_violations(ceiling, better[:, :2])
 
 
-def test_cli_scores_ideal_with_training_priors_in_the_results(data, tmp_path):
+def test_cli_scores_ideal_with_a_label_free_prior_unless_the_privileged_one_is_asked_for(data, tmp_path):
     from marple.cli.main import main
 
-    out = tmp_path / "ideal.json"
-    argv = ["evaluate", "--model", "ideal", "--model-arg", "rollouts=5", "--data", str(data.root)]
-    assert main([*argv, "--scenario", "pillow", "--out", str(out), "--no-progress"]) == 0
+    argv = ["evaluate", "--model", "ideal", "--model-arg", "rollouts=5", "--data", str(data.root), "--scenario"]
+    assert main([*argv, "pillow", "--out", str(tmp_path / "ideal.json"), "--no-progress"]) == 0
+    settings = json.loads((tmp_path / "ideal.json").read_text())["settings"]
+    even = {"watch_movie_cozily": 0.5, "watch_news_on_tv": 0.5}
+    assert settings["mission_prior"] == "uniform" and not settings["mission_prior_privileged"]
+    assert settings["mission_priors"]["pillow"]["A"]["probabilities"] == even
+    assert settings["mission_priors"]["pillow"]["B"]["probabilities"] == even  # the same for every agent
+    out = tmp_path / "ideal-labels.json"
+    assert main([*argv, "pillow", "--out", str(out), "--no-progress", "--mission-prior", "labels"]) == 0
     settings = json.loads(out.read_text())["settings"]
+    assert settings["mission_prior"] == "labels" and settings["mission_prior_privileged"]
     assert settings["mission_priors"]["pillow"]["A"]["probabilities"] == {"watch_movie_cozily": 1.0}
 
 
@@ -253,11 +261,20 @@ def test_each_method_is_wired_with_its_resources_in_one_place(data):
     resources, recorded = wired("simulation", {"variant": "vision"}, {"A": "planner", "B": "planner"})
     assert isinstance(resources, AgentResources) and recorded == {}
     resources, recorded = wired("ideal")
-    assert isinstance(resources, TrainingPriors) and resources.split == "in"
-    assert recorded["mission_priors"]["pillow"]["A"]["probabilities"] == {"watch_movie_cozily": 1.0}
+    assert isinstance(resources, UniformPriors) and recorded["mission_prior"] == "uniform"
+    assert recorded["mission_priors"]["pillow"]["A"]["probabilities"] == {
+        "watch_movie_cozily": 0.5,
+        "watch_news_on_tv": 0.5,
+    }
+    resources, recorded = method_resources(
+        MethodRun("ideal", {}, None, data.root, "in", ("pillow",), mission_prior="labels")
+    )
+    assert isinstance(resources, TrainingPriors) and resources.split == "in" and recorded["mission_prior_privileged"]
     for model, model_args in (("bip", {}), ("simulation", {"agent": "mcts"})):
         resources, recorded = wired(model, model_args, {"A": "a.pt", "B": "b.pt"}, split="in")
         assert isinstance(resources, BipResources) and resources.policies == {"A": "a.pt", "B": "b.pt"}
-        assert resources.split == "in" and "mission_priors" in recorded
-    with pytest.raises(ValueError, match="ideal is given each agent's mission prior .* it needs the dataset"):
-        method_resources(MethodRun("ideal", scenarios=("pillow",)))
+        assert isinstance(resources.priors, UniformPriors) and "mission_priors" in recorded
+    # The label-free priors need no dataset; the training labels do.
+    assert isinstance(method_resources(MethodRun("ideal", scenarios=("pillow",)))[0], UniformPriors)
+    with pytest.raises(ValueError, match="training-label prior .* it needs the dataset"):
+        method_resources(MethodRun("ideal", scenarios=("pillow",), mission_prior="labels"))

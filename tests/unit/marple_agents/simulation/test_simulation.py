@@ -89,6 +89,23 @@ def test_rollout_probability_estimates_the_chance_of_reaching_the_query():
     )
 
 
+@pytest.mark.parametrize(("steps", "query_state", "action_match"), [(1, 0.0, 1.0), (2, 1.0, 1.0)])
+def test_rollouts_count_by_the_protocols_success_rule(steps, query_state, action_match):
+    """A light that is on and an agent that always toggles: its first toggle switches the light off (a toggle of
+    a light: the original code's action match), its second switches it on (the query state itself)."""
+    from worlds import make_world
+
+    from marple_eval.success import ActionMatchSuccess, QueryStateSuccess
+
+    world = make_world(furniture=[{"type": "light", "pos": [3, 3], "state": {"toggleable": True}}])
+    toggler = FixedPolicy(np.eye(10)[Action.toggle])
+    found = {}
+    for rule in (QueryStateSuccess(TOGGLE_ON), ActionMatchSuccess(TOGGLE_ON)):
+        rng = np.random.default_rng(0)
+        found[type(rule)] = query_probability(world, PolicyAgent(toggler), evidence_for(world), rule, steps, 20, rng)
+    assert found == {QueryStateSuccess: query_state, ActionMatchSuccess: action_match}
+
+
 def test_audio_refines_only_the_first_action():
     world = light_world()
     policy = FixedPolicy(np.full(10, 0.1))
