@@ -1,7 +1,8 @@
 """The stages of ``marple benchmark``; each resumes (work whose output exists is skipped).
 
-1. **data**: ``marple generate`` for the scenarios (test pairs, train-in and
-   train-ood, so a later run that adds out-of-distribution models resumes);
+1. **data**: ``marple generate`` for the scenarios: the test pairs and the
+   training splits of the preset's agent models (a later run that adds
+   out-of-distribution models adds train-ood to the same dataset);
 2. **models**: a vision-only and a language-conditioned policy for each agent
    (two per scenario, N with N suspects), training split and model seed, each for a fixed number
    of optimizer steps;
@@ -52,7 +53,7 @@ MCTS_POLICY = "vision"
 
 
 def stage_data(cfg: BenchmarkConfig) -> None:
-    splits = ("test", "train-in", "train-ood")
+    splits = ("test", *(f"train-{split}" for split in cfg.preset.splits))
     units = [Unit.scenario(s, cfg.houses) for s in cfg.scenarios]
     spec = DatasetSpec(units, cfg.preset.sizes, cfg.seed, splits=splits)
     report = generate_dataset(spec, cfg.data, workers=cfg.workers, progress=cfg.progress)
