@@ -28,15 +28,15 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing as mp
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
 from marple_agents.simulation.inference import POLICY_OF_VARIANT
 from marple_benchmark.config import BenchmarkConfig, training_budget
-from marple_benchmark.executors import Executor, make_executor
+from marple_benchmark.executors import Executor, LocalExecutor, make_executor
 from marple_benchmark.summary import write_summary
+from marple_benchmark.timings import Timings
 from marple_eval.settings import ProtocolSettings
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
 from marple_gym.missions.scenarios import get_scenario
@@ -299,8 +299,9 @@ def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int
     )
 
 
-def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
-    """Score every run (those without a results file yet); return the results files."""
+def stage_inference(cfg: BenchmarkConfig, timings: Timings | None = None) -> list[Path]:
+    """Score every run (those without a results file yet); return the results files. ``timings``: where each
+    run's time is recorded when the runs are scored one after the other in this process."""
     from marple_eval.protocol import dataset_episodes
     from marple_gym.datasets.dataset import MarpleDataset
 
@@ -308,8 +309,11 @@ def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
     runs = inference_runs(cfg)
     executor = make_executor(cfg.executor, cfg.device, cfg.verbose)
     todo = [run for run in runs if not reusable(cfg, run, executor.kind)]
+    score = functools.partial(score_run, cfg, episodes=episodes)
+    if timings is not None and isinstance(executor, LocalExecutor) and len(executor.slots(len(todo), 1)) == 1:
+        score = functools.partial(timings.timed_run, score)
     # On the CPU one run at a time, its trials over every core; on GPUs one run per device.
-    for _ in executor.run(functools.partial(score_run, cfg, episodes=episodes), todo):
+    for _ in executor.run(score, todo):
         pass
     return [cfg.results(run.name) for run in runs]
 
@@ -382,15 +386,8 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
 def run_benchmark(cfg: BenchmarkConfig) -> str:
     """All stages; returns the summary (also written to ``summary.md`` in :attr:`BenchmarkConfig.report_dir`)."""
     cfg.report_dir.mkdir(parents=True, exist_ok=True)
-    timings: dict[str, float] = {}
-
-    def timed(name: str, stage):
-        start = time.perf_counter()
-        out = stage(cfg)
-        timings[name] = time.perf_counter() - start
-        return out
-
-    timed("data", stage_data)
-    accuracies = timed("models", stage_models)
-    paths = timed("inference", stage_inference)
+    timings = Timings()
+    timings.stage("data", lambda: stage_data(cfg))
+    accuracies = timings.stage("models", lambda: stage_models(cfg))
+    paths = timings.stage("inference", lambda: stage_inference(cfg, timings))
     return write_summary(cfg, paths, timings, accuracies)

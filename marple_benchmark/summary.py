@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from marple_benchmark.config import BenchmarkConfig, training_budget
+from marple_benchmark.timings import Timings
 from marple_eval.metrics import threshold_key
 from marple_eval.report import comparison_table, protocols_table
 from marple_eval.results import RunResults
@@ -155,7 +156,7 @@ def small_groups(runs: list[RunResults]) -> list[str]:
 
 
 def write_summary(
-    cfg: BenchmarkConfig, paths: list[Path], timings: dict[str, float], accuracies: dict[str, float | None]
+    cfg: BenchmarkConfig, paths: list[Path], timings: Timings, accuracies: dict[str, float | None]
 ) -> str:
     """Write ``summary.md``, ``benchmark.json``, ``timings.json`` and ``figure4.png``; return the summary text."""
     from marple_eval.plots import plot_runs
@@ -216,7 +217,7 @@ def write_summary(
         "Agent-model held-out accuracy: "
         + ", ".join(f"{k} {v:.3f}" for k, v in sorted(accuracies.items()) if v is not None),
         "",
-        "Stage times (s, this machine, not a figure): " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()),
+        f"Stage times (s, this machine, not a figure; CPU seconds in brackets): {timings.words()}",
         "",
         f"![accuracy against evidence]({plot.name})",
     ]
@@ -241,7 +242,7 @@ def write_summary(
         "results": [str(p.relative_to(cfg.report_dir)) for p in paths],
     }
     (cfg.report_dir / "benchmark.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    (cfg.report_dir / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
+    (cfg.report_dir / "timings.json").write_text(json.dumps(timings.record(), indent=1) + "\n")
     return text
 
 
