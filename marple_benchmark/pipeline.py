@@ -20,7 +20,9 @@
 The models and inference runs are independent jobs: an executor
 (:mod:`marple_benchmark.executors`) spreads them over this machine's GPUs, one
 job per device, or over a Ray cluster; on the CPU, models train a few at a time
-and each run's trials spread over the cores.
+and the inference runs, one after another, spread their trials over one set of
+worker processes kept for the whole stage (:class:`~marple_eval.workers.TrialWorkers`:
+started once, and what a worker loaded for one run serves the next).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import functools
 import logging
 import multiprocessing as mp
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
@@ -38,6 +41,7 @@ from marple_benchmark.executors import Executor, LocalExecutor, make_executor
 from marple_benchmark.summary import write_summary
 from marple_benchmark.timings import Timings
 from marple_eval.settings import ProtocolSettings
+from marple_eval.workers import TrialWorkers
 from marple_gym.datasets.generate import DatasetSpec, Unit, generate_dataset
 from marple_gym.missions.scenarios import get_scenario
 
@@ -309,12 +313,15 @@ def stage_inference(cfg: BenchmarkConfig, timings: Timings | None = None) -> lis
     runs = inference_runs(cfg)
     executor = make_executor(cfg.executor, cfg.device, cfg.verbose)
     todo = [run for run in runs if not reusable(cfg, run, executor.kind)]
-    score = functools.partial(score_run, cfg, episodes=episodes)
-    if timings is not None and isinstance(executor, LocalExecutor) and len(executor.slots(len(todo), 1)) == 1:
-        score = functools.partial(timings.timed_run, score)
-    # On the CPU one run at a time, its trials over every core; on GPUs one run per device.
-    for _ in executor.run(score, todo):
-        pass
+    here = isinstance(executor, LocalExecutor) and len(executor.slots(len(todo), 1)) == 1
+    # On the CPU one run at a time, its trials over every core, the same worker processes for every run (what
+    # they load serves the next run); on GPUs one run per device.
+    with TrialWorkers(cfg.workers) if here and cfg.workers > 1 and todo else nullcontext() as pool:
+        score = functools.partial(score_run, cfg, episodes=episodes, pool=pool)
+        if timings is not None and here:
+            score = functools.partial(timings.timed_run, score)
+        for _ in executor.run(score, todo):
+            pass
     return [cfg.results(run.name) for run in runs]
 
 
@@ -346,10 +353,12 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun, device_kind: str = "cpu") 
     return False
 
 
-def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, episodes: list) -> Path:
+def score_run(
+    cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, episodes: list, pool: TrialWorkers | None = None
+) -> Path:
     """Score one run of the inference stage on ``episodes`` into its results file, its learned models (if any)
     on ``device``: on a GPU, :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process;
-    on the CPU, its trials spread over ``cfg.workers`` processes."""
+    on the CPU, its trials spread over ``pool`` (or ``cfg.workers`` processes)."""
     from marple_eval.lockstep import TRIALS_IN_FLIGHT
     from marple_eval.models.registry import model_class, takes_argument
     from marple_eval.protocol import evaluate, model_factory
@@ -374,6 +383,7 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
         run_settings=extra,
         resources=resources,
         workers=TRIALS_IN_FLIGHT if on_gpu else cfg.workers,
+        pool=None if on_gpu else pool,
         out=out,
         progress=cfg.progress and mp.parent_process() is None,
     )
