@@ -79,9 +79,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="*", type=Path, help="one or two benchmark output folders")
     parser.add_argument("--run", type=Path, metavar="OUT", help="run the benchmark into OUT first")
-    parser.add_argument("args", nargs=argparse.REMAINDER, help="after --: more `marple benchmark` options")
-    options = parser.parse_args(argv)
-    extra = [a for a in options.args if a != "--"]
+    argv = sys.argv[1:] if argv is None else list(argv)
+    cut = argv.index("--") if "--" in argv else len(argv)  # after --: more `marple benchmark` options
+    options, extra = parser.parse_args(argv[:cut]), argv[cut + 1 :]
+    if extra and options.run is None:
+        parser.error("options after -- go to the benchmark that --run starts")
     if options.run is None and not 1 <= len(options.runs) <= 2:
         parser.error("give one or two run folders, or --run OUT")
     whole = run_benchmark(options.run, extra) if options.run is not None else None
