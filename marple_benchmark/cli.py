@@ -64,8 +64,9 @@ def add_parser(subparsers) -> None:
         type=int_in(0),
         default=None,
         metavar="K",
-        help="simulations per rollout step of the MCTS agent-model row (our extension, with the vision-only "
-        "models as its prior; small: 16; 0: no such row)",
+        help="add the MCTS agent-model row (our extension, with the vision-only models as its prior) with K "
+        "simulations per rollout step, e.g. --mcts 16 (about 330 CPU s more on the small preset; default: 0, no such "
+        "row)",
     )
     parser.add_argument(
         "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 500)"
@@ -82,8 +83,9 @@ def add_parser(subparsers) -> None:
         default=None,
         metavar="RUNS",
         help="runs scored without the cutoff (every cutoff then follows from them), comma-separated from "
-        f"{', '.join(EVERY_RUN)} (small: all but mcts; paper: all of them; quick: uniform,distance); a run scored with the "
-        "cutoff costs less but cannot show the figures without it",
+        f"{', '.join(EVERY_RUN)} (small: uniform,distance,perfect-agent-models,ideal; paper and gpu: all of them; quick: "
+        "uniform,distance); a run scored with the cutoff costs about 60 %% as much but cannot show the figures "
+        "without it",
     )
     parser.add_argument("--seed", type=seed, default=0, help="seed of data, models and inference (default: 0)")
     parser.add_argument(
