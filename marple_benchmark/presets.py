@@ -64,7 +64,8 @@ PRESETS: dict[str, BenchmarkPreset] = {
         # bip) with the cutoff only, which spares the rollouts from early evidence points (to T + margin) and costs
         # about 60 % as much (--uncut adds them). No MCTS row (our extension, about 330 CPU s): --mcts 16 adds it.
         uncut=("uniform", "distance", "perfect-agent-models", "ideal"),
-        estimate="about 10 minutes on 2 idle CPU cores (9 min 14 s measured from a fresh clone, install included; 21 min beside a CI run)",
+        estimate="about 480 CPU seconds (measured from a fresh clone): about 4 minutes of 2 idle CPU cores, 8 of one "
+        "(projected)",
     ),
     "quick": BenchmarkPreset(
         "quick",
