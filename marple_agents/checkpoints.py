@@ -8,8 +8,11 @@ the config and must match the weights exactly.
 
 Reading is strict: the config is checked field by field, and its network size
 against a limit, before anything is built; ``meta`` must be an object; the
-weights must hash to the SHA-256 recorded when they were saved (version 2) and
-be finite. Every problem raises :class:`CheckpointError` naming the file.
+weights must hash to the SHA-256 recorded when they were saved (version 2), be
+finite, and have the names and shapes of the network the config describes; a
+version field that is not this version's (or version 1's, which has no
+checksum) is refused. Every problem raises :class:`CheckpointError` naming the
+file, so that :func:`read_checkpoint` alone tells whether a file will load.
 """
 
 from __future__ import annotations
@@ -109,10 +112,17 @@ def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
         )
     top = Fields(payload, "", message_error(CheckpointError), str(path))
     top.allow(PAYLOAD_KEYS).require("config", "state_dict")
+    if version == 1 and top.has("weights_sha256"):
+        raise top.fail(
+            "version",
+            f"checkpoint version 1 with a weights checksum, which only version {VERSION} writes: the version "
+            "field was changed, or the file is not what it says",
+        )
     top.mapping("config")
     top.mapping("meta", {})
     _check_weights(top)
     check_tables(payload.get("tables"), str(path))
+    _check_fit(read_model_config(payload["config"], str(path)), top)
     return payload
 
 
@@ -148,6 +158,24 @@ def _check_weights(top: Fields) -> None:
     for name, tensor in state_dict.items():
         if tensor.is_floating_point() and not bool(torch.isfinite(tensor).all()):
             raise top.fail(f"state_dict.{name}", "weights are not finite (NaN or infinite values)")
+
+
+def _check_fit(config: ModelConfig, top: Fields) -> None:
+    """The weights are those of the network the config describes, name for name and shape for shape (compared
+    with that network built on PyTorch's meta device: no memory, no time)."""
+    with torch.device("meta"):
+        wanted = {name: tuple(t.shape) for name, t in build_model(config).state_dict().items()}
+    given = {name: tuple(t.shape) for name, t in top.mapping("state_dict").items()}
+    problems = [f"missing {name}" for name in sorted(wanted.keys() - given.keys())]
+    problems += [f"unexpected {name}" for name in sorted(given.keys() - wanted.keys())]
+    problems += [
+        f"{name} is {list(given[name])}, not {list(wanted[name])}"
+        for name in sorted(wanted.keys() & given.keys())
+        if given[name] != wanted[name]
+    ]
+    if problems:
+        shown = "; ".join(problems[:3]) + (f"; and {len(problems) - 3} more" if len(problems) > 3 else "")
+        raise top.fail("state_dict", f"weights do not match the model its config describes: {shown}")
 
 
 def read_model_config(data: Any, file: str) -> ModelConfig:

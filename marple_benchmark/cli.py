@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from marple_agents.device import PRECISIONS
+from marple_agents.search.puct import MAX_SIMULATIONS
 from marple_agents.simulation.inference import VARIANTS
 from marple_benchmark.executors import EXECUTORS
 from marple_benchmark.presets import EVERY_RUN, PRESETS
@@ -23,9 +24,11 @@ def add_parser(subparsers) -> None:
             "Generate the data, train the agent models, run simulation inference for the five scenarios (every "
             "variant), inverse planning (bip, and the ideal observer as the ceiling), and write results, a "
             "Table-2-style summary with intervals and Figure-4-style plots. "
-            f"--preset small (the default) takes {PRESETS['small'].estimate}; --preset gpu (the paper's data, m = 100, "
-            "a model sized for an afternoon on one GPU) and --preset paper (the paper's sizes) print their projected "
-            "time when they start (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
+            "Each run prints what it is expected to take when it starts: a preset's measured time where it is the "
+            "measured run (--preset small, the default, about 480 CPU seconds: under 10 minutes on 2 CPU cores) or a part "
+            "of it, a "
+            "projection for --preset gpu (the paper's data, m = 100, a model sized for an afternoon on one GPU) and "
+            "--preset paper (the paper's sizes) (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
             "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped."
         ),
     )
@@ -61,7 +64,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--rollouts", type=positive_int, default=None, help="Monte Carlo rollouts (preset default)")
     parser.add_argument(
         "--mcts",
-        type=int_in(0),
+        type=int_in(0, MAX_SIMULATIONS),
         default=None,
         metavar="K",
         help="add the MCTS agent-model row (our extension, with the vision-only models as its prior) with K "
@@ -176,7 +179,7 @@ def run_command(args: argparse.Namespace) -> int:
         return 0
     from marple_benchmark.estimate import expected_time
 
-    expected = expected_time(cfg.preset, cfg.scenarios, cfg.variants)
+    expected = expected_time(cfg)
     print(f"marple benchmark ({cfg.preset.name} preset, expected: {expected}) -> {cfg.out}")
     print(run_benchmark(cfg))
     return 0

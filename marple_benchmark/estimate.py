@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from marple_agents.config import preset as model_preset
 from marple_agents.flops import forward_flops, training_flops
@@ -37,6 +37,9 @@ from marple_gym.datasets.generate import PAPER_SIZES, Sizes
 from marple_gym.errors import MarpleError
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario
 from marple_gym.validation import message_error, read_json_file
+
+if TYPE_CHECKING:
+    from marple_benchmark.config import BenchmarkConfig
 
 WORKLOAD = Path(__file__).parent / "data" / "workload.json"
 
@@ -174,18 +177,46 @@ def training_samples(preset: BenchmarkPreset, states: int) -> int:
     return samples
 
 
-def expected_time(
-    preset: BenchmarkPreset,
-    scenarios: tuple[str, ...] = tuple(SCENARIOS),
-    variants: tuple[str, ...] = tuple(POLICY_OF_VARIANT),
-) -> str:
-    """What ``marple benchmark`` says a run takes: the preset's measured time, or a projection from measured
-    speeds and counted work (for the paper's data sizes and scenarios)."""
-    if preset.estimate:
-        return preset.estimate
+def expected_time(cfg: BenchmarkConfig) -> str:
+    """What ``marple benchmark`` says the run ``cfg`` takes: its preset's measured time where this is the measured
+    run (or an upper bound where it is a part of it: fewer scenarios or variants, nothing else changed), else a
+    projection from measured speeds and counted work (at the paper's data sizes), else that it is not known."""
+    measured = cfg.preset.measured
+    if measured is not None:
+        said = f"{measured.time} measured for `{measured.command(cfg.preset.name)}` {measured.conditions}"
+        ran = _measured_run(cfg, measured.options)
+        if _key(cfg) == _key(ran):
+            return said
+        if _part_of(cfg, ran):
+            return f"less than the {said}, of which this run is a part"
     try:
-        now = project(preset, scenarios=scenarios, variants=variants)
-        target = project(preset, mfu=0.45, scenarios=scenarios, variants=variants)
+        now = project(cfg.preset, scenarios=cfg.scenarios, variants=cfg.variants)
+        target = project(cfg.preset, mfu=0.45, scenarios=cfg.scenarios, variants=cfg.variants)
     except (KeyError, ValueError):
-        return "no projection for these sizes and scenarios (docs/gpu.md)"
+        other = (
+            ""
+            if measured is None
+            else f" (the {measured.time} measured were for `{measured.command(cfg.preset.name)}`)"
+        )
+        return f"not measured for this run{other}; no projection for these sizes and scenarios (docs/gpu.md)"
     return f"{now.describe()}; {target.total:.1f} h if training reaches 45 % of the peak (not measured yet)"
+
+
+def _measured_run(cfg: BenchmarkConfig, options: dict[str, Any]) -> BenchmarkConfig:
+    from marple_benchmark.config import BenchmarkConfig
+
+    return BenchmarkConfig.from_options(cfg.preset.name, out=str(cfg.out), **options)
+
+
+def _key(cfg: BenchmarkConfig) -> tuple:
+    """What a run's time depends on besides the machine."""
+    return (cfg.preset, cfg.scenarios, cfg.variants, cfg.houses, cfg.seeds)
+
+
+def _part_of(cfg: BenchmarkConfig, ran: BenchmarkConfig) -> bool:
+    """Whether ``cfg`` does a part of ``ran``'s work and nothing else: some of its scenarios and variants."""
+    return (
+        (cfg.preset, cfg.houses, cfg.seeds) == (ran.preset, ran.houses, ran.seeds)
+        and set(cfg.scenarios) <= set(ran.scenarios)
+        and set(cfg.variants) <= set(ran.variants)
+    )

@@ -12,15 +12,17 @@ it changes no figure: on the CPU both executors write byte-identical
   after the other in this process.
 * :class:`RayExecutor` (``--executor ray``, the ``ray`` extra): each job a Ray
   task with one GPU where the cluster has GPUs, else one CPU; it joins the
-  cluster ``RAY_ADDRESS`` names, or starts one on this machine. Every node
-  needs this package and the benchmark's folder at the same path (a shared
-  file system).
+  cluster ``RAY_ADDRESS`` names, or starts one on this machine that listens
+  on 127.0.0.1 only (:func:`start_local_ray`; Ray's own local cluster would
+  listen on every network interface). Every node needs this package and the
+  benchmark's folder at the same path (a shared file system).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -113,9 +115,13 @@ class RayExecutor(Executor):
     """
 
     def __init__(self, device: str = "auto", verbose: bool = False, **init) -> None:
-        ray = _ray()
-        if not ray.is_initialized():
-            ray.init(**{"log_to_driver": verbose, "include_dashboard": False, **init})
+        options = {"log_to_driver": verbose, "include_dashboard": False, **init}
+        if init.get("address") or os.environ.get("RAY_ADDRESS"):
+            ray = _ray()
+            if not ray.is_initialized():
+                ray.init(**options)
+        else:
+            ray = start_local_ray(**options)
         gpus = int(ray.cluster_resources().get("GPU", 0))
         if device.startswith("cuda") and not gpus:
             raise DeviceError(f"--device {device}: the Ray cluster has no GPU")
@@ -145,6 +151,34 @@ def _ray():
         import ray
     except ModuleNotFoundError:
         raise MarpleError("--executor ray needs Ray: pip install 'marple-gym[ray]'") from None
+    return ray
+
+
+LOOPBACK = "127.0.0.1"
+RAY_LOCAL_ONLY = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch between a cluster and a single machine: at 0 (its default on macOS and Windows) every process of a
+local instance listens on the loopback interface; otherwise Ray replaces a loopback node address with the
+machine's network address. Ray reads it when it is imported."""
+
+
+def start_local_ray(**init):
+    """Ray, with a local cluster of this machine's processes started (unless one is running in this process) that
+    listens and is reached on 127.0.0.1 only; ``init``: more ``ray.init`` arguments (``num_cpus``, ...).
+
+    Raises :class:`MarpleError`, starting nothing, when Ray was imported before with cluster networking on, which
+    would put the local cluster on the network (the error says how to avoid it)."""
+    if "ray" not in sys.modules:  # Ray reads it when it is imported
+        os.environ.setdefault(RAY_LOCAL_ONLY, "0")
+    ray = _ray()
+    if ray.is_initialized():
+        return ray
+    address = ray.util.get_node_ip_address()  # the address a node started now would have
+    if address != LOOPBACK:
+        raise MarpleError(
+            f"Ray's local cluster would listen on {address}, not only on {LOOPBACK}: Ray was imported before with "
+            f"{RAY_LOCAL_ONLY} unset; set {RAY_LOCAL_ONLY}=0 before importing it, or name a cluster with RAY_ADDRESS"
+        )
+    ray.init(address="local", _node_ip_address=LOOPBACK, **init)
     return ray
 
 

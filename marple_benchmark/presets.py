@@ -14,6 +14,24 @@ from marple_gym.datasets.generate import PAPER_SIZES, Sizes
 
 
 @dataclass(frozen=True)
+class MeasuredTime:
+    """How long one run of a preset took: ``marple benchmark --preset NAME`` with ``options`` (the keyword arguments
+    of ``BenchmarkConfig.from_options``; none: the preset's defaults), on the machine ``conditions`` describes. It
+    describes that run only (:func:`marple_benchmark.estimate.expected_time` says when another run may quote it)."""
+
+    time: str
+    conditions: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def command(self, preset: str) -> str:
+        """The measured run's command line."""
+        flags = [
+            f"--{key.replace('_', '-')}" + ("" if value is True else f" {value}") for key, value in self.options.items()
+        ]
+        return " ".join(["marple benchmark", f"--preset {preset}", *flags])
+
+
+@dataclass(frozen=True)
 class BenchmarkPreset:
     """Sizes of one benchmark run."""
 
@@ -31,7 +49,7 @@ class BenchmarkPreset:
     # K of the simulation row whose agent models are the vision-only policies improved by K steps of tree search
     # (our extension, docs/agents.md); 0: no such row.
     mcts: int = 0
-    estimate: str = ""  # a measured time; empty: projected from measured speeds (marple_benchmark.estimate)
+    measured: MeasuredTime | None = None  # None: projected from measured speeds (marple_benchmark.estimate)
 
 
 EVERY_RUN = (
@@ -64,8 +82,11 @@ PRESETS: dict[str, BenchmarkPreset] = {
         # bip) with the cutoff only, which spares the rollouts from early evidence points (to T + margin) and costs
         # about 60 % as much (--uncut adds them). No MCTS row (our extension, about 330 CPU s): --mcts 16 adds it.
         uncut=("uniform", "distance", "perfect-agent-models", "ideal"),
-        estimate="about 480 CPU seconds (measured from a fresh clone): about 4 minutes of 2 idle CPU cores, 8 of one "
-        "(projected)",
+        measured=MeasuredTime(
+            "480 CPU seconds",
+            "from a fresh clone on a 2-core machine shared with other jobs: about 4 minutes of 2 idle CPU cores, 8 of "
+            "one (projected), the install about a minute more",
+        ),
     ),
     "quick": BenchmarkPreset(
         "quick",
@@ -77,7 +98,11 @@ PRESETS: dict[str, BenchmarkPreset] = {
         splits=("in",),
         train={"max_steps": 250},
         uncut=("uniform", "distance"),
-        estimate="about 40 minutes for the four three-suspect shared-house scenarios on 2 CPU cores shared with other jobs",
+        measured=MeasuredTime(
+            "about 40 minutes",
+            "with --workers 2 on 2 CPU cores shared with other jobs",
+            {"suspects": 3, "shared": True},
+        ),
     ),
     "paper": BenchmarkPreset(
         "paper",

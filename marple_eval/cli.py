@@ -281,9 +281,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             dry_run=args.dry_run,
             progress=not args.no_progress,
         )
-        outcome = evaluate_model(request)
-    for note in outcome.notes:
-        print(f"note: {note}", file=sys.stderr)
+        outcome = evaluate_model(request, tell=lambda note: print(f"note: {note}", file=sys.stderr))
     if outcome.summary:
         print(outcome.summary)
     if outcome.run is None:  # a dry run: nothing scored

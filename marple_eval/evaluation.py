@@ -65,10 +65,11 @@ class EvaluationOutcome:
     notes: list[str] = field(default_factory=list)
 
 
-def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
+def evaluate_model(request: ModelEvaluation, tell: Callable[[str], None] = lambda note: None) -> EvaluationOutcome:
     """Score ``request``'s model on its dataset's trials and save the results (or, for a dry run, write the
     requests it would send); raises ValueError (or a :class:`~marple_gym.errors.MarpleError`) naming what is
-    wrong with the request."""
+    wrong with the request. ``tell`` hears each note as it arises, before the run (the command line prints it
+    then, not after a run that may take hours); the outcome holds them all."""
     from marple_eval.llm.client import ledger_totals
     from marple_eval.protocol import AgentResources, dataset_episodes, evaluate, model_factory
     from marple_eval.resources import check_agent_files, model_resources
@@ -81,7 +82,12 @@ def evaluate_model(request: ModelEvaluation) -> EvaluationOutcome:
         raise ValueError(f"{request.data} has no whodunit scenarios (two or more agents) to evaluate")
     target = model_target(request.model)
     notes: list[str] = []
-    model_args = with_device(target, request.model_args, request.device, notes.append)
+
+    def note(text: str) -> None:
+        notes.append(text)
+        tell(text)
+
+    model_args = with_device(target, request.model_args, request.device, note)
     out = request.results_path
     if request.dry_run:
         return dry_run(
@@ -155,7 +161,8 @@ def with_device(
 
     if not takes_argument(target, "device"):
         if device != "auto":
-            note(f"this model runs no learned model; --device {device} does not apply")
+            name = getattr(target, "name", None) or getattr(target, "__name__", "this model")
+            note(f"--device {device} does not apply to model {name!r}: it runs no learned model")
         return model_args
     return {**model_args, "device": resolve_device(str(model_args.get("device", device)))}
 

@@ -17,8 +17,8 @@ from marple_eval.evidence import trial_evidence
 from marple_eval.model_options import parse_agents, parse_model_args
 from marple_eval.models.base import normalise
 from marple_eval.models.registry import make_model
-from marple_eval.protocol import Identities, ProtocolSettings, opaque
-from marple_eval.resources import model_resources
+from marple_eval.protocol import AgentResources, Identities, ProtocolSettings, opaque
+from marple_eval.resources import check_agent_files, model_resources
 from marple_gym.study.simulate import Participant
 from marple_gym.study.trials import Trial
 
@@ -45,6 +45,8 @@ def model_participant(
     def answer(trial: Trial, point: int) -> float:
         episode = trial.episode
         if resources is not None and set_up != [episode.scenario]:
+            if agents:  # the model gets the files by content: a bad one is named here, with its path
+                check_agent_files(AgentResources(agents), [episode.scenario], "--simulate-agent")
             inference.setup({identities(episode.scenario, r): opaque(resources(episode.scenario, r)) for r in "AB"})
             set_up[:] = [episode.scenario]
         roles = ("A", "B") if episode.culprit == 0 else ("B", "A")

@@ -396,7 +396,14 @@ class AgentResources:
         template = self.templates[role]
         if template == "planner":
             return {"planner": get_scenario(scenario).roles[role]}
-        return template.format(scenario=scenario, role=role)
+        try:
+            return template.format(scenario=scenario, role=role)
+        except (KeyError, IndexError, ValueError) as exc:  # {scenaro}, {0}, a lone brace
+            reason = {KeyError: f"no field {{{exc.args[0]}}}", IndexError: "a numbered field"}.get(type(exc), exc)
+            raise ValueError(
+                f"--agent {role}: {template!r} is not a template of {{scenario}} and {{role}} ({reason}; "
+                "write a literal brace as {{ or }})"
+            ) from None
 
 
 def model_factory(name: str, **kwargs: Any) -> ModelFactory:

@@ -63,13 +63,20 @@ def model_resources(
     return builder(dict(agents or {}), str(data), priors.split), recorded
 
 
-def check_agent_files(resources: Resources, scenarios: list[str]) -> None:
+def check_agent_files(resources: Resources, scenarios: list[str], option: str = "--agent") -> None:
     """Every agent checkpoint the run will load exists and reads, before anything is written.
 
     The methods get each file by content, not by name (the name would tell them the role), so their errors
     cannot say which file is bad: each is read here first by the checkpoint readers installed (entry points
-    ``marple.checkpoints``; ``marple_agents`` registers its own), whose errors name it.
+    ``marple.checkpoints``; ``marple_agents`` registers its own), whose errors name it; ``option`` is the command
+    line's name for the agents (``--agent``, ``--simulate-agent``).
     """
+    roles = sorted({role for scenario in scenarios for role in get_scenario(scenario).roles})
+    for role in getattr(resources, "templates", ()):
+        if role not in roles:
+            raise MarpleError(
+                f"{option} {role}: no scenario of this run has a role {role} (their roles: {', '.join(roles)})"
+            )
     readers = [ep.load() for ep in entry_points(group="marple.checkpoints")]
     checked = set()
     for scenario in scenarios:
@@ -78,10 +85,10 @@ def check_agent_files(resources: Resources, scenarios: list[str]) -> None:
             if not isinstance(value, str) or value in checked:
                 continue
             if not Path(value).is_file():
-                raise MarpleError(f"--agent {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
+                raise MarpleError(f"{option} {role}: no such policy checkpoint {value} (for scenario {scenario!r})")
             for read in readers:
                 try:
                     read(value)
                 except MarpleError as exc:
-                    raise MarpleError(f"--agent {role}: {exc}") from None
+                    raise MarpleError(f"{option} {role}: {exc}") from None
             checked.add(value)

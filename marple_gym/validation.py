@@ -26,6 +26,7 @@ import logging
 import math
 import numbers
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -141,6 +142,8 @@ def parse_json(
         position = f"line {exc.lineno}, column {exc.colno}" if not where else f"column {exc.colno}"
         raise error(file, where, f"malformed JSON: {exc.msg} at {position}") from None
     except (ValueError, RecursionError) as exc:
+        if "integer string conversion" in str(exc):  # Python's own words would advise raising its limit
+            exc = f"a number of more than {sys.get_int_max_str_digits()} digits"
         raise error(file, where, f"malformed JSON: {exc}") from None
 
 
@@ -156,7 +159,9 @@ def did_you_mean(name: str, known: Iterable[str]) -> str:
 
 def describe(value: Any) -> str:
     """A short description of a value for messages (large values are cut)."""
-    text = repr(value)
+    if is_int(value) and abs(value).bit_length() > 192:  # a number too long to print (or to repr at all)
+        return f"an integer of about {int(abs(value).bit_length() * math.log10(2)) + 1} digits"
+    text = str(value) if isinstance(value, numbers.Real) else repr(value)  # 5, not numpy's np.int64(5)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -168,7 +173,9 @@ def is_int(value: Any) -> bool:
 
 def is_number(value: Any) -> bool:
     """A finite real number that is not a bool."""
-    return (is_int(value) or isinstance(value, numbers.Real)) and not isinstance(value, bool) and math.isfinite(value)
+    if is_int(value):
+        return True  # finite however large: math.isfinite would overflow converting a 400-digit integer to a float
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
 
 
 class Fields:
@@ -261,7 +268,7 @@ class Fields:
         if not is_int(value):
             raise self.fail(key, f"expected an integer, got {describe(value)}")
         if (low is not None and value < low) or (high is not None and value > high):
-            raise self.fail(key, f"expected an integer {_range(low, high)}, got {value}")
+            raise self.fail(key, f"expected an integer {_range(low, high)}, got {describe(value)}")
 
     def number(self, key: str, default: Any = REQUIRED, low: float | None = None, high: float | None = None) -> Any:
         """A finite number in [low, high] (the default when absent or null)."""
@@ -275,7 +282,7 @@ class Fields:
         if not is_number(value):
             raise self.fail(key, f"expected a finite number, got {describe(value)}")
         if (low is not None and value < low) or (high is not None and value > high):
-            raise self.fail(key, f"expected a number {_range(low, high)}, got {value}")
+            raise self.fail(key, f"expected a number {_range(low, high)}, got {describe(value)}")
 
     def bool(self, key: str, default: Any = REQUIRED) -> Any:
         """true or false (the default when absent or null)."""

@@ -2,8 +2,9 @@
 
 It prints its port on the first line of stdout, logs every request (headers
 and body) as a JSON line, and can fail its first requests, leave them
-unanswered, or refuse a key. What it does depends on the request count only,
-never on the clock.
+unanswered, drip them a byte at a time without end, answer them with given
+bodies (any bytes), or refuse a key. What it does depends on the request count
+only, never on the clock.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import argparse
 import itertools
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -25,7 +27,15 @@ def main() -> None:
     parser.add_argument("--hang", type=int, default=0, help="never answer the first N requests (the client times out)")
     parser.add_argument("--key", default=None, help="refuse requests without this bearer key (401)")
     parser.add_argument("--max-choices", type=int, default=None, help="return at most this many choices")
+    parser.add_argument(
+        "--bodies",
+        default="[]",
+        help="JSON list of 200 bodies for the first requests after --fail (Latin-1: any bytes)",
+    )
+    parser.add_argument("--drip", type=int, default=0, help="drip the first N replies a byte at a time, without end")
+    parser.add_argument("--no-length", action="store_true", help="send no Content-Length (the reply ends at close)")
     args = parser.parse_args()
+    bodies = [b.encode("latin-1") for b in json.loads(args.bodies)]
     answers = itertools.cycle(json.loads(args.answers))
     count = itertools.count()
     arrivals = itertools.count()
@@ -35,11 +45,12 @@ def main() -> None:
         def log_message(self, *_) -> None:  # keep stderr quiet
             pass
 
-        def _send(self, status: int, payload: dict, headers: dict | None = None) -> None:
-            data = json.dumps(payload).encode()
+        def _send(self, status: int, payload: dict | bytes, headers: dict | None = None) -> None:
+            data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
+            if not args.no_length:
+                self.send_header("Content-Length", str(len(data)))
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
             self.end_headers()
@@ -51,19 +62,36 @@ def main() -> None:
                 f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "body": body}) + "\n")
             if self.path != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
-            if next(arrivals) < args.hang:
+            arrival = next(arrivals)
+            if arrival < args.hang:
                 never.wait()  # held open until the server exits: the client's timeout, whatever it is, runs out
                 return
+            if arrival < args.drip:
+                return self._drip()
             if args.key and self.headers.get("Authorization") != f"Bearer {args.key}":
                 return self._send(401, {"error": {"message": "Incorrect API key provided"}})
-            if next(count) < args.fail:
+            answered = next(count)
+            if answered < args.fail:
                 headers = {"Retry-After": args.retry_after} if args.retry_after is not None else {}
                 return self._send(args.fail_status, {"error": {"message": "try later"}}, headers)
+            if answered - args.fail < len(bodies):
+                return self._send(200, bodies[answered - args.fail])
             n = body.get("n", 1) if args.max_choices is None else min(body.get("n", 1), args.max_choices)
             prompt = sum(len(m["content"]) for m in body["messages"]) // 4
             choices = [{"index": i, "message": {"role": "assistant", "content": next(answers)}} for i in range(n)]
             usage = {"prompt_tokens": prompt, "completion_tokens": 7 * n, "total_tokens": prompt + 7 * n}
             self._send(200, {"id": "x", "object": "chat.completion", "choices": choices, "usage": usage})
+
+        def _drip(self) -> None:
+            """A reply without a length, a byte at a time, its JSON padded with spaces until the client hangs up:
+            every read gets a byte in time, so only a bound on the whole request ends it."""
+            start = b'HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n\r\n{"choices": ['
+            try:
+                for byte in itertools.chain(start, itertools.repeat(ord(" "))):
+                    self.wfile.write(bytes([byte]))
+                    time.sleep(0.01)
+            except OSError:
+                pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True  # the hanging handlers do not keep the process alive

@@ -151,6 +151,25 @@ def test_bad_values_are_refused_before_anything_is_built(config, field, reason):
     assert info.value.field == field and reason in info.value.reason
 
 
+@pytest.mark.parametrize(
+    "edit, field, reason",
+    [
+        (lambda g: g.__setitem__("auto", [1]), "Grid.auto", "expected a JSON object, got list"),
+        (lambda g: g.__setitem__("auto", "x"), "Grid.auto", "expected a JSON object, got str"),
+        (lambda g: g.__setitem__("rooms", 5), "Grid.rooms", "expected a JSON object, got int"),
+        (lambda g: g.__setitem__("agents", "two"), "Grid.agents", "expected a JSON object, got str"),
+        (lambda g: g.__setitem__("doors", True), "Grid.doors", "expected a JSON object, got bool"),
+    ],
+)
+def test_a_paper_section_of_the_wrong_type_is_named_with_the_file(edit, field, reason, tmp_path):
+    data = reference()
+    edit(data["Grid"])
+    path = _write(tmp_path / "house.json", data)
+    with pytest.raises(ConfigError) as info:
+        HouseConfig.load(path)
+    assert info.value.field == field and reason in info.value.reason and str(info.value).startswith(f"{path}: ")
+
+
 def test_a_paper_door_state_must_be_open_or_closed():
     data = reference()
     data["Grid"]["doors"]["initial"][0]["state"] = "no"
@@ -414,6 +433,26 @@ def test_a_bad_responses_line_names_the_file_and_line(answer, message, tmp_path)
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize(
+    "answer, message",
+    [
+        ({**ANSWER, "slider": 10**400}, "line 2.slider: expected a number in [0, 100], got an integer of about 401"),
+        ({**ANSWER, "rt_ms": 10**400}, "line 2.rt_ms: expected an integer in [0, 9007199254740991]"),
+        ({**ANSWER, "tau": -(10**400)}, "line 2.tau: expected an integer in [0, 9007199254740991]"),
+        ({**ANSWER, "trial_index": 2**60}, "line 2.trial_index: expected an integer in [0, 9007199254740991]"),
+    ],
+)
+def test_evaluate_responses_names_the_line_of_an_out_of_range_number(answer, message, tmp_path, capsys):
+    from marple_gym.cli.main import main
+
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(SESSION) + "\n" + json.dumps(answer) + "\n")
+    out = tmp_path / "human.json"
+    assert main(["evaluate", "--responses", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}: {message}" in err and "internal error" not in err and not out.exists()
+
+
 # ---- checkpoints ----------------------------------------------------------------------------------------------
 
 
@@ -509,7 +548,8 @@ class Hostile:
         (lambda torch, path, tmp: _with(torch, path, version=True), "version: checkpoint version True"),
         (lambda torch, path, tmp: _with(torch, path, version=2.0), "version: checkpoint version 2.0"),
         (lambda torch, path, tmp: _with(torch, path, version="2"), "version: checkpoint version '2'"),
-        (lambda torch, path, tmp: _with(torch, path, version=3), "version: checkpoint version 3"),
+        (lambda torch, path, tmp: _with(torch, path, version=3), "version: checkpoint version 3; this version of "),
+        (lambda torch, path, tmp: _with(torch, path, version=1), "version: checkpoint version 1 with a weights check"),
     ],
 )
 def test_a_file_that_is_not_our_checkpoint_gets_a_sentence_of_ours_naming_it(checkpoint, tmp_path, write, message):
@@ -543,6 +583,41 @@ def test_evaluate_names_the_agent_file_it_cannot_read_and_writes_nothing(checkpo
     err = capsys.readouterr().err
     assert f"--agent B: {bad}: not a policy checkpoint" in err
     assert listing(tmp_path) == before  # no results, no journal
+
+
+def _config(torch, path: Path, **change) -> None:
+    payload = torch.load(path, weights_only=True)
+    payload["config"].update(change)
+    if "wdith" in change:
+        del payload["config"]["width"]
+    torch.save(payload, path)
+
+
+@pytest.mark.parametrize(
+    "edit, message",
+    [
+        (lambda torch, path: _config(torch, path, wdith=8), "config.wdith: unknown key; did you mean 'width'?"),
+        (lambda torch, path: _config(torch, path, depth="1"), "config.depth: expected an integer, got '1'"),
+        (lambda torch, path: _config(torch, path, depth=0), "config.depth: expected an integer in [1, 256], got 0"),
+        (lambda torch, path: _config(torch, path, width=16), "state_dict: weights do not match the model its config"),
+        (lambda torch, path: _with(torch, path, version=1), "version: checkpoint version 1 with a weights checksum"),
+        (lambda torch, path: _with(torch, path, version=3), "version: checkpoint version 3; this version of"),
+    ],
+)
+def test_evaluate_names_the_checkpoint_file_of_every_error_with_its_template_expanded(
+    checkpoint, dataset, tmp_path, capsys, edit, message
+):
+    from marple_gym.cli.main import main
+
+    torch, good = checkpoint
+    bad = tmp_path / "laundry-A.pt"
+    shutil.copy(good, bad)
+    edit(torch, bad)
+    out = tmp_path / "results" / "run.json"
+    argv = ["evaluate", "--data", str(dataset), "--model", "simulation", "--out", str(out), "--no-progress"]
+    assert main([*argv, "--agent", f"A={tmp_path}/{{scenario}}-A.pt", "--agent", f"B={good}"]) == 2
+    assert f"--agent A: {bad}: {message}" in capsys.readouterr().err
+    assert not out.exists()
 
 
 # ---- the validator itself -------------------------------------------------------------------------------------

@@ -83,6 +83,29 @@ BAD = [
         "--agent A: no such policy checkpoint /nope.pt",
     ),
     (["evaluate", "--data", "nowhere", "--out", "r.json"], "nowhere: no dataset here"),
+    (
+        ["evaluate", "--data", "{D}", "--model", "simulation", "--agent", "C=planner", "--out", "r.json"],
+        "--agent C: no scenario of this run has a role C (their roles: A, B)",
+    ),
+    (
+        ["evaluate", "--data", "{D}", "--model", "simulation", "--agent", "A=p/{scenaro}.pt", "--agent", "B=planner"],
+        "--agent A: 'p/{scenaro}.pt' is not a template of {scenario} and {role} (no field {scenaro}",
+    ),
+    (
+        ["evaluate", "--data", "{D}", "--model", "simulation", "--agent", "A=p/{0}.pt", "--agent", "B=planner"],
+        "--agent A: 'p/{0}.pt' is not a template of {scenario} and {role} (a numbered field",
+    ),
+    (["generate", "--scenario", "laundry", "--config", '{"Grid": {"auto": [1]}}'], "Grid.auto: expected a JSON object"),
+    *(
+        (
+            ["evaluate", "--data", "{D}", "--model", model, "--model-arg", "agent=mcts", "--model-arg", arg],
+            f"simulations must be a whole number from 0 to 4096, got {got}",
+        )
+        for model in ("simulation", "bip")
+        for arg, got in (("simulations=1.5", "1.5"), ("simulations=true", "True"), ("simulations=1e9", "1000000000.0"))
+    ),
+    (["evaluate", "--data", "{D}", "--model", "simulation", "--model-arg", "rollouts=1.5"], "rollouts must be a whole"),
+    (["benchmark", "--mcts", "5000"], "argument --mcts: expected an integer in [0, 4096]"),
     (["report", "nowhere.json"], "nowhere.json: no such results file"),
     (["benchmark", "--trials", "0"], "argument --trials"),
     (["benchmark", "--rollouts", "-1"], "argument --rollouts"),

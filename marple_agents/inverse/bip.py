@@ -130,9 +130,9 @@ class BipModel(InversePlanningModel):
         self.device = resolve_device(device)
         self.precision = resolve_precision(self.device, precision)
         self.agent = agent
-        self.search = SearchSettings(simulations=int(simulations)) if agent == "mcts" else None
+        self.search = SearchSettings(simulations=simulations) if agent == "mcts" else None
         if self.search is not None:
-            self.name = f"bip-mcts{simulations}"
+            self.name = f"bip-mcts{self.search.simulations}"
         self.policies: dict[str, Any] = {}
         self.caches: dict[str, PolicyCache] = {}
 

@@ -44,12 +44,17 @@ from gymnasium import spaces
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from marple_gym.envs.spaces import modality_space
 from marple_gym.evidence.vision import channel_sizes
+from marple_gym.missions.mission import SUBGOAL_NVEC
 from marple_gym.world.assets import DOOR, WALL
-from marple_gym.world.state import CH_FUR, CH_OBJ
+from marple_gym.world.state import CH_FUR, CH_OBJ, NUM_CHANNELS
 
 CH_ROOM = 0
 """The room-type channel of the code array."""
+
+DISCRETE_KEYS = ("direction", "carrying", "audio", "subgoal")
+"""The observation keys of discrete codes besides the image (``Discrete``/``MultiDiscrete`` in the env)."""
 
 SUBGOAL_FIELDS = ("action", "object", "furniture", "room")
 """The order of the ``subgoal`` codes (see :func:`marple_gym.missions.mission.subgoal_codes`)."""
@@ -65,34 +70,55 @@ _BLOCKING = (WALL, DOOR)
 """Furniture codes of the far stream's own planes: where the agent cannot pass, and the ways through."""
 
 
+def stacked_frames(depth: int) -> int:
+    """How many code arrays of :data:`NUM_CHANNELS` channels a ``depth``-channel image holds: 1 for one array
+    (or its first ``depth`` channels), k for k arrays stacked along the channels (SB3's ``VecFrameStack``)."""
+    if depth <= NUM_CHANNELS:
+        return 1
+    if depth % NUM_CHANNELS:
+        raise ValueError(
+            f"a code array has {NUM_CHANNELS} channels, or k * {NUM_CHANNELS} when k frames are stacked "
+            f"(VecFrameStack); got {depth}"
+        )
+    return depth // NUM_CHANNELS
+
+
 class CodeArrayEmbedding(nn.Module):
-    """(B, rows, cols, 8) codes (plus optional extra float planes) -> (B, features): embeddings and a small CNN."""
+    """(B, rows, cols, 8) codes (plus optional extra float planes) -> (B, features): embeddings and a small CNN.
+
+    With ``k`` frames stacked along the channels ((B, rows, cols, k * 8), SB3's ``VecFrameStack``) each frame's
+    cells are embedded with the same table and the k embedded grids go into the CNN side by side.
+    """
 
     def __init__(
         self, shape: tuple[int, int, int], embed_dim: int = 16, channels: int = 32, extra_planes: int = 0
     ) -> None:
         super().__init__()
         rows, cols, depth = shape
-        sizes = channel_sizes()[:depth]
+        self.frames = stacked_frames(depth)
+        sizes = channel_sizes()[: depth // self.frames]
         self.embedding = nn.Embedding(sum(sizes), embed_dim)
         self.register_buffer("offsets", torch.tensor(np.cumsum((0,) + sizes[:-1]), dtype=torch.long), persistent=False)
         self.register_buffer("limits", torch.tensor([s - 1 for s in sizes], dtype=torch.long), persistent=False)
         # the first layer keeps every cell of a small view; large grids are halved twice
         first_stride = 2 if min(rows, cols) > 9 else 1
+        inputs = self.frames * embed_dim + extra_planes
         self.cnn = nn.Sequential(
-            nn.Conv2d(embed_dim + extra_planes, channels, 3, stride=first_stride, padding=1),
+            nn.Conv2d(inputs, channels, 3, stride=first_stride, padding=1),
             nn.ReLU(),
             nn.Conv2d(channels, 2 * channels, 3, stride=2, padding=1),
             nn.ReLU(),
             nn.Flatten(),
         )
         with torch.no_grad():
-            self.out_dim = int(self.cnn(torch.zeros(1, embed_dim + extra_planes, rows, cols)).shape[1])
+            self.out_dim = int(self.cnn(torch.zeros(1, inputs, rows, cols)).shape[1])
 
     def forward(self, codes: torch.Tensor, planes: torch.Tensor | None = None) -> torch.Tensor:
         """Embed ``codes`` (B, rows, cols, depth); ``planes`` (B, extra, rows, cols) join the embedded grid."""
+        batch, rows, cols, _ = codes.shape
+        codes = codes.reshape(batch, rows, cols, self.frames, -1)
         codes = torch.minimum(codes.long().clamp(min=0), self.limits)
-        grid = self.embedding(codes + self.offsets).sum(dim=3).permute(0, 3, 1, 2)
+        grid = self.embedding(codes + self.offsets).sum(dim=4).reshape(batch, rows, cols, -1).permute(0, 3, 1, 2)
         if planes is not None:
             grid = torch.cat([grid, planes], dim=1)
         return self.cnn(grid)
@@ -154,6 +180,42 @@ def near_window(rows: int, cols: int, size: int) -> tuple[slice, slice]:
     return slice(rows - size, rows), slice(middle - size // 2, middle + size // 2 + 1)
 
 
+class CodeOneHot(nn.Module):
+    """(B, n) integer codes, each with its own number of values, -> (B, sum of them) one-hot, field after field:
+    what SB3 makes of a ``MultiDiscrete`` key, for the same codes declared as an integer ``Box``."""
+
+    def __init__(self, sizes: np.ndarray) -> None:
+        super().__init__()
+        sizes = np.asarray(sizes, dtype=np.int64).ravel()
+        self.width = int(sizes.sum())
+        self.register_buffer(
+            "offsets", torch.tensor(np.cumsum(np.r_[0, sizes[:-1]]), dtype=torch.long), persistent=False
+        )
+        self.register_buffer("limits", torch.tensor(sizes - 1, dtype=torch.long), persistent=False)
+
+    def forward(self, codes: torch.Tensor) -> torch.Tensor:
+        codes = torch.minimum(codes.flatten(1).long().clamp(min=0), self.limits)
+        out = torch.zeros(codes.shape[0], self.width, device=codes.device)
+        return out.scatter_(1, codes + self.offsets, 1.0)
+
+
+def code_sizes(key: str, space: spaces.Space) -> np.ndarray | None:
+    """The number of values of each code in an integer ``Box`` of a discrete MARPLE key (``direction``,
+    ``carrying``, ``audio``, ``subgoal`` as ``NumericObservation(env, boxes=True)`` declares them), frame after
+    frame when stacked; None for any other key (flattened as it is).
+
+    Taken from the key's own discrete space, not from the Box's highs: SB3's ``VecFrameStack`` repeats each
+    bound k times in place while it stacks the values frame after frame.
+    """
+    if key not in DISCRETE_KEYS or not (isinstance(space, spaces.Box) and np.issubdtype(space.dtype, np.integer)):
+        return None
+    single = modality_space(key, 1, 1)
+    per_frame = np.atleast_1d(single.n if isinstance(single, spaces.Discrete) else single.nvec)
+    if space.shape[-1] % len(per_frame):
+        raise ValueError(f"{key!r} holds {len(per_frame)} codes per frame, got a Box of shape {space.shape}")
+    return np.tile(per_frame, space.shape[-1] // len(per_frame))
+
+
 class CodeArrayExtractor(BaseFeaturesExtractor):
     """SB3 features extractor: the code array embedded, other keys flattened, then one linear layer.
 
@@ -161,6 +223,12 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
     ``match_subgoal`` adds the subgoal-match planes (see the module docs) where a ``subgoal`` key exists;
     ``near_size`` embeds only the window around the agent of a larger egocentric view and passes the whole
     view as 0/1 planes (see the module docs).
+
+    Frame stacking (SB3's ``VecFrameStack``): an image of k * 8 channels is k code arrays, oldest first; each
+    is embedded and the CNN sees them side by side, while the subgoal-match planes and the far stream describe
+    the newest. A Dict observation stacks only when every key is a ``Box`` (SB3's rule): make it with
+    ``NumericObservation(env, boxes=True)``, whose discrete keys are integer Boxes of their codes; the extractor
+    one-hots them as SB3 one-hots discrete keys, and reads the task from the newest ``subgoal`` codes.
     """
 
     def __init__(
@@ -177,11 +245,14 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
         image = observation_space["image"] if is_dict else observation_space
         if not (isinstance(image, spaces.Box) and len(image.shape) == 3):
             raise ValueError(f"CodeArrayExtractor needs a (rows, cols, channels) code array, got {image}")
-        self.others: list[str] = [k for k in observation_space.spaces if k != "image"] if is_dict else []
-        self._subgoal_sizes: list[int] = []
-        if match_subgoal and "subgoal" in self.others and image.shape[2] > CH_OBJ:
-            self._subgoal_sizes = [int(n) for n in observation_space["subgoal"].nvec]
         rows, cols, depth = image.shape
+        self.depth = depth // stacked_frames(depth)  # channels of one frame
+        self.others: list[str] = [k for k in observation_space.spaces if k != "image"] if is_dict else []
+        sizes = {k: code_sizes(k, observation_space[k]) for k in self.others}
+        self.one_hot = nn.ModuleDict({k: CodeOneHot(n) for k, n in sizes.items() if n is not None})
+        self._subgoal_sizes: list[int] = []
+        if match_subgoal and "subgoal" in self.others and self.depth > CH_OBJ:
+            self._subgoal_sizes = list(SUBGOAL_NVEC)
         self.near: tuple[slice, slice] | None = None
         self.far: PlaneStream | None = None
         if near_size is not None and near_size < max(rows, cols):
@@ -189,7 +260,9 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
             self.far = PlaneStream(len(_BLOCKING) + len(self._matched()), rows, cols)
             rows = cols = near_size
         self.image = CodeArrayEmbedding((rows, cols, depth), embed_dim, channels, extra_planes=len(self._matched()))
-        extra = sum(spaces.flatdim(observation_space[k]) for k in self.others)
+        extra = sum(
+            self.one_hot[k].width if k in self.one_hot else spaces.flatdim(observation_space[k]) for k in self.others
+        )
         far_dim = 0
         if self.far is not None:
             far_dim = self.far.out_dim + (TARGET_FEATURES if self._subgoal_sizes else 0)
@@ -198,15 +271,22 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
     def _matched(self) -> tuple[tuple[int, int], ...]:
         return _MATCHED if self._subgoal_sizes else ()
 
-    def _match_planes(self, codes: torch.Tensor, subgoal: torch.Tensor) -> torch.Tensor:
-        """(B, 3, rows, cols) 0/1 planes: cells whose object, furniture and room codes are the subgoal's."""
+    def _subgoal_codes(self, subgoal: torch.Tensor) -> torch.Tensor:
+        """(B, 4) codes of the current subgoal from the ``subgoal`` key as SB3 hands it over."""
+        if "subgoal" in self.one_hot:  # an integer Box, maybe stacked: the newest frame's codes come last
+            return subgoal[:, -len(SUBGOAL_FIELDS) :].long()
         # SB3 hands MultiDiscrete keys over one-hot, field after field
-        fields = torch.split(subgoal, self._subgoal_sizes, dim=1)
+        return torch.stack([field.argmax(dim=1) for field in torch.split(subgoal, self._subgoal_sizes, dim=1)], dim=1)
+
+    def _match_planes(self, codes: torch.Tensor, subgoal: torch.Tensor) -> torch.Tensor:
+        """(B, 3, rows, cols) 0/1 planes: cells of the newest frame whose object, furniture and room codes are the
+        subgoal's."""
+        newest = codes[..., -self.depth :]
+        wanted = self._subgoal_codes(subgoal)
         planes = []
         for field, channel in self._matched():
-            wanted = fields[field].argmax(dim=1)
-            hit = (codes[..., channel].long() == wanted[:, None, None]) & (wanted > 0)[:, None, None]
-            planes.append(hit)
+            target = wanted[:, field, None, None]
+            planes.append((newest[..., channel].long() == target) & (target > 0))
         return torch.stack(planes, dim=1).float()
 
     def _image_features(self, codes: torch.Tensor, planes: torch.Tensor | None) -> list[torch.Tensor]:
@@ -214,11 +294,15 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
         if self.near is None:
             return [self.image(codes, planes)]
         rows, cols = self.near
-        blocking = torch.stack([codes[..., CH_FUR] == code for code in _BLOCKING], dim=1).float()
+        newest = codes[..., -self.depth :]
+        blocking = torch.stack([newest[..., CH_FUR] == code for code in _BLOCKING], dim=1).float()
         far = blocking if planes is None else torch.cat([blocking, planes], dim=1)
         if planes is None:
             return [self.image(codes[:, rows, cols], None), self.far(far)]
         return [self.image(codes[:, rows, cols], planes[:, :, rows, cols]), self.far(far), target_offsets(planes)]
+
+    def _other(self, key: str, value: torch.Tensor) -> torch.Tensor:
+        return self.one_hot[key](value) if key in self.one_hot else value.flatten(1).float()
 
     def forward(self, observations) -> torch.Tensor:
         if not isinstance(observations, dict):
@@ -226,5 +310,5 @@ class CodeArrayExtractor(BaseFeaturesExtractor):
         codes = observations["image"]
         planes = self._match_planes(codes, observations["subgoal"]) if self._subgoal_sizes else None
         parts = self._image_features(codes, planes)
-        parts += [observations[k].flatten(1).float() for k in self.others]
+        parts += [self._other(k, observations[k]) for k in self.others]
         return self.head(torch.cat(parts, dim=1))

@@ -20,6 +20,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from marple_agents.rl.features import CodeArrayExtractor
+from marple_gym.envs.household import NOT_ACHIEVED
 from marple_gym.envs.rl_wrappers import NumericObservation
 from marple_gym.levels.shaping import SUBGOAL_BONUS, DenseReward
 
@@ -234,7 +235,7 @@ def episode_outcomes(env: gym.Env, act: Callable[[Any], int], episodes: int, see
         subgoals = 0
         while not (terminated or truncated):
             obs, _, terminated, truncated, info = env.step(act(obs))
-            subgoals += info.get("achieved") is not None
+            subgoals += info.get("achieved", NOT_ACHIEVED) != NOT_ACHIEVED
         outcomes.append((bool(terminated), subgoals))
     return outcomes
 

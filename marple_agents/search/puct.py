@@ -29,9 +29,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from marple_gym.validation import describe, is_int
+
 Expand = Callable[[np.ndarray, np.ndarray, int], tuple[np.ndarray, np.ndarray, np.ndarray]]
 """``expand(parent, action, node)``: step every tree from node ``parent[b]`` along ``action[b]`` into slot ``node``;
 return the new nodes' prior (B, A), value estimate (B,) and the step's reward (B,)."""
+
+
+MAX_SIMULATIONS = 4096
+"""The most simulations a search may take per decision: each adds a node (a whole world state) to every tree a
+rollout step searches at once, so memory grows with it; far beyond what the agent models gain from."""
 
 
 @dataclass(frozen=True)
@@ -39,15 +46,19 @@ class SearchSettings:
     """How much and how a search looks ahead."""
 
     simulations: int = 16
-    """K: nodes added to each tree per decision (0: no search, the prior itself)."""
+    """K: nodes added to each tree per decision (0: no search, the prior itself), a whole number up to
+    :data:`MAX_SIMULATIONS`."""
     c_puct: float = 1.25
     """Weight of the prior against the value in the selection rule (AlphaZero's and mctx's default)."""
     discount: float = 0.95
     """Per-step discount of rewards and values: of two ways to the same progress, the shorter one is worth more."""
 
     def __post_init__(self) -> None:
-        if self.simulations < 0:
-            raise ValueError(f"simulations must be 0 or more, got {self.simulations}")
+        if not is_int(self.simulations) or not 0 <= self.simulations <= MAX_SIMULATIONS:  # not 1.5, true or "16"
+            raise ValueError(
+                f"simulations must be a whole number from 0 to {MAX_SIMULATIONS}, got {describe(self.simulations)}"
+            )
+        object.__setattr__(self, "simulations", int(self.simulations))  # a numpy integer is written as a plain one
         if self.c_puct <= 0:
             raise ValueError(f"c_puct must be positive, got {self.c_puct}")
         if not 0.0 < self.discount <= 1.0:

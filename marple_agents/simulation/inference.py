@@ -40,6 +40,7 @@ from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.base import as_prior
 from marple_eval.models.base import QueryModel
+from marple_gym.validation import describe, is_int
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -76,15 +77,17 @@ class SimulationModel(QueryModel):
     ) -> None:
         if variant not in VARIANTS:
             raise ValueError(f"unknown variant {variant!r}; choose from {', '.join(VARIANTS)}")
-        if rollouts < 1:
-            raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+        if not is_int(rollouts) or rollouts < 1:  # not 1.5 or true, which int() would make 1
+            raise ValueError(f"rollouts must be a whole number >= 1, got {describe(rollouts)}")
         if agent not in AGENT_MODELS:
             raise ValueError(f"unknown agent model {agent!r}; choose from {', '.join(AGENT_MODELS)}")
         self.variant = variant
         self.modalities = VARIANTS[variant]
         self.agent = agent
-        self.search = SearchSettings(simulations=int(simulations)) if agent == "mcts" else None
-        self.name = f"simulation-{variant}" if self.search is None else f"simulation-mcts{simulations}-{variant}"
+        self.search = SearchSettings(simulations=simulations) if agent == "mcts" else None
+        self.name = (
+            f"simulation-{variant}" if self.search is None else f"simulation-mcts{self.search.simulations}-{variant}"
+        )
         self.rollouts = int(rollouts)
         self.seed = int(seed)
         self.device = resolve_device(device)

@@ -30,6 +30,7 @@ from marple_eval.inverse.priors import MissionPrior
 from marple_eval.models.base import QueryModel
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.scenarios import same_state_change
+from marple_gym.validation import describe, is_int
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
@@ -75,8 +76,8 @@ class InversePlanningModel(QueryModel):
     modalities = frozenset({VISION})
 
     def __init__(self, rollouts: int, seed: int = 0, answer: str = "protocol") -> None:
-        if rollouts < 1:
-            raise ValueError(f"rollouts must be at least 1, got {rollouts}")
+        if not is_int(rollouts) or rollouts < 1:  # not 1.5 or true, which int() would make 1
+            raise ValueError(f"rollouts must be a whole number >= 1, got {describe(rollouts)}")
         if answer not in ANSWERS:
             raise ValueError(f"answer must be one of {', '.join(ANSWERS)}, got {answer!r}")
         self.rollouts = int(rollouts)

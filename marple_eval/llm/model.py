@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import os
 import zlib
 from pathlib import Path
@@ -27,7 +28,7 @@ import numpy as np
 
 from marple_eval.evidence import VISION, TrialEvidence
 from marple_eval.llm.answers import parse_answer, probabilities
-from marple_eval.llm.client import ChatClient, ClientSettings, LLMError
+from marple_eval.llm.client import MAX_REPLY_BYTES, ChatClient, ClientSettings, LLMError
 from marple_eval.llm.prompts import (
     SCENES,
     SolvedExample,
@@ -39,6 +40,7 @@ from marple_eval.llm.prompts import (
 )
 from marple_eval.models.base import InferenceModel
 from marple_gym.recording.records import WhodunitEpisode
+from marple_gym.validation import describe, is_int, is_number
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +59,21 @@ def _option(value: Any, *env: str, default: Any = None) -> Any:
         if os.environ.get(name):
             return os.environ[name]
     return default
+
+
+def _count(name: str, value: Any, low: int) -> int:
+    """An option that must be a whole number >= ``low`` (not a bool, not 1.5)."""
+    if not is_int(value) or value < low:
+        raise LLMError(f"llm: {name} must be a whole number >= {low}, got {describe(value)}")
+    return int(value)
+
+
+def _number(name: str, value: Any, low: float, high: float = math.inf, above: bool = False) -> float:
+    """An option that must be a finite number from ``low`` (excluded where ``above``) to ``high``."""
+    if not is_number(value) or value < low or value > high or (above and value == low):
+        bounds = f"{'>' if above else '>='} {low:g}" + (f" and <= {high:g}" if high < math.inf else "")
+        raise LLMError(f"llm: {name} must be a finite number {bounds}, got {describe(value)}")
+    return float(value)
 
 
 class LLMModel(InferenceModel):
@@ -81,6 +98,7 @@ class LLMModel(InferenceModel):
         retries: int = 5,
         backoff: float = 1.0,
         timeout: float = 120.0,
+        max_reply_mb: float = MAX_REPLY_BYTES / 2**20,
         price_prompt: float = 0.0,
         price_completion: float = 0.0,
         seed: int = 0,
@@ -93,10 +111,16 @@ class LLMModel(InferenceModel):
             raise LLMError(f"llm: scenes must be one of {', '.join(SCENES)}, got {scenes!r}")
         if shots and not examples:
             raise LLMError("llm: in-context examples come from training data: add --model-arg examples=DATA_DIR")
-        if not (isinstance(n, int) and n >= 1) or not 0 <= float(temperature) <= 2 or int(max_tokens) < 1:
-            raise LLMError(
-                f"llm: need n >= 1, 0 <= temperature <= 2, max_tokens >= 1 (got {n}, {temperature}, {max_tokens})"
-            )
+        n, max_tokens, retries = _count("n", n, 1), _count("max_tokens", max_tokens, 1), _count("retries", retries, 0)
+        temperature, backoff = _number("temperature", temperature, 0, 2), _number("backoff", backoff, 0)
+        timeout, max_reply_mb = (
+            _number("timeout", timeout, 0, above=True),
+            _number("max_reply_mb", max_reply_mb, 0, above=True),
+        )
+        price_prompt, price_completion = (
+            _number("price_prompt", price_prompt, 0),
+            _number("price_completion", price_completion, 0),
+        )
         model = _option(model, "MARPLE_LLM_MODEL")
         api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
         if dry_run is None and not model:
@@ -111,17 +135,18 @@ class LLMModel(InferenceModel):
                 base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
                 model=model or "(none: dry run)",
                 api_key=None if api_key == NO_KEY else api_key,
-                timeout_s=float(timeout),
-                retries=int(retries),
-                backoff_s=float(backoff),
+                timeout_s=timeout,
+                retries=retries,
+                backoff_s=backoff,
                 cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
-                price_prompt=float(price_prompt),
-                price_completion=float(price_completion),
+                price_prompt=price_prompt,
+                price_completion=price_completion,
+                max_reply_bytes=max(1, int(max_reply_mb * 2**20)),
             ),
             dry_run=None if dry_run is None else Path(dry_run),
         )
         self.shots, self.examples, self.examples_split = int(shots), examples, examples_split
-        self.n, self.temperature, self.max_tokens, self.seed = n, float(temperature), int(max_tokens), int(seed)
+        self.n, self.temperature, self.max_tokens, self.seed = n, temperature, max_tokens, int(seed)
         self.scenes = scenes
         self._pairs: dict[str, list[WhodunitEpisode]] = {}
 

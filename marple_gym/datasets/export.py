@@ -189,7 +189,7 @@ def _remove_stale_staging(root: Path) -> None:
     """Staging folders of exports that were killed (their process is gone)."""
     for folder in root.parent.glob(f".{root.name}{STAGING}*"):
         pid = folder.name[len(f".{root.name}{STAGING}") :].partition("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if pid.isascii() and pid.isdigit() and not _alive(int(pid)):  # isdigit alone takes "²", which int refuses
             log.warning("removing %s, left by an export that was stopped", folder)
             shutil.rmtree(folder, ignore_errors=True)
 
@@ -197,7 +197,7 @@ def _remove_stale_staging(root: Path) -> None:
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):  # OverflowError: a number no process id can be
         return False
     except PermissionError:  # another user's process
         return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
+from importlib import resources
 from typing import Any
 
 import gymnasium as gym
@@ -22,6 +23,15 @@ from marple_gym.world.actions import Outcome
 from marple_gym.world.house import House
 from marple_gym.world.sampling import weighted_index
 from marple_gym.world.world import World
+
+DEFAULT_HOUSEHOLD = "data/household.json"
+"""The house config of ``Marple-Household-v0`` made with no mission, preferences or config (package data of
+``marple_gym.envs``): the missions' default 20 x 20 house of up to four rooms, its agent sampling any of the ten
+missions uniformly at each reset (so every house is built for all ten)."""
+
+NOT_ACHIEVED = -1
+"""``info["achieved"]`` on a step that achieves no subgoal (and after ``reset``): every info value keeps one type on
+every step, so Gymnasium's vector envs batch them (they size each key's array from the first sub-env's value)."""
 
 
 def resolve_preferences(
@@ -53,6 +63,13 @@ def resolve_preferences(
     return {name: w / total for name, w in prefs.items() if w > 0}
 
 
+def default_household_config() -> HouseConfig:
+    """The config of :data:`DEFAULT_HOUSEHOLD`, what ``gym.make("Marple-Household-v0")`` builds with no arguments."""
+    source = resources.files("marple_gym.envs").joinpath(DEFAULT_HOUSEHOLD)
+    with resources.as_file(source) as path:
+        return HouseConfig.load(path)
+
+
 def check_view_options(observation_keys: Sequence[str], render_mode: str | None, render_modes: Sequence[str]) -> None:
     """Raise ValueError for an unknown observation key or render mode."""
     unknown = [k for k in observation_keys if k not in OBSERVATION_KEYS]
@@ -76,8 +93,12 @@ class MarpleEnv(MiniGridAPI, gym.Env):
 
     ## Mission Space
     The mission is fixed (``mission="do_laundry"``) or sampled at each reset
-    from ``mission_preferences`` (``{"do_laundry": 0.6, "change_outfit": 0.4}``).
-    The ``mission`` observation is its title, e.g. "do the laundry".
+    from ``mission_preferences`` (``{"do_laundry": 0.6, "change_outfit": 0.4}``)
+    or else from the config's agent's preferences. With none of the three
+    (``gym.make("Marple-Household-v0")``) the env builds the default household,
+    :data:`DEFAULT_HOUSEHOLD`: any of the ten missions, drawn uniformly at each
+    reset, in a house where all ten are feasible. The ``mission`` observation
+    is its title, e.g. "do the laundry".
 
     ## Action Space
     ``Discrete(10)``: 0 turn left, 1 turn right, 2 move forward, 3 pick up, 4 drop,
@@ -94,8 +115,13 @@ class MarpleEnv(MiniGridAPI, gym.Env):
     :mod:`marple_gym.evidence.egocentric`), walls and closed doors hiding what
     is behind them unless ``see_through_walls=True``.
 
-    With ``scene_graph=True`` each ``info`` holds the scene graph (a
-    ``networkx.DiGraph``) of the new state; it costs nothing when off.
+    The ``info`` of every ``reset`` and ``step`` has the same keys, each of one
+    type, so vector envs batch them: ``mission`` (str, the mission's name),
+    ``subgoal`` (int, the index of the subgoal the agent is on), ``achieved``
+    (int, the index of the subgoal the step achieved, or :data:`NOT_ACHIEVED`,
+    -1) and ``action_success`` (bool, False when the action could not apply;
+    True after ``reset``). With ``scene_graph=True`` it also holds the scene
+    graph (a ``networkx.DiGraph``) of the new state; it costs nothing when off.
 
     ## Rewards
     1 when the mission is complete, plus ``subgoal_reward`` for every subgoal
@@ -126,6 +152,8 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         view_size: int | None = None,
         see_through_walls: bool = False,
     ) -> None:
+        if config is None and mission is None and not mission_preferences:
+            config = default_household_config()  # any of the ten missions, in the default house
         self.config = HouseConfig.load(config)
         # a Mission object (a training level's) joins the table of names this env knows
         self._own_missions = {mission.name: mission} if isinstance(mission, Mission) else {}
@@ -265,8 +293,8 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         info: dict[str, Any] = {
             "mission": self.mission.name,
             "subgoal": self.progress.index,
-            "achieved": achieved,
-            "action_success": None if outcome is None else outcome.success,
+            "achieved": NOT_ACHIEVED if achieved is None else int(achieved),
+            "action_success": True if outcome is None else bool(outcome.success),
         }
         if self.with_scene_graph:
             info["scene_graph"] = self.scene_graph()

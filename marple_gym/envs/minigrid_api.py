@@ -63,20 +63,18 @@ class MiniGridAPI:
     def get_frame(self, highlight: bool = True, tile_size: int = 32, agent_pov: bool = False) -> np.ndarray:
         """MiniGrid's ``get_frame``: the house as an RGB image, or with ``agent_pov`` what the agent sees.
 
-        ``agent_pov`` needs the partial view (``view_size``): the picture of that view, the agent facing up
-        (:func:`~marple_gym.rendering.frames.render_view`). ``highlight`` lightens the cells the agent sees; with
-        the full view (no ``view_size``) it sees every cell and nothing is lightened.
+        ``agent_pov`` draws the ``image`` observation: with the partial view (``view_size``) the picture of that
+        view, the agent facing up (:func:`~marple_gym.rendering.frames.render_view`); with the full view (no
+        ``view_size``, the default) the agent sees the whole house as the ``image`` holds it, so the picture is
+        the house, as without ``agent_pov`` (``RGBImgPartialObsWrapper`` then gives ``RGBImgObsWrapper``'s image).
+        ``highlight`` lightens the cells the agent sees; with the full view it sees every cell and nothing is
+        lightened.
         """
         from marple_gym.rendering.frames import highlight_view, render_frame, render_view
 
         world = self._started_world("get_frame()")
         view = self.agent_view_size
-        if agent_pov:
-            if view is None:
-                raise ValueError(
-                    "agent_pov (RGBImgPartialObsWrapper) draws the agent's partial view: "
-                    "make the env with view_size, e.g. gym.make(id, view_size=7)"
-                )
+        if agent_pov and view is not None:
             return render_view(world, view, tile_size, see_through_walls=self.see_through_walls)
         frame = render_frame(world, tile_size)
         if highlight and view is not None:

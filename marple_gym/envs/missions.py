@@ -96,8 +96,10 @@ def _doc(mission: Mission) -> str:
     Its ``subgoal`` codes are {list(mission.subgoals[0].codes)} at the start and all 0 once done.
     ``view_size=v`` turns ``image`` into the agent's egocentric (v, v, 8) view.
 
-    With ``scene_graph=True`` each ``info`` also holds the scene graph (a
-    ``networkx.DiGraph``) of the new state; it costs nothing when off.
+    Each ``info`` holds ``mission``, ``subgoal``, ``achieved`` (the subgoal the
+    step achieved, -1 for none) and ``action_success``, one type per key on
+    every step; with ``scene_graph=True`` also the scene graph (a
+    ``networkx.DiGraph``) of the new state, which costs nothing when off.
 
     ## Rewards
     1 on the step that completes the mission, 0 otherwise (sparse, the default).

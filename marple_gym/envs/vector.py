@@ -19,10 +19,12 @@ observation with reward 0. Sub-envs stay in the house of the last ``reset``.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
@@ -45,8 +47,10 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
     Takes the single env's arguments (``mission``, ``mission_preferences``,
     ``config``, ``max_steps``, ``subgoal_reward``, ``observation_keys``) plus
     ``num_envs``; ``single_observation_space`` and ``single_action_space`` are
-    the single env's. The ``info`` dict holds ``subgoal`` and ``achieved`` (-1:
-    none) and ``action_success`` arrays.
+    the single env's. The ``info`` dict holds the single env's keys
+    (``mission``, ``subgoal``, ``achieved``, -1 for none, and
+    ``action_success``) as arrays, each with its ``_key`` mask, as Gymnasium's
+    vector envs batch infos.
 
     ``copy`` (as Gymnasium's ``SyncVectorEnv``): with True (the default) every
     observation is the caller's own; with False the ``image`` is the batch's
@@ -102,6 +106,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.table = MissionTable(single.missions)
+        self._names = np.array([m.name for m in single.missions], dtype=object)
         self._weights = np.array([single.preferences[m.name] for m in single.missions])
         self.house: House | None = None
         self.start: WorldState | None = None
@@ -109,13 +114,25 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self._restart = np.zeros(self.num_envs, dtype=bool)
 
     # ---- the Gymnasium API ---------------------------------------------------------------------
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
+    def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
+        """Generate one house and start every sub-env's episode in it.
+
+        ``seed`` is an int (the house and sub-env 0 are the single env's with that seed; the other sub-envs'
+        missions come from the same generator), or, as Gymnasium's API allows, one seed per sub-env: the
+        house is then the first seed's, and each sub-env's mission is the one the single env draws with its
+        own seed (None: drawn from the env's generator).
+        """
+        seeds = self._seed_list(seed)
+        super().reset(seed=seeds[0] if seeds is not None else seed)
         # Draw sub-env 0's mission before the house, as the single env does: with one seed, sub-env 0 is its episode.
         first = self._sample_missions(1)
         world = generate_world(self._single.config, self.np_random, self._single.missions)
         self.house, self.start = world.house, world.state
-        missions = np.concatenate([first, self._sample_missions(self.num_envs - 1)])
+        if seeds is None:
+            others = self._sample_missions(self.num_envs - 1)
+        else:
+            others = [self._sample_missions(1, None if s is None else seeding.np_random(s)[0])[0] for s in seeds[1:]]
+        missions = np.concatenate([first, np.asarray(others, dtype=np.int64)])
         self.episodes = EpisodeBatch.start(BatchedState.repeat(world.state, self.num_envs), self.table, (missions,))
         self._restart[:] = False
         n = self.num_envs
@@ -170,16 +187,35 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self._single.close()
 
     # ---- helpers -------------------------------------------------------------------------------
-    def _sample_missions(self, n: int) -> np.ndarray:
+    def _seed_list(self, seed: int | Sequence[int | None] | None) -> list[int | None] | None:
+        """A list of per-sub-env seeds checked against ``num_envs``; None for an int seed or none."""
+        if seed is None or isinstance(seed, int | np.integer):
+            return None
+        seeds = list(seed)
+        if len(seeds) != self.num_envs:
+            raise ValueError(f"a list of seeds needs one per sub-env ({self.num_envs}), got {len(seeds)}")
+        return seeds
+
+    def _sample_missions(self, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
+        rng = self.np_random if rng is None else rng
         if n == 1:  # one draw exactly as the single env makes it, so both consume the generator alike
-            return np.array([self.np_random.choice(len(self._weights), p=self._weights)])
-        return self.np_random.choice(len(self._weights), size=n, p=self._weights)
+            return np.array([rng.choice(len(self._weights), p=self._weights)])
+        return rng.choice(len(self._weights), size=n, p=self._weights)
 
     def _observation(self) -> dict[str, Any]:
         return self.episodes.observe(self.house, 0, self.observation_keys, copy=self.copy)
 
     def _info(self, achieved: np.ndarray, success: np.ndarray) -> dict[str, Any]:
-        return {"subgoal": self.progress.index.copy(), "achieved": achieved, "action_success": success}
+        """The single env's info keys batched as Gymnasium's vector envs batch them: an array per key and its
+        ``_key`` mask (every sub-env has every key)."""
+        values = {
+            "mission": self._names[self.progress.mission],
+            "subgoal": self.progress.index.copy(),
+            "achieved": achieved,
+            "action_success": np.asarray(success, dtype=bool),
+        }
+        masks = {f"_{key}": np.ones(self.num_envs, dtype=bool) for key in values}
+        return {**values, **masks}
 
 
 def _make_class(mission: str) -> type[MarpleVectorEnv]:

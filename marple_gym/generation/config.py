@@ -444,8 +444,11 @@ def _read(spec: type, f: Fields, paper: bool) -> Any:
     allowed = _allowed(spec, paper)
     f.allow(allowed[""])
     for outer, keys in allowed.items():
-        if outer and isinstance(f.get(outer), Mapping):
+        section = f.get(outer) if outer else None
+        if isinstance(section, Mapping):
             _nested(f.fields(outer), keys)
+        elif section is not None and not (isinstance(section, list) and "initial" in keys):  # a block may be a list
+            raise f.fail(outer, f"expected a JSON object, got {type(section).__name__}")
     if paper and spec is AgentSpec:
         _check_paper_agent(f)
     kinds = _kinds(spec)

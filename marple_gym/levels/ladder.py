@@ -30,7 +30,7 @@ import gymnasium as gym
 
 from marple_gym.envs.household import MarpleEnv
 from marple_gym.envs.registration import register
-from marple_gym.evidence.language import intent
+from marple_gym.evidence.language import intent, word
 from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.mission import MISSIONS, Mission, Subgoal
 from marple_gym.world.actions import Action
@@ -119,8 +119,12 @@ class Level:
 
 def _task_mission(subgoals: tuple[Subgoal, ...]) -> Mission:
     name = "+".join(sg.name for sg in subgoals)
-    title = " and then ".join(intent(sg)[len("I am going to ") : -1] for sg in subgoals)
-    return Mission(name, title, subgoals, query=len(subgoals) - 1)
+    phrases = [intent(sg)[len("I am going to ") : -1] for sg in subgoals]
+    rooms = {sg.room for sg in subgoals}
+    if len(subgoals) > 1 and len(rooms) == 1:  # the room once, at the end: a title of MiniGrid's 96 characters
+        room = f" in the {word(subgoals[0].room)}"
+        phrases = [p.removesuffix(room) for p in phrases[:-1]] + phrases[-1:]
+    return Mission(name, " and then ".join(phrases), subgoals, query=len(subgoals) - 1)
 
 
 def _short(mission: Mission) -> Mission:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from marple_gym.envs.household import NOT_ACHIEVED
 from marple_gym.evidence.egocentric import DIR_VEC
 from marple_gym.missions.feasibility import target_cells
 from marple_gym.world.assets import DOOR
@@ -114,13 +115,16 @@ SUBGOAL_BONUS = 0.1
 """``DenseReward``'s default reward per achieved subgoal (a tenth of the mission's reward)."""
 
 
-class DenseReward(gym.Wrapper):
+class DenseReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Subgoal bonuses and potential-based distance shaping on top of the env's reward (see module docs)."""
 
     def __init__(
         self, env: gym.Env, subgoal_bonus: float = SUBGOAL_BONUS, distance_weight: float = 0.5, gamma: float = 0.99
     ) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(
+            self, subgoal_bonus=subgoal_bonus, distance_weight=distance_weight, gamma=gamma
+        )
+        gym.Wrapper.__init__(self, env)
         if not 0.0 < gamma <= 1.0:
             raise ValueError(f"gamma must be in (0, 1], got {gamma}")
         self.subgoal_bonus = float(subgoal_bonus)
@@ -170,7 +174,7 @@ class DenseReward(gym.Wrapper):
         obs, reward, terminated, truncated, info = self.env.step(action)
         potential = 0.0 if terminated else self.potential()
         reward += self.gamma * potential - self._potential
-        if info.get("achieved") is not None:
+        if info["achieved"] != NOT_ACHIEVED:
             reward += self.subgoal_bonus
         self._potential = potential
         return obs, float(reward), terminated, truncated, info

@@ -1,7 +1,8 @@
 """Many agents in one house: a PettingZoo environment and the planner in a shared house.
 
 * :func:`parallel_env` / :func:`env`: the PettingZoo Parallel and AEC environments
-  (:class:`~marple_gym.multiagent.environment.MarpleParallelEnv`; needs the ``multiagent`` extra).
+  (:class:`~marple_gym.multiagent.environment.MarpleParallelEnv`,
+  :class:`~marple_gym.multiagent.environment.MarpleAECEnv`; need the ``multiagent`` extra).
 * :func:`generate_shared_episode` / :func:`run_shared_episode`: N hierarchical planners
   acting together, every agent's actions and evidence recorded in one
   :class:`SharedEpisode` (numpy only, no PettingZoo needed; they live in
@@ -20,6 +21,7 @@ from marple_gym.recording.shared_house import (
 )
 
 __all__ = [
+    "MarpleAECEnv",
     "MarpleParallelEnv",
     "SharedEpisode",
     "env",
@@ -29,7 +31,7 @@ __all__ = [
     "shared_house_config",
 ]
 
-_ENV_NAMES = ("MarpleParallelEnv", "env", "parallel_env")
+_ENV_NAMES = ("MarpleAECEnv", "MarpleParallelEnv", "env", "parallel_env")
 
 
 def __getattr__(name: str) -> Any:

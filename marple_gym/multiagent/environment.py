@@ -11,9 +11,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv, ParallelEnv
-from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.conversions import parallel_to_aec_wrapper
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
-from marple_gym.envs.household import check_view_options, resolve_preferences
+from marple_gym.envs.household import NOT_ACHIEVED, check_view_options, resolve_preferences
 from marple_gym.envs.registration import MAX_EPISODE_STEPS
 from marple_gym.envs.spaces import action_index, action_space, observation_space
 from marple_gym.episode.observe import OBSERVATION_KEYS, TEXT_KEYS, observe
@@ -268,8 +269,8 @@ class MarpleParallelEnv(ParallelEnv):
         return {
             "mission": progress.mission.name,
             "subgoal": progress.index,
-            "achieved": achieved,
-            "action_success": None if outcome is None else outcome.success,
+            "achieved": NOT_ACHIEVED if achieved is None else int(achieved),
+            "action_success": True if outcome is None else bool(outcome.success),
         }
 
     def _caption(self) -> list[str]:
@@ -331,7 +332,19 @@ def parallel_env(**kwargs: Any) -> MarpleParallelEnv:
     return MarpleParallelEnv(**kwargs)
 
 
+class MarpleAECEnv(parallel_to_aec_wrapper):
+    """PettingZoo's AEC form of :class:`MarpleParallelEnv` (its ``parallel_to_aec``), refusing a bad action at the
+    step that gives it, naming the agent. The converter holds each action until every live agent has chosen, so a
+    bad one would fail only at the next agent's step, and at every step after it until a reset."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if not (self.terminations[agent] or self.truncations[agent]):  # a finished agent's action is None
+            action = action_index(action, f"{agent}'s action")
+        super().step(action)
+
+
 def env(**kwargs: Any) -> AECEnv:
     """The multi-agent env in PettingZoo's AEC API: agents act one after another, their actions applied together
-    once every live agent has chosen (PettingZoo's ``parallel_to_aec``)."""
-    return parallel_to_aec(parallel_env(**kwargs))
+    once every live agent has chosen (:class:`MarpleAECEnv`, in PettingZoo's order-enforcing wrapper)."""
+    return OrderEnforcingWrapper(MarpleAECEnv(parallel_env(**kwargs)))

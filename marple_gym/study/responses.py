@@ -56,6 +56,11 @@ PRACTICE = "practice"
 CHECK_MARGIN = 20
 """An attention check passes when the slider ends within this many points of the end it asked for."""
 MAX_SEQ = 2**31 - 1
+MAX_SEED = 2**63 - 1
+"""The largest seed a session may record (the commands' ``--seed`` takes up to this)."""
+MAX_COUNT = 2**53 - 1
+"""The largest count a line may hold (a seed, an index, a step, milliseconds): the largest integer a web page's
+numbers hold exactly, and far beyond any real one; a larger one is refused naming its line, never overflows later."""
 
 
 def now() -> str:
@@ -176,8 +181,8 @@ def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
         for key in ("participant", "dataset", "scenario", "started", "trial_set", "study_id", "session_id"):
             f.str(key, None)
         f.str("user_agent", None)
-        f.int("sequence", None, low=0)
-        f.int("seed", None, low=0)
+        f.int("sequence", None, low=0, high=MAX_COUNT)
+        f.int("seed", None, low=0, high=MAX_SEED)
         f.str("modality", choices=MODALITIES)
         for key in ("trials", "practice"):
             for i, trial in enumerate(f.list(key, [])):
@@ -188,9 +193,9 @@ def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
         f.allow(("type", *CHECK_KEYS, "rt_ms", *WEB_KEYS)).require(*CHECK_KEYS)
         f.str("participant")
         f.str("time")
-        f.int("check", low=0)
+        f.int("check", low=0, high=MAX_COUNT)
         f.str("expected", choices=("A", "B"))
-        f.int("rt_ms", None, low=0)
+        f.int("rt_ms", None, low=0, high=MAX_COUNT)
         f.number("slider", low=0, high=100)
         return entry
     # The web page leaves out culprit_shown_as (so it does not give the answer away): scoring recomputes it.
@@ -200,10 +205,10 @@ def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
     for key in ("participant", "episode_id", "scenario", "time"):
         f.str(key)
     for key in ("trial_index", "evidence_point", "tau", "horizon"):
-        f.int(key, low=0)
+        f.int(key, low=0, high=MAX_COUNT)
     f.str("culprit_shown_as", None, choices=("A", "B"))
     f.str("block", None, choices=(PRACTICE,))
-    f.int("rt_ms", None, low=0)
+    f.int("rt_ms", None, low=0, high=MAX_COUNT)
     f.number("slider", low=0, high=100)
     return entry
 

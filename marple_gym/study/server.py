@@ -26,6 +26,7 @@ import contextlib
 import hmac
 import json
 import logging
+import os
 import selectors
 import signal
 import socket
@@ -251,6 +252,19 @@ class StudyHandler(SimpleHTTPRequestHandler):
             code, message = HTTPStatus.BAD_REQUEST, "only HTTP/1.0 and HTTP/1.1"
         super().send_error(code, message, explain)
 
+    def send_head(self) -> Any:
+        # A path no file can have (a NUL, a lone surrogate from %ED%A0%80) makes open() raise ValueError, which
+        # the base class lets through and the connection would close without a status.
+        path = self.translate_path(self.path)
+        try:
+            if "\x00" not in path:
+                os.fsencode(path)
+                return super().send_head()
+        except UnicodeEncodeError:
+            pass
+        self.send_error(HTTPStatus.BAD_REQUEST, "the path is not a file name")
+        return None
+
     def list_directory(self, path: str | Path) -> None:
         self.send_error(HTTPStatus.NOT_FOUND, "no such file")
         return None
@@ -291,15 +305,16 @@ class StudyHandler(SimpleHTTPRequestHandler):
         length = self.headers.get("Content-Length")
         if length is None:
             raise RequestRefused(HTTPStatus.LENGTH_REQUIRED, "a POST needs a Content-Length")
-        if not length.strip().isdigit() or not 0 < int(length) <= limits.max_body:
+        size = byte_count(length)
+        if size is None or not 0 < size <= limits.max_body:
             self.close_connection = True  # the body is not read: the connection cannot carry another request
-            status = HTTPStatus.REQUEST_ENTITY_TOO_LARGE if length.strip().isdigit() else HTTPStatus.BAD_REQUEST
-            if status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE and int(length) <= 4 * limits.max_body:
-                self.rfile.read(int(length))  # read a body a little too large, so that a proxy still sending it
+            status = HTTPStatus.REQUEST_ENTITY_TOO_LARGE if size else HTTPStatus.BAD_REQUEST
+            if status == HTTPStatus.REQUEST_ENTITY_TOO_LARGE and size <= 4 * limits.max_body:
+                self.rfile.read(size)  # read a body a little too large, so that a proxy still sending it
                 # gets the 413 rather than a reset connection (which it would pass on as a 502)
             raise RequestRefused(status, f"Content-Length must be a number of bytes in 1..{limits.max_body}")
-        body = self.rfile.read(int(length))
-        if len(body) < int(length):
+        body = self.rfile.read(size)
+        if len(body) < size:
             self.close_connection = True
             raise RequestRefused(HTTPStatus.BAD_REQUEST, "the body is shorter than its Content-Length")
         return parse_lines(body, limits)
@@ -312,6 +327,16 @@ class StudyHandler(SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+
+def byte_count(header: str) -> int | None:
+    """The size a ``Content-Length`` header gives, or None when it is not a decimal number (``str.isdigit`` alone
+    takes "²", which ``int`` refuses). A number of more digits than any body has is read as 10**18."""
+    digits = header.strip()
+    if not (digits.isascii() and digits.isdigit()):
+        return None
+    digits = digits.lstrip("0") or "0"
+    return int(digits) if len(digits) <= 18 else 10**18
 
 
 def parse_lines(body: bytes, limits: Limits = Limits()) -> list[dict[str, Any]]:

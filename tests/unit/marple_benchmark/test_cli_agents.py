@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -13,6 +15,7 @@ pytest.importorskip("lightning")
 
 from marple_agents import load_policy  # noqa: E402
 from marple_benchmark import BenchmarkConfig, BenchmarkPreset, run_benchmark  # noqa: E402
+from marple_benchmark.executors import LOOPBACK, start_local_ray  # noqa: E402
 from marple_eval import ProtocolSettings, RunResults  # noqa: E402
 from marple_gym.cli.main import main  # noqa: E402
 from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset  # noqa: E402
@@ -138,11 +141,22 @@ def two_processes(tmp_path_factory) -> str:
 
 @pytest.fixture
 def ray_cluster():
-    """A Ray cluster on this machine (two CPUs, Ray's local mode of a cluster)."""
-    ray = pytest.importorskip("ray", reason="the ray extra is not installed: pip install 'marple-gym[ray]'")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    """A Ray cluster on this machine, as the Ray executor starts one (two CPUs, on 127.0.0.1 only)."""
+    if importlib.util.find_spec("ray") is None:  # not importorskip: Ray must first be imported by the executor
+        pytest.skip("the ray extra is not installed: pip install 'marple-gym[ray]'")
+    ray = start_local_ray(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
     ray.shutdown()
+
+
+def listening_addresses() -> set[str]:
+    """The addresses every process this one started (Ray's daemons and workers among them) listens on."""
+    psutil = pytest.importorskip("psutil")  # Ray ships it
+    found = set()
+    for process in psutil.Process().children(recursive=True):
+        with contextlib.suppress(psutil.Error):
+            found |= {c.laddr.ip for c in process.net_connections("inet") if c.status == psutil.CONN_LISTEN}
+    return found
 
 
 def test_the_same_benchmark_twice_gives_identical_figures(tmp_path, two_processes):
@@ -154,8 +168,12 @@ def test_the_same_benchmark_twice_gives_identical_figures(tmp_path, two_processe
 
 def test_ray_tasks_write_the_same_benchmark_json_as_local_processes(tmp_path, two_processes, ray_cluster):
     """Nor on the executor: with every job a Ray task (one job per CPU, models and inference runs side by side)
-    the benchmark.json is the local executor's, byte for byte."""
+    the benchmark.json is the local executor's, byte for byte. Ray's processes listen on 127.0.0.1 only."""
     assert benchmark_json(tmp_path, "ray", 1) == two_processes
+    assert ray_cluster.get_runtime_context().gcs_address.startswith(f"{LOOPBACK}:")
+    assert {node["NodeManagerAddress"] for node in ray_cluster.nodes()} == {LOOPBACK}
+    listening = listening_addresses()
+    assert listening and listening <= {LOOPBACK, f"::ffff:{LOOPBACK}"}, listening
 
 
 def test_train_commands_reproduce_the_benchmarks_agent_models(tmp_path, monkeypatch, capsys):

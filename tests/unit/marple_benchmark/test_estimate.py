@@ -12,6 +12,7 @@ from marple_agents.config import preset as model_preset  # noqa: E402
 from marple_agents.flops import forward_flops, training_flops  # noqa: E402
 from marple_agents.models import build_model, count_parameters  # noqa: E402
 from marple_benchmark import estimate  # noqa: E402
+from marple_benchmark.config import BenchmarkConfig  # noqa: E402
 from marple_benchmark.estimate import expected_time, peak_bf16, project, training_samples, trajectories  # noqa: E402
 from marple_benchmark.presets import PRESETS  # noqa: E402
 from marple_gym.missions.scenarios import SCENARIOS, get_scenario  # noqa: E402
@@ -70,12 +71,38 @@ def test_a_projection_divides_counted_work_by_measured_speed(work, monkeypatch):
     assert project(paper).models == pytest.approx(1.5 * quick.models, rel=0.01)
 
 
-def test_every_benchmark_preset_says_what_it_takes(work):
-    assert expected_time(PRESETS["small"]) == PRESETS["small"].estimate  # measured
+def test_every_benchmark_preset_says_what_it_takes(work, tmp_path):
+    small = expected_time(BenchmarkConfig.from_options("small", out=str(tmp_path)))
+    assert (
+        small
+        == "480 CPU seconds measured for `marple benchmark --preset small` " + PRESETS["small"].measured.conditions
+    )
     for name in ("paper", "gpu"):
-        text = expected_time(PRESETS[name])
+        text = expected_time(BenchmarkConfig.from_options(name, out=str(tmp_path)))
         assert text.startswith("projected") and "H100" in text and "45 %" in text
-    assert "no projection" in expected_time(replace(PRESETS["quick"], estimate=""))  # not the paper's data sizes
+
+
+@pytest.mark.parametrize(
+    "preset, options, said",
+    [
+        ("quick", {"suspects": 3, "shared": True}, "about 40 minutes measured for `marple benchmark --preset quick "),
+        ("quick", {"suspects": 3, "shared": True, "scenarios": ["sandwich"]}, "less than the about 40 minutes"),
+        (
+            "small",
+            {"scenarios": ["laundry"]},
+            "less than the 480 CPU seconds measured for `marple benchmark --preset small`",
+        ),
+        ("quick", {"scenarios": ["laundry"]}, "not measured for this run (the about 40 minutes measured were for `"),
+        ("quick", {}, "not measured for this run"),
+        ("small", {"trials": 5}, "not measured for this run (the 480 CPU seconds measured were for"),
+        ("small", {"suspects": 3, "shared": True}, "not measured for this run"),
+        ("small", {"variants": "vision"}, "less than the 480 CPU seconds"),
+        ("small", {"seeds": 2}, "not measured for this run"),
+    ],
+)
+def test_a_measured_time_is_quoted_only_for_the_run_it_was_measured_on_or_a_part_of_it(preset, options, said, tmp_path):
+    text = expected_time(BenchmarkConfig.from_options(preset, out=str(tmp_path), **options))
+    assert text.startswith(said), text
 
 
 def test_the_committed_workload_covers_the_gpu_and_paper_presets():

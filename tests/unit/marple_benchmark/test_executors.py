@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -54,3 +56,30 @@ def test_the_ray_executor_without_ray_says_how_to_get_it(monkeypatch):
         make_executor("ray")
     with pytest.raises(ValueError, match="unknown executor 'slurm'"):
         make_executor("slurm")
+
+
+def test_a_local_ray_cluster_that_would_listen_on_the_network_is_refused_before_it_starts():
+    """Ray imported before the executor, with cluster networking on, would put the local cluster on the
+    machine's network address: refused, naming the remedy, and nothing started (in a fresh process)."""
+    if importlib.util.find_spec("ray") is None:
+        pytest.skip("the ray extra is not installed")
+    code = """
+import ray
+from marple_benchmark.executors import start_local_ray
+if ray.util.get_node_ip_address() == "127.0.0.1":
+    raise SystemExit("loopback only")
+try:
+    start_local_ray(num_cpus=1)
+except Exception as exc:
+    print(type(exc).__name__, exc)
+print("started" if ray.is_initialized() else "nothing started")
+"""
+    env = {k: v for k, v in os.environ.items() if k not in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_ADDRESS")}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    if "loopback only" in done.stderr:
+        pytest.skip("this machine has no address besides loopback: Ray's cluster networking stays on it")
+    assert done.stdout.startswith("MarpleError Ray's local cluster would listen on "), done.stdout + done.stderr
+    assert (
+        "set RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 before importing it, or name a cluster with RAY_ADDRESS" in done.stdout
+    )
+    assert done.stdout.strip().endswith("nothing started")

@@ -27,7 +27,19 @@ def test_a_model_run_is_saved_and_a_device_it_cannot_use_is_noted(data, tmp_path
     outcome = evaluate_model(request)
     assert outcome.out == out and outcome.run is not None and outcome.summary == ""
     assert json.loads(out.read_text())["settings"]["dataset"] == str(data)
-    assert outcome.notes == ["this model runs no learned model; --device cpu does not apply"]
+    assert outcome.notes == ["--device cpu does not apply to model 'distance': it runs no learned model"]
+
+
+def test_a_device_a_model_cannot_use_is_warned_of_once_before_the_run_naming_the_model(data, tmp_path, capsys):
+    from marple_gym.cli.main import main
+
+    out = tmp_path / "uniform.json"
+    args = ["evaluate", "--data", str(data), "--model", "uniform", "--device", "cuda:7", "--out", str(out)]
+    assert main([*args, "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    note = "note: --device cuda:7 does not apply to model 'uniform': it runs no learned model"
+    assert err.count(note) == 1 and err.index(note) < err.index("warning: uniform")  # said before the run
+    assert "device" not in json.loads(out.read_text())["settings"]
 
 
 def test_a_dry_run_of_a_model_that_calls_no_service_is_refused(data, tmp_path):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 import pytest
 from light_room import evidence_for
@@ -9,6 +11,7 @@ from worlds import make_world
 
 from marple_agents.inverse import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
+from marple_agents.search.puct import MAX_SIMULATIONS
 from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import PolicyConditioning
 from marple_agents.simulation.mcts import share_rows
@@ -246,6 +249,20 @@ def test_rows_are_shared_among_missions_in_proportion_to_the_prior():
     assert share_rows(20, [0.8, 0.2]).tolist() == [16, 4]
     assert share_rows(3, [0.5, 0.5]).tolist() == [2, 1]
     assert share_rows(7, [1.0]).tolist() == [7]
+
+
+@pytest.mark.parametrize("value", [1.5, True, "true", "16", 1e9, 16.0, -1, MAX_SIMULATIONS + 1, None])
+def test_simulations_must_be_a_whole_number_within_the_bound(value):
+    message = rf"simulations must be a whole number from 0 to {MAX_SIMULATIONS}, got"
+    for build in (SearchSettings, partial(SimulationModel, agent="mcts"), partial(BipModel, agent="mcts")):
+        with pytest.raises(ValueError, match=message):
+            build(simulations=value)
+
+
+def test_the_method_is_named_for_the_simulations_it_runs():
+    assert SimulationModel(agent="mcts", simulations=np.int64(8)).name == "simulation-mcts8-vision"
+    assert BipModel(agent="mcts", simulations=MAX_SIMULATIONS).name == f"bip-mcts{MAX_SIMULATIONS}"
+    assert SearchSettings(simulations=np.int32(4)).simulations.__class__ is int  # written to results as 4
 
 
 def test_bad_settings_are_refused():

@@ -6,9 +6,11 @@ Nothing here reaches beyond 127.0.0.1.
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 import sys
-import urllib.request
+import threading
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,7 @@ from paths import ROOT, TESTS
 
 from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
 from marple_eval.llm import LLMError, LLMModel, parse_answer, probabilities
+from marple_eval.llm.client import MAX_RETRY_AFTER_S, retry_wait
 from marple_eval.llm.scenes import describe_query
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_gym.cli.main import main
@@ -193,20 +196,153 @@ def test_rate_limits_without_retry_after_back_off_exponentially(serve, tmp_path)
     assert waits == [0.5, 1.0, 2.0]
 
 
-def test_a_timeout_is_retried(serve, tmp_path, monkeypatch):
+def test_a_timeout_is_retried(serve, tmp_path):
     server = serve("--hang", "1")  # the first request is never answered: it times out however fast the machine is
-    model = llm(server, tmp_path, timeout=60, n=1)
-    real, timeouts = urllib.request.urlopen, []
-
-    def urlopen(request, timeout):
-        timeouts.append(timeout)
-        return real(request, timeout=0.2 if len(timeouts) == 1 else timeout)  # why wait 60 s for a reply never sent
-
-    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    model = llm(server, tmp_path, timeout=0.3, n=1)
     waits: list[float] = []
     model.client.sleep = waits.append
-    assert model.client.complete({"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 1}).texts
-    assert len(waits) == 1 and timeouts == [60, 60] and len(server.requests()) == 2
+    assert model.client.complete(HI).texts
+    assert len(waits) == 1 and len(server.requests()) == 2
+
+
+HI = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "n": 1}
+
+
+def test_a_reply_dripped_a_byte_at_a_time_is_cut_when_the_request_time_is_up(serve, tmp_path, caplog):
+    # Each byte comes well within any read timeout, and the reply never ends: only a bound on the whole
+    # request stops it (the thread's 60 s are a guard against a client that never would, not the verdict).
+    server = serve("--drip", "1")
+    model = llm(server, tmp_path, timeout=0.5, n=1)
+    model.client.sleep = lambda s: None
+    replies: list = []
+    asking = threading.Thread(target=lambda: replies.append(model.client.complete(HI)), daemon=True)
+    asking.start()
+    asking.join(60)
+    assert replies and replies[0].texts, "the dripping reply held the request"
+    assert len(server.requests()) == 2 and "no whole reply within 0.5 s" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "header, wait",
+    [("nan", 0.5), ("-5", 0.5), ("inf", 0.5), ("1e400", 0.5), ("soon", 0.5), ("", 0.5), ("1e9", 60.0), ("2", 2.0)],
+)
+def test_a_retry_after_that_is_no_time_falls_back_to_the_backoff(serve, tmp_path, header, wait):
+    server = serve("--fail", "1", "--fail-status", "429", "--retry-after", header)
+    model = llm(server, tmp_path, backoff=0.5, n=1)
+    waits: list[float] = []
+    model.client.sleep = waits.append
+    assert model.client.complete(HI).texts
+    assert waits == [wait]
+
+
+def test_an_http_date_retry_after_is_a_time():
+    assert retry_wait("Wed, 21 Oct 2015 07:28:00 GMT", 3.0) == 0.0  # a date passed: ask again at once
+    assert retry_wait("Fri, 31 Dec 9999 23:59:59 GMT", 3.0) == MAX_RETRY_AFTER_S
+    assert retry_wait("Wed, 99 Foo 2015", 3.0) == 3.0
+
+
+GOOD_CHOICE = '{"choices": [{"message": {"content": "Answer: 30"}}]'
+BAD_REPLIES = {
+    '{"id": "x"}': "choices: missing",
+    '{"choices": []}': "choices: empty",
+    '{"choices": "abc"}': "choices: expected a list",
+    "[1]": "expected a JSON object, got list",
+    '{"choices": [{"text": "hi"}]}': "choices[0].message: missing",
+    '{"choices": [{"message": {"content": 5}}]}': "choices[0].message.content: expected a string",
+    GOOD_CHOICE + ', "usage": [1]}': "usage: expected a JSON object",
+    GOOD_CHOICE + ', "usage": {"prompt_tokens": "abc"}}': "usage.prompt_tokens: expected an integer, got 'abc'",
+    GOOD_CHOICE + ', "usage": {"prompt_tokens": 1e400}}': "usage.prompt_tokens: expected an integer, got inf",
+    GOOD_CHOICE + ', "usage": {"prompt_tokens": -5}}': "usage.prompt_tokens: expected an integer in [0, 100000000]",
+    GOOD_CHOICE + ', "usage": {"completion_tokens": NaN}}': "usage.completion_tokens: expected an integer, got nan",
+    GOOD_CHOICE + ', "usage": {"completion_tokens": 1.5}}': "usage.completion_tokens: expected an integer, got 1.5",
+    GOOD_CHOICE + ', "usage": {"prompt_tokens": true}}': "usage.prompt_tokens: expected an integer, got True",
+    GOOD_CHOICE + ', "usage": {"prompt_tokens": 1000000000000}}': "expected an integer in [0, 100000000]",
+    '{"choices": [{"message": {"content": "\xff"}}]}': "not UTF-8 text",  # a raw 0xff byte: mangled on the way
+    "<html>Bad gateway</html>": "not JSON",
+}
+
+
+def test_a_bad_reply_is_asked_again_and_never_cached_or_counted(serve, tmp_path, caplog):
+    server = serve("--bodies", json.dumps(list(BAD_REPLIES)))
+    model = llm(server, tmp_path, n=1, retries=len(BAD_REPLIES))
+    model.client.sleep = lambda s: None
+    reply = model.client.complete(HI)
+    assert reply.texts == ["Reasoning: hm.\nAnswer: 30"] and not reply.cached  # the server's first good reply
+    assert len(server.requests()) == len(BAD_REPLIES) + 1
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert len(warnings) == len(BAD_REPLIES)
+    for warning, problem in zip(warnings, BAD_REPLIES.values()):
+        assert problem in warning, warning
+    (entry,) = (tmp_path / "cache").glob("*/*.json")
+    assert json.loads(entry.read_text())["response"]["choices"][0]["message"]["content"] == reply.texts[0]
+    (line,) = ledger(tmp_path)
+    assert line["prompt_tokens"] == 0 and line["completion_tokens"] == 7  # the good reply's counts, none other
+
+
+def ledger(tmp_path: Path) -> list[dict]:
+    path = tmp_path / "cache" / "usage.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+def test_bad_replies_to_the_last_retry_stop_the_run_naming_the_problem(serve, tmp_path):
+    server = serve("--bodies", json.dumps(['{"id": "x"}'] * 3))
+    model = llm(server, tmp_path, n=1, retries=2)
+    model.client.sleep = lambda s: None
+    with pytest.raises(LLMError, match=r"not a chat completion: choices: missing after 3 attempts"):
+        model.client.complete(HI)
+    assert not list((tmp_path / "cache").glob("*/*.json")) and not ledger(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "edit, problem",
+    [
+        (lambda entry: entry["response"]["usage"].__setitem__("prompt_tokens", -5), "usage.prompt_tokens"),
+        (lambda entry: entry["response"].pop("choices"), "choices: missing"),
+        (lambda entry: entry.__setitem__("response", "abc"), "response: expected a JSON object"),
+    ],
+)
+def test_a_bad_cache_entry_is_named_and_asked_for_again(serve, tmp_path, caplog, edit, problem):
+    server = serve()
+    model = llm(server, tmp_path, n=1)
+    first = model.client.complete(HI)
+    (path,) = (tmp_path / "cache").glob("*/*.json")
+    entry = json.loads(path.read_text())
+    edit(entry)
+    path.write_text(json.dumps(entry))
+    again = model.client.complete(HI)
+    assert again.texts == first.texts and not again.cached and len(server.requests()) == 2
+    assert f"{path}: " in caplog.text and problem in caplog.text
+    assert model.client.complete(HI).cached  # the entry was written again, whole
+    assert all(r["prompt_tokens"] >= 0 for r in ledger(tmp_path))
+
+
+@pytest.mark.parametrize("length", ["declared", "undeclared"])
+def test_a_reply_over_the_size_limit_stops_the_run_unread_and_uncached(serve, tmp_path, length):
+    server = serve(*(["--no-length"] if length == "undeclared" else []))
+    model = llm(server, tmp_path, n=1, max_reply_mb=100 / 2**20)  # 100 bytes: less than any whole reply
+    with pytest.raises(LLMError, match=r"a reply of more than 100 bytes; refused unread .*max_reply_mb="):
+        model.client.complete(HI)
+    assert len(server.requests()) == 1 and not list((tmp_path / "cache").glob("*/*.json")) and not ledger(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "option, message",
+    [
+        ({"timeout": math.nan}, "timeout must be a finite number > 0, got nan"),
+        ({"timeout": 0}, "timeout must be a finite number > 0"),
+        ({"retries": 1.5}, "retries must be a whole number >= 0, got 1.5"),
+        ({"retries": True}, "retries must be a whole number >= 0, got True"),
+        ({"backoff": -1}, "backoff must be a finite number >= 0"),
+        ({"price_prompt": -1}, "price_prompt must be a finite number >= 0"),
+        ({"price_completion": math.inf}, "price_completion must be a finite number >= 0"),
+        ({"max_reply_mb": 0}, "max_reply_mb must be a finite number > 0"),
+        ({"n": True}, "n must be a whole number >= 1, got True"),
+        ({"temperature": 3}, "temperature must be a finite number >= 0 and <= 2, got 3"),
+    ],
+)
+def test_bad_client_options_are_refused_before_anything_is_sent(option, message):
+    with pytest.raises(LLMError, match=re.escape(message)):
+        LLMModel(model="m", api_key="k", **option)
 
 
 def test_retries_run_out_with_a_clear_error(serve, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -121,6 +122,18 @@ def test_a_killed_minari_export_leaves_no_dataset_and_the_next_one_cleans_up(dat
         dataset = export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0", root=root)
     assert dataset.total_episodes == len(list(data.trajectories("get_snack", "train-in")))
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".minari.export-")]
+
+
+def test_only_staging_folders_of_processes_gone_are_removed_whatever_their_names(tmp_path):
+    from marple_gym.datasets.export import STAGING, _remove_stale_staging
+
+    root = tmp_path / "datasets"
+    names = {"gone": "99999999999999999999999-x", "odd": "\u00b2-x", "alive": f"{os.getpid()}-x", "no pid": "x-y"}
+    for name in names.values():
+        (tmp_path / f".{root.name}{STAGING}{name}").mkdir()
+    _remove_stale_staging(root)
+    left = {p.name.removeprefix(f".{root.name}{STAGING}") for p in tmp_path.iterdir()}
+    assert left == {names["odd"], names["alive"], names["no pid"]}
 
 
 def test_parquet_to_a_folder_is_refused_and_a_failed_export_leaves_nothing(data, tmp_path):

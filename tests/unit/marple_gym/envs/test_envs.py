@@ -96,9 +96,16 @@ def test_household_env_with_config_and_preferences_samples_missions():
     assert seen == {"do_laundry", "change_outfit"}
 
 
-def test_household_env_needs_a_mission():
+def test_household_env_with_no_arguments_samples_every_mission_in_the_shipped_default_house():
+    env = gym.make(HOUSEHOLD_ID)
+    assert env.unwrapped.preferences == {name: 0.1 for name in MISSIONS}
+    assert {env.reset(seed=s)[1]["mission"] for s in range(60)} == set(MISSIONS)
+    check_env(env.unwrapped)
+
+
+def test_household_env_with_a_config_of_no_missions_needs_a_mission():
     with pytest.raises(ValueError, match="no mission"):
-        gym.make(HOUSEHOLD_ID)
+        gym.make(HOUSEHOLD_ID, config={"width": 20, "height": 20})
     with pytest.raises(KeyError, match="unknown mission"):
         gym.make(HOUSEHOLD_ID, mission="fly_to_mars")
 

@@ -53,9 +53,9 @@ RECIPES = {
         "the episode as MiniGrid's goal is; `DenseReward` follows the current subgoal",
     ),
     "FlatObsWrapper": Recipe(
-        "`FlatObsWrapper(env, maxStrLen=128)`",
-        "the Put levels' task reads 107 characters, over the default 96",
-        wrapper={"maxStrLen": 128},
+        "`FlatObsWrapper(env)`",
+        "every title fits its 96 characters (the longest, the Put levels' task, has 88); our `FlatObservation` "
+        "gives the subgoal codes instead of characters",
     ),
     "FullyObsWrapper": Recipe(
         "`FullyObsWrapper(env)`", "the house in MiniGrid's codes (below); the default `image` has MARPLE's 8 channels"
@@ -76,7 +76,8 @@ RECIPES = {
     "RGBImgObsWrapper": Recipe("`RGBImgObsWrapper(env)`", "the house drawn, 8 pixels a cell"),
     "RGBImgPartialObsWrapper": Recipe(
         "`RGBImgPartialObsWrapper(gym.make(id, view_size=7))`",
-        "the agent's view drawn, facing up; without `view_size` reset says to set it",
+        "the agent's view drawn, facing up; without `view_size` the agent sees the whole house, and the picture is "
+        "`RGBImgObsWrapper`'s",
         make={"view_size": 7},
     ),
     "ReseedWrapper": Recipe(
@@ -170,10 +171,13 @@ def test_the_rgb_views_match_the_envs_own(name):
     assert obs["image"].shape == ((view or base.height) * 8, (view or base.width) * 8, 3)
 
 
-def test_the_partial_rgb_view_needs_view_size_and_says_so():
-    env = minigrid.wrappers.RGBImgPartialObsWrapper(gym.make("Marple-GetSnack-v0"))
-    with pytest.raises(ValueError, match=r"view_size=7"):
-        env.reset(seed=0)
+def test_the_partial_rgb_view_of_an_agent_that_sees_the_whole_house_is_the_house():
+    """MiniGrid's agents always see a partial view; ours see the whole house unless made with ``view_size``."""
+    partial = minigrid.wrappers.RGBImgPartialObsWrapper(gym.make("Marple-GetSnack-v0"))
+    full = minigrid.wrappers.RGBImgObsWrapper(gym.make("Marple-GetSnack-v0"))
+    obs, _ = partial.reset(seed=0)
+    assert partial.observation_space.contains(obs)
+    assert (obs["image"] == full.reset(seed=0)[0]["image"]).all()
 
 
 def test_the_one_hot_view_needs_minigrid_codes_first():

@@ -1,4 +1,5 @@
-"""The PettingZoo environment: PettingZoo's own checks, N = 1 equals the single env, per-agent views, rendering."""
+"""The PettingZoo environment: N = 1 equals the single env, per-agent views, rendering (PettingZoo's own test
+utilities are in test_pettingzoo_suite.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import pytest
 
 pytest.importorskip("pettingzoo")
 from paths import ROOT
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test  # noqa: E402
 
 from marple_gym.envs import MarpleEnv  # noqa: E402
 from marple_gym.missions.mission import UnknownMissionError  # noqa: E402
@@ -17,23 +17,6 @@ from marple_gym.rendering.palette import AGENT_COLORS  # noqa: E402
 from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR  # noqa: E402
 
 THREE = {"missions": ["do_laundry", "change_outfit", "get_snack"], "max_steps": 80}
-
-
-def test_parallel_api():
-    parallel_api_test(parallel_env(num_agents=3, **THREE), num_cycles=200)
-
-
-def test_parallel_seed():
-    parallel_seed_test(lambda: parallel_env(num_agents=3, **THREE), num_cycles=100)
-
-
-def test_aec_api():
-    api_test(env(num_agents=3, **THREE), num_cycles=100)
-
-
-def test_render_modes(monkeypatch):
-    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")
-    render_test(lambda render_mode: env(num_agents=3, render_mode=render_mode, tile_size=8, **THREE))
 
 
 @pytest.mark.parametrize("mission", ["do_laundry", "watch_movie_cozily", "feed_dog"])
@@ -182,6 +165,21 @@ def test_an_action_that_is_not_an_action_index_is_refused_naming_the_agent_and_c
     assert multi.episode.step_count == steps + 1
 
 
+@pytest.mark.parametrize("bad", [1.5, True, "1", None, [1], 10, -1])
+def test_the_aec_env_refuses_a_bad_action_at_the_step_that_gives_it_and_stays_usable(bad):
+    aec = env(num_agents=2, missions=["do_laundry", "get_snack"])
+    aec.reset(seed=0)
+    first, second = aec.possible_agents
+    with pytest.raises((TypeError, ValueError), match=rf"{first}'s action must be an (integer )?action 0\.\.9"):
+        aec.step(bad)
+    assert aec.agent_selection == first  # still its turn: the bad action was not taken
+    steps = aec.unwrapped.episode.step_count
+    for agent in (first, second, first, second):
+        assert aec.agent_selection == agent
+        aec.step(2)  # valid actions go on as if the bad one had never been given
+    assert aec.unwrapped.episode.step_count == steps + 2
+
+
 # ---- PettingZoo's conventions: defaults, max_cycles, names, a flat Box for SuperSuit and SB3 -----------------
 
 
@@ -229,8 +227,7 @@ def test_the_flat_observation_is_the_numeric_keys_flattened():
     assert np.array_equal(flat_obs["agent_0"], spaces.flatten(multi.numeric_space, numeric))
     back = spaces.unflatten(multi.numeric_space, flat_obs["agent_0"])
     assert all(np.array_equal(back[k], numeric[k]) for k in numeric)
-    assert space.contains(flat_obs["agent_0"])
-    parallel_api_test(parallel_env(flat=True, max_cycles=40), num_cycles=60)
+    assert space.contains(flat_obs["agent_0"])  # PettingZoo's API tests of this form: test_pettingzoo_suite.py
 
 
 def test_supersuits_wrappers_and_vector_envs_feed_stable_baselines3():

@@ -165,6 +165,10 @@ HOSTILE = {
         | {"source": "web", "client": "c1", "seq": 48}
     ),
     "a good line with a bad one": body(answer("c1", "p1", 2, 0, 1), answer("c1", "p1", 3, 0, 2, slider=101)),
+    "a slider of 400 digits": body(answer("c1", "p1", 49, 0, 1, slider=10**400)),
+    "an rt_ms of 400 digits": body(answer("c1", "p1", 50, 0, 1) | {"rt_ms": 10**400}),
+    "a seq of 400 digits": body(answer("c1", "p1", 10**400, 0, 1)),
+    "a number of 5000 digits": body(answer("c1", "p1", 51, 0, 1)).replace(b'"rt_ms": 800', b'"rt_ms": ' + b"9" * 5000),
 }
 
 
@@ -214,6 +218,11 @@ def test_every_malformed_request_gets_a_4xx_and_no_listing_or_cors(serve, folder
         "another folder": b"GET /app/ HTTP/1.1\r\n\r\n",
         "outside the folder": b"GET /../../../../etc/passwd HTTP/1.1\r\n\r\n",
         "too many lines": head + b"Content-Length: %d\r\n\r\n" % len(many) + many,
+        "Content-Length \u00b2 (a digit to str.isdigit)": head + b"Content-Length: \xb2\r\n\r\n" + line,  # Latin-1
+        "Content-Length of 5000 digits": head + b"Content-Length: " + b"9" * 5000 + b"\r\n\r\n" + line,
+        "a NUL in a GET path": b"GET /index.html%00.txt HTTP/1.1\r\n\r\n",
+        "a NUL in a HEAD path": b"HEAD /app/%00 HTTP/1.1\r\n\r\n",
+        "a lone surrogate in a GET path": b"GET /%ED%A0%80 HTTP/1.1\r\n\r\n",
         "200k-deep JSON": head + b"Content-Length: 400001\r\n\r\n" + b"[" * 200_000 + b"]" * 200_000 + b"\n",
     }
     for what, request in requests.items():

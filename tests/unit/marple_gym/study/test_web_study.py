@@ -234,6 +234,24 @@ def test_a_simulated_participant_runs_the_exact_sequence_and_its_answers_score(d
     assert "unknown model" in capsys.readouterr().err
 
 
+def test_a_simulated_participants_bad_agent_checkpoint_is_named_with_its_path(data_dir, tmp_path, capsys):
+    torch = pytest.importorskip("torch")
+    from marple_agents.checkpoints import save_checkpoint
+    from marple_agents.config import ModelConfig
+    from marple_agents.models import build_model
+
+    config = ModelConfig(width=8, depth=1, heads=2, head_hidden=8, decoder_hidden=8)
+    path = save_checkpoint(tmp_path / "pillow-A.pt", build_model(config), config)
+    payload = torch.load(path, weights_only=True)
+    payload["config"]["wdith"] = payload["config"].pop("width")
+    torch.save(payload, path)
+    out = tmp_path / "sim.jsonl"
+    argv = ["study", "--data", str(data_dir), "--limit", "2", "--seed", str(SEED), "--out", str(out)]
+    agents = ["--simulate-agent", f"A={tmp_path}/{{scenario}}-A.pt", "--simulate-agent", "B=planner"]
+    assert main([*argv, "--simulate", "simulation", "--simulate-arg", "rollouts=2", *agents]) == 2
+    assert f"--simulate-agent A: {path}: config.wdith: unknown key; did you mean 'width'?" in capsys.readouterr().err
+
+
 # ---- the web study in a real browser -----------------------------------------------------------------------
 SCREENS = {(1366, 768): 625, (1440, 900): 757, (1920, 1080): 937}
 """Screen size -> the browser's viewport height: the screen less 143 pixels of browser and system bars (the 625 of
