@@ -26,14 +26,16 @@ from pathlib import Path
 
 import numpy as np
 
+from marple.runner import method_factory
 from marple_agents import load_policy, train_policy
+from marple_agents.device import resolve_device
 from marple_agents.simulation import PolicyAgent, RolloutAgent, SimulationModel
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
 from marple_agents.training.train import quiet_lightning
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_eval.metrics import evidence_needed
-from marple_eval.protocol import AgentResources, model_factory
+from marple_eval.protocol import AgentResources
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
 PAPER_SECONDS_PER_TRIAL = 1.5 * 3600
@@ -150,7 +152,9 @@ def cpu_seconds() -> float:
 
 
 def full_evaluation(episodes, template: str, args: argparse.Namespace) -> dict:
-    factory = model_factory("simulation", variant=args.variant, rollouts=args.rollouts, seed=0)
+    factory = method_factory(
+        "simulation", variant=args.variant, rollouts=args.rollouts, seed=0, device=resolve_device("auto")
+    )
     start, start_cpu = time.perf_counter(), cpu_seconds()
     run = evaluate(
         factory,

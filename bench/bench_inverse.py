@@ -27,10 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
+from marple.runner import method_factory
+from marple_agents.device import resolve_device
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.inverse import TrainingPriors
 from marple_eval.metrics import evidence_needed
-from marple_eval.protocol import Identities, model_factory, score_trial
+from marple_eval.protocol import Identities, score_trial
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions.scenarios import SCENARIOS
 
@@ -74,7 +76,7 @@ def full_evaluation(data: MarpleDataset, args: argparse.Namespace) -> dict:
     episodes = dataset_episodes(data, list(SCENARIOS), args.trials)
     start, cpu = time.perf_counter(), cpu_seconds()
     run = evaluate(
-        model_factory("ideal", rollouts=args.rollouts),
+        method_factory("ideal", rollouts=args.rollouts),
         episodes,
         ProtocolSettings(seed=0),
         resources=TrainingPriors(str(data.root)),
@@ -114,11 +116,11 @@ def main() -> None:
     data = prepare(args)
     priors = TrainingPriors(str(data.root))
     results = {"rollouts": args.rollouts, "cores": os.cpu_count()}
-    results["ideal_seconds_per_trial"] = per_trial(data, model_factory("ideal", rollouts=args.rollouts), priors, args)
+    results["ideal_seconds_per_trial"] = per_trial(data, method_factory("ideal", rollouts=args.rollouts), priors, args)
     if args.bip_models:
-        from marple_agents.inverse import BipResources
+        from marple_agents.bip import BipResources
 
-        bip = model_factory("bip", rollouts=args.bip_rollouts)
+        bip = method_factory("bip", rollouts=args.bip_rollouts, device=resolve_device("auto"))
         results["bip_seconds_per_trial"] = per_trial(data, bip, BipResources(args.bip_models, str(data.root)), args)
     results["ideal_evaluation"] = full = full_evaluation(data, args)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -32,8 +32,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from marple_benchmark.pipeline import BenchmarkConfig, InferenceRun, inference_runs, mcts_run, reusable, score_run
-from marple_benchmark.presets import PRESETS
+from marple.benchmark.pipeline import BenchmarkConfig, InferenceRun, inference_runs, mcts_run, reusable, score_run
+from marple.benchmark.presets import PRESETS
 from marple_eval.protocol import ProtocolSettings, dataset_episodes
 from marple_eval.report import fmt_interval
 from marple_eval.results import RunResults

@@ -1,4 +1,4 @@
-"""The benchmark presets' work, counted, and their projected hours on one GPU (marple_benchmark.estimate).
+"""The benchmark presets' work, counted, and their projected hours on one GPU (marple.benchmark.estimate).
 
     python bench/bench_presets.py                                     # projections from the committed workload
     python bench/bench_presets.py --measure-states DATA               # distinct training states per agent model
@@ -14,11 +14,12 @@ scores ``--trials`` trials per scenario of every kind of run with the agent
 models of a finished ``marple benchmark`` folder, at m = 100, on one CPU
 thread, counting the rows each trial asks of the policies and the CPU time
 spent outside them (stepping worlds). Each writes its part of
-``marple_benchmark/data/workload.json``.
+``marple/benchmark/data/workload.json``.
 
-Without options: the projected hours of the ``paper`` and ``gpu`` presets on
-one H100, at the measured training speed and at 45 % of the bf16 peak, and
-the candidates the ``gpu`` preset's model was chosen from.
+Without options: the counted work, and the projected hours of the ``paper`` and ``gpu`` presets on one GPU
+(``--card``, default the H100) from its newest measured-figure file (``python bench/gpu_check.py``), at the
+measured training speed and at 45 % of the bf16 peak, and the candidates the ``gpu`` preset's model is chosen
+from.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from marple_benchmark.estimate import WORKLOAD, project, workload
+from marple.benchmark.estimate import WORKLOAD, project, workload
 
 MACHINE = f"{os.cpu_count()}-core CPU machine shared with other jobs"
 FIT = 1.6
@@ -58,9 +59,9 @@ def update(part: str, value, command: str) -> None:
 
 def measure_states(root: Path) -> dict:
     """Distinct training states of every agent model of the benchmark (model seed 0), by split."""
+    from marple.benchmark.pipeline import BenchmarkConfig, model_jobs
+    from marple.benchmark.presets import PRESETS
     from marple_agents.training.datamodule import PolicyDataModule
-    from marple_benchmark.pipeline import BenchmarkConfig, model_jobs
-    from marple_benchmark.presets import PRESETS
     from marple_gym.datasets import MarpleDataset
 
     data = MarpleDataset(root)
@@ -106,8 +107,8 @@ def measure_inference(run: Path, trials: int) -> dict:
     """Per trial of each kind of run: policy rows asked, and CPU seconds outside the policy, cut and uncut."""
     import torch
 
-    from marple_benchmark.pipeline import BenchmarkConfig, inference_runs, score_run
-    from marple_benchmark.presets import PRESETS
+    from marple.benchmark.pipeline import BenchmarkConfig, inference_runs, score_run
+    from marple.benchmark.presets import PRESETS
     from marple_eval.protocol import dataset_episodes
     from marple_gym.datasets import MarpleDataset
 
@@ -153,15 +154,27 @@ def measure_data() -> dict:
     return {"trajectories_per_cpu_second": round(report.episodes / seconds, 1)}
 
 
-def projections() -> None:
+def projections(card: str) -> None:
+    from marple.benchmark.estimate import PROJECTION_CARD
+    from marple.benchmark.measured import newest_measured
+    from marple.benchmark.presets import PRESETS
     from marple_agents.config import PRESETS as MODELS
-    from marple_agents.models import build_model, count_parameters
-    from marple_benchmark.presets import PRESETS
+    from marple_agents.networks import build_model, count_parameters
 
+    states = workload()["training_states"]
+    print(
+        f"distinct training states per epoch: {sum(sum(s.values()) for s in states.values()):,} over "
+        f"{sum(len(s) for s in states.values())} agent models "
+        f"(in {np.sum(list(states['in'].values())):,}, ood {np.sum(list(states['ood'].values())):,})\n"
+    )
+    figures = newest_measured(card or PROJECTION_CARD)
+    if figures is None:
+        print(f"no measured figures for {card or PROJECTION_CARD}: run python bench/gpu_check.py on one (docs/gpu.md)")
+        return
     for name in ("paper", "gpu"):
         preset = PRESETS[name]
-        for mfu in (None, 0.45):
-            print(f"{name}: {project(preset, mfu=mfu).describe()}")
+        print(f"{name}: {project(preset, figures).describe()}")
+        print(f"{name}, if training reached 45 % of the peak: {project(preset, figures, mfu=0.45).describe()}")
     print(
         f"\ncandidates for the gpu preset's model (projected at the measured training speed; the pick: the "
         f"most parameters within {FIT:g} h, two hours less a fifth for what the projection leaves out)"
@@ -173,20 +186,18 @@ def projections() -> None:
             for depth in (6, 8):
                 model = replace(base, width=width, depth=depth, heads=width // 64, head_hidden=width)
                 MODELS["candidate"] = replace(MODELS["gpu"], model=model)
-                hours = project(replace(PRESETS["gpu"], model="candidate")).total
+                hours = project(replace(PRESETS["gpu"], model="candidate"), figures).total
                 params = count_parameters(build_model(replace(model, conditioning="language")))
                 found.append((hours <= FIT, params, width, depth))
                 print(f"| {width} | {depth} | {width // 64} | {params / 1e6:.1f} M | {hours:.2f} |")
     finally:
         del MODELS["candidate"]
-    _, params, width, depth = max(c for c in found if c[0])
-    print(f"pick: width {width}, depth {depth} ({params / 1e6:.1f} M parameters)")
-    states = workload()["training_states"]
-    print(
-        f"\ndistinct training states per epoch: {sum(sum(s.values()) for s in states.values()):,} over "
-        f"{sum(len(s) for s in states.values())} agent models "
-        f"(in {np.sum(list(states['in'].values())):,}, ood {np.sum(list(states['ood'].values())):,})"
-    )
+    fitting = [c for c in found if c[0]]
+    if fitting:
+        _, params, width, depth = max(fitting)
+        print(f"pick: width {width}, depth {depth} ({params / 1e6:.1f} M parameters)")
+    else:
+        print(f"no candidate fits {FIT:g} h on the {figures.card}")
 
 
 def main() -> None:
@@ -195,6 +206,7 @@ def main() -> None:
     parser.add_argument("--measure-inference", type=Path, metavar="RUN")
     parser.add_argument("--trials", type=int, default=4, help="trials per scenario for --measure-inference")
     parser.add_argument("--measure-data", action="store_true")
+    parser.add_argument("--card", default=None, help="project for this card's newest measured figures (default: H100)")
     args = parser.parse_args()
     command = "python bench/bench_presets.py"
     start = time.perf_counter()
@@ -209,7 +221,7 @@ def main() -> None:
     if args.measure_data:
         update("data", measure_data(), f"{command} --measure-data")
     if not (args.measure_states or args.measure_inference or args.measure_data):
-        projections()
+        projections(args.card)
     print(f"({time.perf_counter() - start:.0f} s)")
 
 

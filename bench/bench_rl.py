@@ -44,8 +44,8 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
 import marple_gym
+from marple.cli.options import float_in, positive_int, seed
 from marple_agents import rl
-from marple_gym.cli.options import float_in, positive_int, seed
 from marple_gym.files import write_json_atomic
 from marple_gym.levels import SKILLS, SUBGOAL_BONUS, level_ids
 from marple_gym.validation import read_json_file

@@ -33,10 +33,10 @@ import threading
 import time
 from pathlib import Path
 
+from marple.study.server import KEY_HEADER
+from marple.study.web import WebStudyOptions, build_web_study, read_web_study, sequence_trials
 from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.study.server import KEY_HEADER
-from marple_gym.study.web import WebStudyOptions, build_web_study, read_web_study, sequence_trials
 
 
 def build_study(folder: Path) -> dict:
@@ -77,7 +77,7 @@ def page_lines(study: dict, client: str) -> list[dict]:
 
 class Server:
     def __init__(self, folder: Path, out: Path) -> None:
-        argv = [sys.executable, "-m", "marple_gym.cli.main", "study-server", str(folder), "--out", str(out)]
+        argv = [sys.executable, "-m", "marple.cli.main", "study-server", str(folder), "--out", str(out)]
         # All participants share one address here, as behind a proxy: the per-address cap would turn most away.
         argv += ["--port", "0", "--max-per-address", "0"]
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)

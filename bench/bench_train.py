@@ -18,7 +18,7 @@ peak (a table of data-sheet peaks by GPU name, or ``--peak-tflops``; a CPU has
 no known peak), the rate as a share of the matmul rate measured in the same
 run (the peer where no peak is known), and the agent-models stage of the
 ``paper`` and ``gpu`` benchmark presets projected from that rate and the
-presets' counted training states (``marple_benchmark.estimate``).
+presets' counted training states (``marple.benchmark.estimate``).
 
 Steps: generate a ``train-in`` dataset (``--houses`` houses x ``--episodes``
 episodes per house and agent; skipped when it exists), estimate how well any
@@ -246,10 +246,10 @@ def matmul_rate(on_gpu: bool, repeats: int = 10) -> float:
 
 def throughput(args: argparse.Namespace) -> dict:
     """Samples/s, FLOP/s, MFU and projected hours of the models stage, for each set of speed options."""
+    from marple.benchmark.estimate import models_hours, peak_bf16
+    from marple.benchmark.presets import PRESETS
     from marple_agents.config import micro_batches, preset
     from marple_agents.flops import training_flops
-    from marple_benchmark.estimate import peak_bf16, project
-    from marple_benchmark.presets import PRESETS
 
     model, train = preset(args.model_preset, "language")
     rows = train.batch_size * train.accumulate
@@ -293,9 +293,7 @@ def throughput(args: argparse.Namespace) -> dict:
             "of_matmul_rate": rate * flops / results["matmul_flop_per_second"],
             "rows_per_pass": per_step,
         }
-        run["projected_models_hours"] = {
-            p: project(PRESETS[p], train_rate=rate * flops).models for p in ("paper", "gpu")
-        }
+        run["projected_models_hours"] = {p: models_hours(PRESETS[p], rate * flops) for p in ("paper", "gpu")}
         results["runs"][label] = run
         print(label, json.dumps(run), flush=True)
     return results

@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from marple.viewers.replays import PANEL_COLORS, TrajectoryView, pair_frame
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.datasets.replay_sources import planner_trajectory
 from marple_gym.rendering import render_grid
 from marple_gym.rendering.legend import legend_image
-from marple_gym.viewers.replays import PANEL_COLORS, TrajectoryView, pair_frame
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
 

@@ -30,6 +30,7 @@ import json
 
 from stable_baselines3.common.utils import set_random_seed
 
+from marple.cli.options import env_id, positive_int, seed
 from marple_agents.rl import (
     MISSION_RECIPE,
     EnvStack,
@@ -39,7 +40,6 @@ from marple_agents.rl import (
     save_ppo,
     wilson_interval,
 )
-from marple_gym.cli.options import env_id, positive_int, seed
 
 FRESH_SEEDS = 1_000_000
 """Evaluation resets with seeds FRESH_SEEDS, FRESH_SEEDS + 1, ...: houses training did not see."""

@@ -16,7 +16,8 @@ import tempfile
 from PIL import Image
 
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.generate import DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.multiagent import SharedEpisode
 from marple_gym.rendering.compose import Panel, compose
 from marple_gym.rendering.frames import render_frame

@@ -21,14 +21,15 @@ import hashlib
 import logging
 import pickle
 import re
+from collections.abc import Callable
 from dataclasses import fields
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import torch
 
-from marple_agents.config import CONDITIONINGS, POSITIONS, ConfigError, ModelConfig
-from marple_agents.models import PolicyNet, build_model
+from marple_agents.config import CONDITIONINGS, POSITIONS, ModelConfig, ModelConfigError
+from marple_agents.networks import PolicyNet, build_model
 from marple_gym.errors import MarpleError
 from marple_gym.files import atomic_write
 from marple_gym.missions.tables import check_tables, table_fingerprints
@@ -79,8 +80,16 @@ def save_checkpoint(path: str | Path, net: PolicyNet, config: ModelConfig, meta:
     return path
 
 
-def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
-    """The checked payload of a checkpoint file, or of its content in a file object (weights on the CPU)."""
+def read_checkpoint(
+    path: str | Path | BinaryIO,
+    build: Callable[[ModelConfig], torch.nn.Module] = build_model,
+    kind: str | None = None,
+) -> dict[str, Any]:
+    """The checked payload of a checkpoint file, or of its content in a file object (weights on the CPU).
+
+    ``kind`` is the ``meta["kind"]`` the file must carry (``None``: a whodunit policy, which carries none), and
+    its weights must fit the network ``build`` makes of its config.
+    """
     source = path
     if hasattr(path, "read"):
         path = _name(path)
@@ -119,10 +128,13 @@ def read_checkpoint(path: str | Path | BinaryIO) -> dict[str, Any]:
             "field was changed, or the file is not what it says",
         )
     top.mapping("config")
-    top.mapping("meta", {})
+    given = top.mapping("meta", {}).get("kind")
+    if given != kind:
+        want, got = (str(k or "whodunit policy").replace("-", " ") for k in (kind, given))
+        raise CheckpointError(f"{path}: not a {want} (a checkpoint of a {got})")
     _check_weights(top)
     check_tables(payload.get("tables"), str(path))
-    _check_fit(read_model_config(payload["config"], str(path)), top)
+    _check_fit(read_model_config(payload["config"], str(path)), top, build)
     return payload
 
 
@@ -160,11 +172,11 @@ def _check_weights(top: Fields) -> None:
             raise top.fail(f"state_dict.{name}", "weights are not finite (NaN or infinite values)")
 
 
-def _check_fit(config: ModelConfig, top: Fields) -> None:
+def _check_fit(config: ModelConfig, top: Fields, build: Callable[[ModelConfig], torch.nn.Module]) -> None:
     """The weights are those of the network the config describes, name for name and shape for shape (compared
     with that network built on PyTorch's meta device: no memory, no time)."""
     with torch.device("meta"):
-        wanted = {name: tuple(t.shape) for name, t in build_model(config).state_dict().items()}
+        wanted = {name: tuple(t.shape) for name, t in build(config).state_dict().items()}
     given = {name: tuple(t.shape) for name, t in top.mapping("state_dict").items()}
     problems = [f"missing {name}" for name in sorted(wanted.keys() - given.keys())]
     problems += [f"unexpected {name}" for name in sorted(given.keys() - wanted.keys())]
@@ -189,7 +201,7 @@ def read_model_config(data: Any, file: str) -> ModelConfig:
         raise config.fail("", f"describes a network of about {size:.3g} parameters; the limit is {MAX_PARAMETERS:.3g}")
     try:
         return ModelConfig(**values)
-    except ConfigError as exc:
+    except ModelConfigError as exc:
         raise config.fail("", f"incompatible model config: {exc}") from None
 
 
@@ -220,11 +232,18 @@ def estimated_parameters(config: dict[str, Any]) -> int:
 
 def load_checkpoint(path: str | Path | BinaryIO) -> tuple[PolicyNet, ModelConfig, dict[str, Any]]:
     """Rebuild the network a checkpoint describes and load its weights: (net, config, meta)."""
-    payload = read_checkpoint(path)
-    config = read_model_config(payload["config"], _name(path))
-    net = build_model(config)
+    return load_payload(read_checkpoint(path), _name(path))
+
+
+def load_payload(
+    payload: dict[str, Any], name: str, build: Callable[[ModelConfig], torch.nn.Module] = build_model
+) -> tuple[Any, ModelConfig, dict[str, Any]]:
+    """The network ``build`` makes of a checked payload's config (:func:`read_checkpoint`), with its weights:
+    (net, config, meta); ``name`` names the checkpoint in errors."""
+    config = read_model_config(payload["config"], name)
+    net = build(config)
     try:
         net.load_state_dict(payload["state_dict"], strict=True)
     except RuntimeError as exc:
-        raise CheckpointError(f"{_name(path)}: weights do not match the model its config describes: {exc}") from exc
+        raise CheckpointError(f"{name}: weights do not match the model its config describes: {exc}") from exc
     return net, config, dict(payload.get("meta") or {})

@@ -17,16 +17,16 @@ TRAINING_SPLITS = {"in": "train-in", "ood": "train-ood"}  # a training split by 
 HOLDOUTS = ("houses", "episodes")  # what validation holds out (see marple_agents.training.states.holdout_mask)
 
 
-class ConfigError(MarpleError, ValueError):
+class ModelConfigError(MarpleError, ValueError):
     """Settings that do not describe a valid model or training run."""
 
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Architecture of a policy network (see :mod:`marple_agents.models`).
+    """Architecture of a policy network (see :mod:`marple_agents.networks`).
 
     ``depth`` transformer blocks in all, of which the last ``readout_depth``
-    update only the agent's token (see :mod:`marple_agents.models.encoder`); a
+    update only the agent's token (see :mod:`marple_agents.networks.encoder`); a
     language-conditioned model adds its subgoal to the cells before those.
     """
 
@@ -45,19 +45,21 @@ class ModelConfig:
 
     def __post_init__(self) -> None:
         if self.conditioning not in CONDITIONINGS:
-            raise ConfigError(f"conditioning must be one of {CONDITIONINGS}, got {self.conditioning!r}")
+            raise ModelConfigError(f"conditioning must be one of {CONDITIONINGS}, got {self.conditioning!r}")
         if self.positions not in POSITIONS:
-            raise ConfigError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
+            raise ModelConfigError(f"positions must be one of {POSITIONS}, got {self.positions!r}")
         if self.width < 8 or self.width % 4:
-            raise ConfigError(f"width must be a multiple of 4 and at least 8, got {self.width}")
+            raise ModelConfigError(f"width must be a multiple of 4 and at least 8, got {self.width}")
         if self.heads < 1 or self.width % self.heads:
-            raise ConfigError(f"width {self.width} is not divisible by heads {self.heads}")
+            raise ModelConfigError(f"width {self.width} is not divisible by heads {self.heads}")
         if self.depth < 1 or self.head_layers < 1 or self.mlp_ratio < 1:
-            raise ConfigError("depth, head_layers and mlp_ratio must be at least 1")
+            raise ModelConfigError("depth, head_layers and mlp_ratio must be at least 1")
         if self.glimpse < 0:
-            raise ConfigError(f"glimpse must be 0 (none) or a radius of at least 1, got {self.glimpse}")
+            raise ModelConfigError(f"glimpse must be 0 (none) or a radius of at least 1, got {self.glimpse}")
         if not 1 <= self.readout_depth <= self.depth:
-            raise ConfigError(f"readout_depth must be between 1 and depth ({self.depth}), got {self.readout_depth}")
+            raise ModelConfigError(
+                f"readout_depth must be between 1 and depth ({self.depth}), got {self.readout_depth}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -67,7 +69,7 @@ class ModelConfig:
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise ConfigError(f"unknown model settings {unknown}; this version knows {sorted(known)}")
+            raise ModelConfigError(f"unknown model settings {unknown}; this version knows {sorted(known)}")
         return cls(**data)
 
 
@@ -96,17 +98,17 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         if self.batch_size < 1 or self.accumulate < 1 or self.max_epochs < 1:
-            raise ConfigError("batch_size, accumulate and max_epochs must be at least 1")
+            raise ModelConfigError("batch_size, accumulate and max_epochs must be at least 1")
         if not 0 < self.val_fraction < 1:
-            raise ConfigError(f"val_fraction must be between 0 and 1, got {self.val_fraction}")
+            raise ModelConfigError(f"val_fraction must be between 0 and 1, got {self.val_fraction}")
         if self.holdout not in HOLDOUTS:
-            raise ConfigError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
+            raise ModelConfigError(f"holdout must be one of {HOLDOUTS}, got {self.holdout!r}")
         if not 0 <= self.warmup_fraction < 1:
-            raise ConfigError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction}")
+            raise ModelConfigError(f"warmup_fraction must be in [0, 1), got {self.warmup_fraction}")
         if self.max_steps is not None and self.max_steps < 1:
-            raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
+            raise ModelConfigError(f"max_steps must be at least 1, got {self.max_steps}")
         if self.max_minutes is not None and self.max_minutes <= 0:
-            raise ConfigError(f"max_minutes must be positive, got {self.max_minutes}")
+            raise ModelConfigError(f"max_minutes must be positive, got {self.max_minutes}")
 
 
 def speed_settings(train: TrainConfig, on_gpu: bool) -> TrainConfig:
@@ -159,13 +161,13 @@ PRESETS: dict[str, Preset] = {
 def preset(name: str, conditioning: str = "vision", **overrides: Any) -> tuple[ModelConfig, TrainConfig]:
     """The model and training settings of a preset, with ``conditioning`` and any field overridden."""
     if name not in PRESETS:
-        raise ConfigError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
+        raise ModelConfigError(f"unknown preset {name!r}; choose from {', '.join(PRESETS)}")
     p = PRESETS[name]
     model_keys = {f.name for f in fields(ModelConfig)}
     train_keys = {f.name for f in fields(TrainConfig)}
     unknown = sorted(set(overrides) - model_keys - train_keys)
     if unknown:
-        raise ConfigError(f"unknown settings {unknown}")
+        raise ModelConfigError(f"unknown settings {unknown}")
     model = replace(p.model, conditioning=conditioning, **{k: v for k, v in overrides.items() if k in model_keys})
     train = replace(p.train, **{k: v for k, v in overrides.items() if k in train_keys})
     return model, train

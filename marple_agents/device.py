@@ -2,16 +2,18 @@
 
 ``marple evaluate --device`` and ``marple benchmark --device`` take ``auto``
 (the default: the first GPU when torch sees one, else the CPU), ``cpu``,
-``cuda`` or ``cuda:N``. :func:`resolve_device` turns that into the device torch
-names (``"cpu"``, ``"cuda:0"``), with a clear error for a device this machine
-lacks; :func:`devices_for` lists every device a benchmark may spread its jobs
-over (every visible GPU for ``auto`` and ``cuda``).
+``cuda`` or ``cuda:N``. :func:`resolve_device` turns that into a
+:class:`torch.device` (``cpu``, ``cuda:0``), with a clear error for a device this
+machine lacks; :func:`devices_for` lists every device a benchmark may spread its
+jobs over (every visible GPU for ``auto`` and ``cuda``).
 
-A model class receives the resolved device through a ``device`` keyword of its
-constructor: the commands pass it to every model whose signature has one
-(built-in and plugin models alike), so a model needs nothing but
-``def __init__(self, ..., device: str = "cpu")``; it should record it in
-:meth:`~marple_eval.models.base.InferenceModel.settings`. A ``precision``
+The setting is resolved once, by the model runner (:mod:`marple.runner`), and the
+:class:`torch.device` handed down: a method class receives it through a ``device``
+keyword of its constructor (the runner passes it to every method whose signature
+has one, built-in and plugin methods alike), so a method needs nothing but
+``def __init__(self, ..., device: torch.device | str = "cpu")``, and hands it on
+to its policies as it is; it should record it in
+:meth:`~marple_eval.methods.base.InferenceModel.settings`. A ``precision``
 keyword (``auto``, ``fp32``, ``bf16``) receives the number format the same way.
 
 Policy forward passes run under bf16 autocast with TF32 matmuls on CUDA devices
@@ -19,8 +21,8 @@ that support bf16 (``precision="auto"``), in fp32 elsewhere; ``bf16`` forces
 autocast on any device (the CPU has it too: that is how the agreement with fp32
 is tested without a GPU), ``fp32`` turns it off.
 
-torch is imported only when a device must be looked up, so code that runs no
-learned model (the planner as agent model) stays light.
+torch is imported only when a device must be looked up (it is an optional dependency, the ``agents`` extra), so
+code that runs no learned model (the planner as agent model) stays light.
 """
 
 from __future__ import annotations
@@ -40,18 +42,35 @@ class DeviceError(MarpleError, ValueError):
     """A device setting this machine cannot honour (no GPU, an index beyond the GPUs it has, a bad name)."""
 
 
-def _cuda_count() -> int:
-    import torch
+def _torch():
+    """torch, imported when a device must be looked up (see module docs)."""
+    try:
+        import torch
+    except ModuleNotFoundError:
+        raise DeviceError("learned models need torch: pip install 'marple-gym[agents]'") from None
+    return torch
 
+
+def _cuda_count() -> int:
+    torch = _torch()
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-def resolve_device(spec: str | torch.device = "auto") -> str:
-    """The device ``spec`` names, as torch spells it: ``"cpu"`` or ``"cuda:N"``.
+def resolve_device(spec: str | torch.device = "auto") -> torch.device:
+    """The device the setting ``spec`` names on this machine (a :class:`torch.device` is one already chosen,
+    such as a benchmark job's, and is returned as it is).
 
     ``auto`` is the first GPU when torch sees one, else the CPU; ``cuda`` is the
     first GPU. A device the machine lacks is an error that says what it has.
     """
+    torch = _torch()
+    if isinstance(spec, torch.device):
+        return spec
+    return torch.device(_device_name(spec))
+
+
+def _device_name(spec: str) -> str:
+    """:func:`resolve_device`'s device by its name, ``"cpu"`` or ``"cuda:N"``."""
     text = str(spec).strip().lower()
     if text == "cpu":
         return "cpu"
@@ -69,22 +88,22 @@ def resolve_device(spec: str | torch.device = "auto") -> str:
 
 
 def devices_for(spec: str = "auto") -> list[str]:
-    """Every device jobs may be spread over, one job per device: every visible GPU for ``auto`` (the CPU when
-    there is none) and ``cuda``; the one named by ``cuda:N``; the CPU for ``cpu``."""
+    """Every device jobs may be spread over, one job per device, by name: every visible GPU for ``auto`` (the CPU
+    when there is none) and ``cuda``; the one named by ``cuda:N``; the CPU for ``cpu``."""
     text = str(spec).strip().lower()
     if text in ("auto", "cuda"):
         count = _cuda_count()
         if count:
             return [f"cuda:{i}" for i in range(count)]
-    return [resolve_device(text)]
+    return [_device_name(text)]
 
 
-def kind(device: str) -> str:
+def kind(device: str | torch.device) -> str:
     """``"cpu"`` or ``"cuda"``: what results record (the index says only which GPU a job happened to get)."""
     return str(device).split(":")[0]
 
 
-def resolve_precision(device: str, precision: str = "auto") -> str:
+def resolve_precision(device: str | torch.device, precision: str = "auto") -> str:
     """``"bf16"`` (autocast) or ``"fp32"``: ``auto`` is bf16 on CUDA devices that support it, fp32 elsewhere."""
     if precision not in PRECISIONS:
         raise DeviceError(f"unknown precision {precision!r}: choose from {', '.join(PRECISIONS)}")
@@ -92,26 +111,31 @@ def resolve_precision(device: str, precision: str = "auto") -> str:
         return precision
     if kind(device) != "cuda":
         return "fp32"
-    import torch
-
-    return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
+    return "bf16" if _torch().cuda.is_bf16_supported() else "fp32"
 
 
-def use_tensor_cores(device: str) -> None:
+def use_tensor_cores(device: str | torch.device) -> None:
     """TF32 for the fp32 matmuls left outside autocast on a CUDA device (process-wide, as torch sets it)."""
-    import torch
-
+    torch = _torch()
     if kind(device) == "cuda":
         torch.backends.cuda.matmul.allow_tf32 = True
         torch.backends.cudnn.allow_tf32 = True
 
 
-def device_name(device: str) -> str:
+def lightning_placement(device: str | torch.device) -> tuple[str, int | list[int]]:
+    """Lightning's ``(accelerator, devices)`` for one resolved device: ``("gpu", [N])`` for ``cuda:N``, else
+    ``("cpu", 1)``."""
+    if kind(device) != "cuda":
+        return "cpu", 1
+    index = str(device).partition(":")[2]
+    return "gpu", [int(index or 0)]
+
+
+def device_name(device: str | torch.device) -> str:
     """The hardware behind a device, for reports: the GPU's name, or ``cpu``."""
     if kind(device) != "cuda":
         return "cpu"
-    import torch
-
+    torch = _torch()
     return torch.cuda.get_device_name(torch.device(device))
 
 

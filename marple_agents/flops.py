@@ -18,7 +18,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from marple_agents.config import ModelConfig
 from marple_agents.inputs import SUBGOAL_FIELDS
-from marple_agents.models import build_model
+from marple_agents.networks import build_model
 from marple_gym.world.state import NUM_CHANNELS
 
 GRID = (20, 20)

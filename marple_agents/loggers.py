@@ -22,7 +22,7 @@ class LoggerError(MarpleError, ValueError):
 
 def make_logger(kind: str, out_dir: str | Path, run_name: str = "logs"):
     """The Lightning logger ``kind`` (one of :data:`LOGGERS`) writing under ``out_dir``."""
-    from lightning.pytorch import loggers
+    from lightning.pytorch import loggers  # Lightning: loaded when training starts
 
     out_dir = Path(out_dir)
     if kind == "csv":

@@ -28,10 +28,10 @@ import torch
 
 from marple_agents.checkpoints import load_checkpoint
 from marple_agents.config import ModelConfig
-from marple_agents.device import resolve_device, resolve_precision, use_tensor_cores
+from marple_agents.device import resolve_precision, use_tensor_cores
 from marple_agents.inputs import SUBGOAL_FIELDS
-from marple_agents.models import SUBGOAL_SIZES, PolicyNet
-from marple_agents.models.encoder import EMBEDDED_CHANNELS
+from marple_agents.networks import SUBGOAL_SIZES, PolicyNet
+from marple_agents.networks.encoder import EMBEDDED_CHANNELS
 from marple_eval.lockstep import batched
 from marple_eval.protocol import ModelFile
 from marple_gym.evidence import channel_sizes
@@ -61,7 +61,7 @@ class Policy:
         precision: str = "auto",
         key: str | None = None,
     ) -> None:
-        self.device = torch.device(resolve_device(device))
+        self.device = torch.device(device)
         self.precision = resolve_precision(str(self.device), precision)
         if self.precision == "bf16":
             use_tensor_cores(str(self.device))
@@ -169,7 +169,7 @@ _shared: OrderedDict[tuple[str, str, str], Policy] = OrderedDict()
 _shared_lock = threading.Lock()
 
 
-def shared_policy(resource: Any, device: str = "cpu", precision: str = "auto") -> Any:
+def shared_policy(resource: Any, device: str | torch.device = "cpu", precision: str = "auto") -> Any:
     """The policy an agent-model resource stands for, one copy per process and device for the same weights.
 
     ``resource`` is a loaded policy (anything with ``action_probs``: returned as

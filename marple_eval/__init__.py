@@ -10,6 +10,7 @@ Every inference method, human participants included, is scored the same way::
 """
 
 from marple_eval.evidence import AUDIO, LANGUAGE, MODALITIES, VISION, AgentEvidence, TrialEvidence
+from marple_eval.methods import DistanceModel, InferenceModel, UniformModel, make_model
 from marple_eval.metrics import (
     accuracy_curve,
     area_under_curve,
@@ -18,10 +19,19 @@ from marple_eval.metrics import (
     sem_band,
     summarise,
 )
-from marple_eval.models import DistanceModel, InferenceModel, UniformModel, make_model
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate, model_factory
 from marple_eval.results import RunResults, TrialResult
 from marple_eval.scenarios import PREFERENCE_SETTINGS, SCENARIOS, Scenario, get_scenario
+from marple_gym.moved import moved_modules
+
+# Paths the docs showed before these modules found their places (marple_gym.moved).
+moved_modules(
+    {
+        "marple_eval.models": "marple_eval.methods",
+        "marple_eval.evaluation": "marple.evaluation",
+        "marple_eval.human": "marple.study.human",
+    }
+)
 
 __all__ = [
     "AUDIO",

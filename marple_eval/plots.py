@@ -26,7 +26,7 @@ def plot_runs(runs: list[RunResults], path: str | Path, title: str | None = None
     """Save a PNG with one panel per scenario (and one pooled), each run a line with a band (see :data:`BANDS`)."""
     if band not in BANDS:
         raise ValueError(f"band must be one of {sorted(BANDS)}, got {band!r}")
-    import matplotlib
+    import matplotlib  # the eval extra, loaded when a plot is drawn
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -43,16 +43,19 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
 from marple_eval.evidence import Placement, culprit_first, shown_order, trial_evidence
 from marple_eval.lockstep import run_in_lockstep
-from marple_eval.models.base import InferenceModel, check_query_probabilities, combined_answer
-from marple_eval.models.guard import AnswerCheck, InvalidAnswerError, model_code
+from marple_eval.methods.base import InferenceModel, QueryModel, check_query_probabilities, combined_answer
+from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, model_code
+from marple_eval.methods.registry import make_model
 from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean, read_trial
 from marple_eval.settings import ProtocolSettings
 from marple_eval.workers import TrialWorkers
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.selection import select_trials
+from marple_gym.missions.scenarios import get_scenario
 from marple_gym.missions.suspects import suspect_labels
 from marple_gym.recording.records import WhodunitEpisode
 from marple_gym.validation import Fields, message_error, read_json_lines
@@ -107,11 +110,11 @@ def score_trial(
 
     A labeling records the answers per label (``p_a``, ``p_b``, ...) and where the culprit was shown:
     ``swap`` for two suspects, ``culprit_as`` (its label) for more. A method that combines P(query | agent)
-    (:attr:`~marple_eval.models.base.InferenceModel.combines_query_probabilities`) is asked for those at
+    (:attr:`~marple_eval.methods.base.InferenceModel.combines_query_probabilities`) is asked for those at
     :meth:`~ProtocolSettings.query_points` instead, and the labeling also keeps them per label (``q_a``,
     ``q_b``, ...; None where the cutoff spared the rollouts): every combination rule, cutoff and last point
     follow from them (:meth:`~marple_eval.results.RunResults.rescored`). What the model raises is a
-    :class:`~marple_eval.models.guard.ModelError` naming it; ``check`` (one per run) refuses answers that are
+    :class:`~marple_eval.methods.guard.ModelError` naming it; ``check`` (one per run) refuses answers that are
     not probabilities and rescales those that do not sum to 1, warning once.
     """
     identities = identities or Identities()
@@ -161,6 +164,39 @@ def score_trial(
     )
 
 
+def score_suspect(
+    model: QueryModel,
+    episode: WhodunitEpisode,
+    settings: ProtocolSettings,
+    role: str,
+    identities: Identities | None = None,
+) -> list[float | None]:
+    """One suspect's P(query | agent) at the trial's query points (None where the cutoff spares them), asked of
+    ``model`` for the agent of ``role`` alone.
+
+    :func:`score_trial` stores the same numbers for that agent under whichever label it is shown, wherever a
+    method's estimate for one agent does not depend on the others (simulation inference: its rollouts are seeded
+    by what the agent was seen doing, never by its name or the other suspects). A run scored one suspect at a time
+    (:func:`evaluate_suspect`) then assembles into the run scored at once, exactly.
+    """
+    identities = identities or Identities()
+    labels = suspect_labels(episode.suspects)
+    if role not in labels:
+        raise ValueError(f"{episode.episode_id} has suspects {', '.join(labels)}; no suspect {role!r}")
+    order = culprit_first(episode)
+    names = tuple(identities(episode.scenario, labels[i]) for i in order)
+    shown = order.index(labels.index(role))  # shown as they come: the culprit first
+    placement: Placement = False if episode.suspects == 2 else tuple(range(episode.suspects))
+    points = settings.query_points(episode.horizon)
+    asked = [tau for tau in points if not settings.is_cut(episode.horizon, tau)]
+    evidence = [trial_evidence(episode, tau, placement, model.modalities, names, settings.rules) for tau in asked]
+    with model_code(model.name, f"query_probabilities on trial {episode.episode_id}"):
+        found = model.query_probabilities([trial.agents[shown] for trial in evidence], evidence)
+    q = _one_per_point(found, asked, model, episode)
+    checked = {tau: check_query_probabilities((p,), 1, model.name)[0] for tau, p in q.items()}
+    return [checked.get(tau) for tau in points]
+
+
 def _one_per_point(found: Any, asked: list[int], model: InferenceModel, episode: WhodunitEpisode) -> dict[int, Any]:
     """A model's answers keyed by the evidence points asked, refused unless there is one per point."""
     found = list(found)
@@ -194,23 +230,33 @@ def opaque(resource: Any) -> Any:
 
 
 class _Scorer:
-    """Holds one model and sets it up once per scenario (one per worker process)."""
+    """Holds one model and sets it up once per scenario (one per worker process); scores whole trials, or with
+    ``suspect`` that suspect's query probabilities alone (its agent model the only one set up)."""
 
-    def __init__(self, factory: ModelFactory, resources: Resources | None, identities: Identities) -> None:
+    def __init__(
+        self,
+        factory: ModelFactory,
+        resources: Resources | None,
+        identities: Identities,
+        suspect: str | None = None,
+    ) -> None:
         self.model = build(factory)
         self.check = AnswerCheck(self.model.name)
         self.resources = resources
         self.identities = identities
+        self.suspect = suspect
         self.scenario: str | None = None
 
-    def __call__(self, episode: WhodunitEpisode, settings: ProtocolSettings) -> TrialResult:
+    def __call__(self, episode: WhodunitEpisode, settings: ProtocolSettings) -> Any:
         if episode.scenario != self.scenario and self.resources is not None:
-            roles = suspect_labels(episode.suspects)
+            roles = [self.suspect] if self.suspect else suspect_labels(episode.suspects)
             agents = {self.identities(episode.scenario, r): opaque(self.resources(episode.scenario, r)) for r in roles}
             with model_code(self.model.name, f"setup for scenario {episode.scenario}"):
                 self.model.setup(agents)
         self.scenario = episode.scenario
-        return score_trial(self.model, episode, settings, self.identities, self.check)
+        if self.suspect is None:
+            return score_trial(self.model, episode, settings, self.identities, self.check)
+        return episode.episode_id, score_suspect(self.model, episode, settings, self.suspect, self.identities)
 
 
 def build(factory: ModelFactory) -> InferenceModel:
@@ -241,7 +287,7 @@ def _journal_mismatch(path: Path, found: Any, header: dict[str, Any]) -> Results
     return ResultsError(f"{path}: a journal left by a run of {what}; delete it or choose another --out")
 
 
-def _score_one(scorer: _Scorer, settings: ProtocolSettings, episode: WhodunitEpisode) -> TrialResult:
+def _score_one(scorer: _Scorer, settings: ProtocolSettings, episode: WhodunitEpisode) -> Any:
     return scorer(episode, settings)
 
 
@@ -293,24 +339,14 @@ def evaluate(
     (:class:`~marple_eval.workers.TrialWorkers`) that score this run's trials
     instead of ``workers`` processes started for it.
     """
-    from tqdm import tqdm
-
-    if executor not in EXECUTORS:
-        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     settings = settings or ProtocolSettings()
     probe = build(factory)
     method = method or probe.name
-    if executor == "auto":
-        executor = "lockstep" if str(probe.device or "cpu").startswith("cuda") else "processes"
+    executor = _executor(executor, probe)
     with model_code(probe.name, "settings()"):
-        recorded = {
-            **probe.settings(),
-            **(run_settings or {}),
-            "protocol": settings.record(),
-            "combines_query_probabilities": probe.combines_query_probabilities,
-        }
-    if executor == "lockstep":
-        recorded["trials_in_flight"] = workers
+        model_settings = probe.settings()
+    in_flight = workers if executor == "lockstep" else None
+    recorded = run_record(model_settings, run_settings or {}, settings, probe.combines_query_probabilities, in_flight)
     header = _journal_header(method, probe, recorded)
     episodes = list(episodes)
     journal = Path(f"{out}.journal.jsonl") if out else None
@@ -319,7 +355,7 @@ def evaluate(
     results = dict(done)
     bar = tqdm(total=len(episodes), initial=len(done), unit="trial", desc=f"evaluating {method}", disable=not progress)
     try:
-        for trial in _run(factory, todo, settings, resources, workers, probe, executor, pool):
+        for trial in _run(factory, todo, settings, resources, workers, probe, executor, pool=pool):
             results[trial.episode_id] = trial
             if journal is not None:
                 _journal_trial(journal, header, trial)
@@ -337,6 +373,81 @@ def evaluate(
     return run
 
 
+def run_record(
+    model_settings: dict[str, Any],
+    run_settings: dict[str, Any],
+    settings: ProtocolSettings,
+    combines: bool,
+    trials_in_flight: int | None = None,
+) -> dict[str, Any]:
+    """The ``settings`` a results file records: the model's own, the run's (dataset, split, ...), the protocol,
+    whether the answers combine query probabilities, and, for trials scored in lockstep, how many at a time."""
+    recorded = {
+        **model_settings,
+        **run_settings,
+        "protocol": settings.record(),
+        "combines_query_probabilities": combines,
+    }
+    if trials_in_flight is not None:
+        recorded["trials_in_flight"] = trials_in_flight
+    return recorded
+
+
+def _executor(executor: str, probe: InferenceModel) -> str:
+    """``executor`` as given, ``auto`` resolved: lockstep for a model on a CUDA device, processes otherwise."""
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
+    if executor == "auto":
+        return "lockstep" if str(probe.device or "cpu").startswith("cuda") else "processes"
+    return executor
+
+
+@dataclass
+class SuspectAnswers:
+    """One suspect's query probabilities on every trial of a run (:func:`evaluate_suspect`), with what a results
+    file of the whole run would record about the model."""
+
+    method: str
+    model_settings: dict[str, Any]
+    trials_in_flight: int | None  # trials scored at a time in lockstep (None: one per worker process)
+    answers: dict[str, list[float | None]]  # episode id -> P(query | agent) at its query points (None: cut)
+
+
+def evaluate_suspect(
+    factory: ModelFactory,
+    episodes: Iterable[WhodunitEpisode],
+    settings: ProtocolSettings,
+    suspect: str,
+    *,
+    resources: Resources | None = None,
+    workers: int = 1,
+    progress: bool = True,
+    executor: str = "auto",
+) -> SuspectAnswers:
+    """The query probabilities of the agent of role ``suspect`` on every trial (:func:`score_suspect`), its agent
+    model the only one set up (``resources`` is asked for that role alone); trials run as :func:`evaluate` runs
+    them (worker processes, or lockstep for a model on a CUDA device)."""
+    from tqdm import tqdm
+
+    probe = build(factory)
+    if not probe.combines_query_probabilities:
+        raise ValueError(f"{probe.name} does not estimate query probabilities; only whole trials can score it")
+    executor = _executor(executor, probe)
+    with model_code(probe.name, "settings()"):
+        model_settings = probe.settings()
+    episodes = list(episodes)
+    answers: dict[str, list[float | None]] = {}
+    bar = tqdm(total=len(episodes), unit="trial", desc=f"evaluating {probe.name}, {suspect}", disable=not progress)
+    with bar:
+        for episode_id, found in _run(factory, episodes, settings, resources, workers, probe, executor, suspect):
+            answers[episode_id] = found
+            bar.update(1)
+    in_flight = workers if executor == "lockstep" else None
+    return SuspectAnswers(
+        probe.name, model_settings, in_flight, {e.episode_id: answers[e.episode_id] for e in episodes}
+    )
+
+
 def _journal_trial(journal: Path, header: dict[str, Any], trial: TrialResult) -> None:
     """Append a scored trial, starting the journal with its header at the first (no trial, no journal)."""
     if not journal.is_file():
@@ -348,14 +459,14 @@ def _journal_trial(journal: Path, header: dict[str, Any], trial: TrialResult) ->
         os.fsync(f.fileno())
 
 
-def _run(factory, todo, settings, resources, workers, probe, executor, pool):
+def _run(factory, todo, settings, resources, workers, probe, executor, suspect=None, pool=None):
     identities = Identities()  # one salt for the run, shared by its worker processes
-    scorer = functools.partial(_Scorer, factory, resources, identities)
+    scorer = functools.partial(_Scorer, factory, resources, identities, suspect)
     if executor == "lockstep":  # a model per thread; the policies they load are shared (one copy per device)
         yield from run_in_lockstep(lambda: functools.partial(_score_one, scorer(), settings), todo, workers)
         return
     if pool is None and (workers <= 1 or len(todo) <= 1):
-        scorer = _Scorer(lambda: probe, resources, identities)  # the probe: one model, one answer check
+        scorer = _Scorer(lambda: probe, resources, identities, suspect)  # the probe: one model, one answer check
         for episode in todo:
             yield scorer(episode, settings)
         return
@@ -389,8 +500,6 @@ class AgentResources:
     templates: dict[str, str]
 
     def __call__(self, scenario: str, role: str) -> Any:
-        from marple_gym.missions.scenarios import get_scenario
-
         if role not in self.templates:
             raise ValueError(f"no agent model given for role {role!r} (use --agent {role}=...)")
         template = self.templates[role]
@@ -408,6 +517,4 @@ class AgentResources:
 
 def model_factory(name: str, **kwargs: Any) -> ModelFactory:
     """A picklable factory for a registered model."""
-    from marple_eval.models.registry import make_model
-
     return functools.partial(make_model, name, **kwargs)

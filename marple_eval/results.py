@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from marple_eval.evidence import QueryRules
+from marple_eval.methods.base import combined_answer
 from marple_eval.metrics import (
     BOOTSTRAP_LEVEL,
     BOOTSTRAP_RESAMPLES,
@@ -51,7 +52,6 @@ from marple_eval.metrics import (
     summarise,
     threshold_key,
 )
-from marple_eval.models.base import combined_answer
 from marple_eval.settings import ProtocolSettings
 from marple_gym import __version__
 from marple_gym.datasets.selection import trial_set_id
@@ -86,6 +86,11 @@ class TrialResult:
     not combine them."""
 
 
+def creation_time() -> str:
+    """Now, as a results file records when it was made: UTC, to the second."""
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
 def culprit_label(labeling: dict[str, Any]) -> str:
     """The label under which a scored labeling showed the culprit."""
     if "culprit_as" in labeling:
@@ -105,7 +110,7 @@ class RunResults:
     method: str
     settings: dict[str, Any]
     trials: list[TrialResult]
-    created: str = field(default_factory=lambda: datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    created: str = field(default_factory=lambda: creation_time())
     generator: str = f"marple-gym {__version__}"
 
     @property

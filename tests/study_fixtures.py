@@ -19,8 +19,8 @@ import sys
 import threading
 from pathlib import Path
 
+from marple.study.web import WEB_FORMAT, WEB_VERSION
 from marple_gym.recording.records import evidence_steps
-from marple_gym.study.web import WEB_FORMAT, WEB_VERSION
 
 KEY = "test-write-key-0123456789"
 EPISODES = {"v000": ("pillow/h00/000", 20), "v001": ("pillow/h01/000", 7), "p000": ("pillow/practice/000", 12)}
@@ -135,7 +135,7 @@ class ChildServer:
             if file_size_limit is not None:
                 resource.setrlimit(resource.RLIMIT_FSIZE, (file_size_limit, file_size_limit))
 
-        argv = [sys.executable, "-m", "marple_gym.cli.main", "study-server", str(folder), "--out", str(out)]
+        argv = [sys.executable, "-m", "marple.cli.main", "study-server", str(folder), "--out", str(out)]
         self.process = subprocess.Popen(
             [*argv, "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, preexec_fn=limit, text=True
         )

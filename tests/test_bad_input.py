@@ -15,13 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from marple.study.responses import read_entries
+from marple.study.trials import StudyError
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import MANIFEST, DatasetError
 from marple_gym.datasets.shards import ShardError, read_shard
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
-from marple_gym.generation import ConfigError, HouseConfig, generate_world
-from marple_gym.study.responses import read_entries
-from marple_gym.study.trials import StudyError
+from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
 from marple_gym.validation import Fields, message_error
 
 REFERENCE = Path(__file__).parent / "data" / "reference-configs" / "init_config_change_outfit_do_laundry.json"
@@ -96,7 +98,7 @@ def test_a_misspelled_key_of_the_paper_format_is_refused_with_its_path(edit, fie
     edit(data["Grid"])
     path = tmp_path / "house.json"
     path.write_text(json.dumps(data))
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.load(path)
     assert info.value.field == field and info.value.file == str(path)
     assert str(info.value) == f"{path}: {field}: unknown key; did you mean {suggestion!r}?"
@@ -105,7 +107,7 @@ def test_a_misspelled_key_of_the_paper_format_is_refused_with_its_path(edit, fie
 def test_a_misspelled_nested_key_of_our_format_is_refused():
     plain = generate_world(reference(), np.random.default_rng(0), ["do_laundry"]).house.source["config"].to_dict()
     rename(plain["rooms"][1]["furniture"][0], "objects", "objets")
-    with pytest.raises(ConfigError, match=r"did you mean 'objects'") as info:
+    with pytest.raises(HouseConfigError, match=r"did you mean 'objects'") as info:
         HouseConfig.from_dict(plain)
     assert info.value.field == "rooms[1].furniture[0].objets"
 
@@ -146,7 +148,7 @@ def test_a_misspelled_nested_key_of_our_format_is_refused():
     ],
 )
 def test_bad_values_are_refused_before_anything_is_built(config, field, reason):
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.from_dict(config)
     assert info.value.field == field and reason in info.value.reason
 
@@ -165,7 +167,7 @@ def test_a_paper_section_of_the_wrong_type_is_named_with_the_file(edit, field, r
     data = reference()
     edit(data["Grid"])
     path = _write(tmp_path / "house.json", data)
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.load(path)
     assert info.value.field == field and reason in info.value.reason and str(info.value).startswith(f"{path}: ")
 
@@ -173,7 +175,7 @@ def test_a_paper_section_of_the_wrong_type_is_named_with_the_file(edit, field, r
 def test_a_paper_door_state_must_be_open_or_closed():
     data = reference()
     data["Grid"]["doors"]["initial"][0]["state"] = "no"
-    with pytest.raises(ConfigError, match="expected 'open' or 'closed'") as info:
+    with pytest.raises(HouseConfigError, match="expected 'open' or 'closed'") as info:
         HouseConfig.from_dict(data)
     assert info.value.field == "Grid.doors.initial[0].state"
 
@@ -190,7 +192,7 @@ def test_a_paper_door_state_must_be_open_or_closed():
 def test_a_bad_config_file_names_the_file(content, reason, tmp_path):
     path = tmp_path / "house.json"
     path.write_bytes(content)
-    with pytest.raises(ConfigError, match=reason) as info:
+    with pytest.raises(HouseConfigError, match=reason) as info:
         HouseConfig.load(path)
     assert str(info.value).startswith(f"{path}: ")
 
@@ -198,27 +200,27 @@ def test_a_bad_config_file_names_the_file(content, reason, tmp_path):
 @pytest.mark.parametrize("path, reason", [("", "the path of the file is empty"), (".", ": a folder, not a file")])
 def test_an_empty_path_or_a_folder_is_named_as_such(path, reason, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(ConfigError, match=reason):
+    with pytest.raises(HouseConfigError, match=reason):
         HouseConfig.load(path)
     assert listing(tmp_path) == set()
 
 
 @pytest.mark.parametrize("source", [[1, 2], 42, 3.5, b"{}"])
 def test_a_config_that_is_neither_a_path_nor_a_dict_is_refused(source):
-    with pytest.raises(ConfigError, match=f"expected a path to a JSON file.*got {type(source).__name__}"):
+    with pytest.raises(HouseConfigError, match=f"expected a path to a JSON file.*got {type(source).__name__}"):
         HouseConfig.load(source)
 
 
 def test_object_ids_cannot_wrap_the_uint8_channel():
     config = {"width": 100, "height": 100, "furniture_per_room": [40, 40], "objects_per_furniture": [8, 8]}
-    with pytest.raises(ConfigError, match=r"456 objects, but at most 255 fit") as info:
+    with pytest.raises(HouseConfigError, match=r"456 objects, but at most 255 fit") as info:
         generate_world(config, np.random.default_rng(0))
     assert info.value.field == "objects_per_furniture"
 
 
 def test_listing_more_objects_than_ids_is_refused_before_generation():
     room = {"type": "Kitchen", "floor_objects": [{"type": "apple"}] * 20, "num_floor_objects": 150}
-    with pytest.raises(ConfigError, match="300 objects are asked for; a house holds at most 255"):
+    with pytest.raises(HouseConfigError, match="300 objects are asked for; a house holds at most 255"):
         HouseConfig.from_dict({"rooms": [room, {**room, "type": "Bedroom"}]})
 
 
@@ -268,7 +270,7 @@ def test_a_damaged_manifest_is_refused_naming_the_file_and_field(dataset, tmp_pa
 
 
 def test_a_shard_of_another_split_re_signed_in_the_manifest_is_named(dataset, tmp_path):
-    from marple_gym.datasets.generate import file_sha256
+    from marple_gym.datasets.shards import file_sha256
 
     test_shard = "laundry/test/A+B/shard-h00-00000.npz"
     train_shard = sorted(p for p in json.loads((dataset / MANIFEST).read_text())["shards"] if "/train-in/A/" in p)[0]
@@ -443,7 +445,7 @@ def test_a_bad_responses_line_names_the_file_and_line(answer, message, tmp_path)
     ],
 )
 def test_evaluate_responses_names_the_line_of_an_out_of_range_number(answer, message, tmp_path, capsys):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     path = tmp_path / "r.jsonl"
     path.write_text(json.dumps(SESSION) + "\n" + json.dumps(answer) + "\n")
@@ -461,7 +463,7 @@ def checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     from marple_agents.checkpoints import save_checkpoint
     from marple_agents.config import ModelConfig
-    from marple_agents.models import build_model
+    from marple_agents.networks import build_model
 
     config = ModelConfig(width=8, depth=1, heads=2, head_hidden=8, decoder_hidden=8)
     path = save_checkpoint(tmp_path / "policy.pt", build_model(config), config, {"val_accuracy": 0.5})
@@ -571,7 +573,7 @@ def _with(torch, path: Path, **change) -> None:
 
 
 def test_evaluate_names_the_agent_file_it_cannot_read_and_writes_nothing(checkpoint, dataset, tmp_path, capsys):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     _, good = checkpoint
     bad = tmp_path / "agent-B.pt"
@@ -607,7 +609,7 @@ def _config(torch, path: Path, **change) -> None:
 def test_evaluate_names_the_checkpoint_file_of_every_error_with_its_template_expanded(
     checkpoint, dataset, tmp_path, capsys, edit, message
 ):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     torch, good = checkpoint
     bad = tmp_path / "laundry-A.pt"

@@ -5,17 +5,21 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
+from paths import ROOT
 
-from marple_eval.models.base import InferenceModel
-from marple_eval.models.guard import ModelError
+from marple.cli.main import main
+from marple_eval.methods.base import InferenceModel
+from marple_eval.methods.guard import ModelError
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.results import ResultsError
-from marple_gym.cli.main import main
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import DatasetError
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +139,7 @@ def test_a_config_that_cannot_be_built_leaves_no_output_folder(tmp_path, capsys)
 def test_no_traceback_reaches_the_terminal_without_verbose(tmp_path):
     for args in (["generate", "--scale", "inf"], ["report", str(tmp_path / "none.json")]):
         result = subprocess.run(
-            [sys.executable, "-m", "marple_gym.cli.main", *args], capture_output=True, text=True, cwd=tmp_path
+            [sys.executable, "-m", "marple.cli.main", *args], capture_output=True, text=True, cwd=tmp_path
         )
         assert result.returncode == 2 and "Traceback" not in result.stderr and "error:" in result.stderr
 
@@ -271,7 +275,7 @@ def test_a_repeated_scenario_is_generated_and_scored_once_and_a_bare_at_is_refus
 KILLED_GENERATE = """
 import os, signal, sys
 import numpy as np
-from marple_gym.datasets.generate import DatasetError, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset
 
 real, calls = np.savez_compressed, []
 
@@ -299,9 +303,19 @@ def test_a_killed_generation_leaves_temporary_files_that_the_next_run_removes(tm
     assert not list(root.rglob("*.tmp")) and MarpleDataset(root).complete
 
 
-def test_an_uninstalled_source_tree_is_told_to_install_rather_than_offered_no_subcommand(monkeypatch, capsys):
-    import marple_gym.cli.main as cli
+SUBCOMMANDS = {"benchmark", "envs", "evaluate", "export", "generate", "play", "replay", "report", "slice", "stats"}
+SUBCOMMANDS |= {"study", "study-server", "study-web", "train"}
 
-    monkeypatch.setattr(cli, "entry_points", lambda group: [])
-    code, err = run_main(["evaluate", "--help"], capsys)
-    assert code == 2 and "pip install -e ." in err and "invalid choice" not in err
+
+def test_a_source_tree_that_was_never_installed_has_every_subcommand():
+    """No entry point connects the command to its subcommands: without the editable install's finder (``-S``: no
+    site hooks), a source tree on ``sys.path`` beside the dependencies runs them all."""
+    site = sysconfig.get_paths()["purelib"]
+    code = (
+        f"import sys; sys.path[:0] = [{str(ROOT)!r}, {site!r}]; from marple.cli.main import build_parser;"
+        "import importlib.util; assert importlib.util.find_spec('marple').origin.startswith(sys.path[0]);"
+        "print(' '.join(build_parser().commands))"
+    )
+    done = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert set(done.stdout.split()) == SUBCOMMANDS

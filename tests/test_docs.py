@@ -125,7 +125,7 @@ MARPLE_COMMANDS = [command for page in PAGES for command in marple_commands(page
 
 
 def test_every_marple_command_of_the_docs_parses():
-    from marple_gym.cli.main import build_parser
+    from marple.cli.main import build_parser
 
     parser = build_parser()
     refused = []

@@ -22,7 +22,7 @@ import pytest
 from fresh_process import FreshProcesses
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("marple_gym", "marple_agents", "marple_eval", "marple_benchmark")
+PACKAGES = ("marple_gym", "marple_agents", "marple_eval", "marple")
 
 
 def public_modules() -> list[str]:

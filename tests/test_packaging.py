@@ -10,7 +10,9 @@ import pytest
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 PYPROJECT = tomllib.loads((Path(__file__).parent.parent / "pyproject.toml").read_text())
-PACKAGES = [name.rstrip("*") for name in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]]
+PACKAGES = sorted(
+    {name.rstrip("*").split(".")[0] for name in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]}
+)
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -1,15 +1,16 @@
 """Tiny learned agent models for tests: the size, random valid inputs, a learnable dataset, a short training run,
-and a sharpened untrained policy. Needs torch and lightning: test modules call ``pytest.importorskip`` first."""
+a sharpened untrained policy, and a benchmark preset of them. Needs torch and lightning: test modules call ``pytest.importorskip`` first."""
 
 from __future__ import annotations
 
 import numpy as np
 import torch
 
+from marple.benchmark.presets import BenchmarkPreset
 from marple_agents import Policy, train_policy
 from marple_agents.config import ModelConfig
-from marple_agents.models import SUBGOAL_SIZES, build_model
-from marple_gym.datasets import Samples
+from marple_agents.networks import SUBGOAL_SIZES, build_model
+from marple_gym.datasets import Samples, Sizes
 
 TINY = {
     "width": 32,
@@ -22,6 +23,20 @@ TINY = {
     "glimpse": 0,
 }
 """A model small enough to train in seconds on the CPU."""
+
+
+TINY_BENCHMARK = BenchmarkPreset(
+    "tiny",
+    Sizes(2, 2, 3, 1),
+    trials=2,
+    model="small",
+    rollouts=3,
+    splits=("in",),
+    train={"max_steps": 4},
+    uncut=("uniform", "vision"),
+    ideal_rollouts=5,
+)
+"""A benchmark preset that runs every stage in seconds on the CPU (two houses, two trials, four steps)."""
 
 
 def tiny_config(conditioning: str = "vision", **changes) -> ModelConfig:

@@ -16,13 +16,14 @@ from __future__ import annotations
 import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
 from marple_agents.cache import policy_cache
 from marple_agents.inputs import SUBGOAL_FIELDS
+from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
 from marple_gym.episode import AgentStep, BatchStep, EpisodeState
 from marple_gym.missions import MISSIONS
@@ -33,9 +34,6 @@ from marple_gym.world.batched_state import BatchOutcome
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.world import World
-
-if TYPE_CHECKING:  # the rollouts import the agent models
-    from marple_agents.simulation.rollouts import RolloutWorlds
 
 IDLE = int(Action.idle)
 

@@ -11,9 +11,10 @@ refines the first action), ``language`` (language-conditioned policy, latest
 intent), ``all`` (language + audio). The agent model of each agent is set up
 from the run's resources: a checkpoint path (a learned policy) or
 ``{"planner": preferences}`` (the true planner: a perfect agent model, the
-upper bound). Learned policies run on ``device`` (``auto``: a GPU when there is
-one) in ``precision`` (see :mod:`marple_agents.device`), one copy per process
-shared by every trial scored in it.
+upper bound). Learned policies run on ``device`` (a :class:`torch.device` or its
+name, resolved by whoever chose it: :func:`marple_agents.device.resolve_device`)
+in ``precision`` (see :mod:`marple_agents.device`), one copy per process shared by
+every trial scored in it.
 
 ``agent="mcts"`` (our extension, not the paper's method) rolls out the
 :class:`~marple_agents.simulation.mcts.MCTSAgent` instead of the plain policy:
@@ -28,21 +29,24 @@ from __future__ import annotations
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from marple_agents.device import kind, resolve_device, resolve_precision
+from marple_agents.device import kind, resolve_precision
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.base import as_prior
-from marple_eval.models.base import QueryModel
+from marple_eval.methods.base import QueryModel
 from marple_gym.validation import describe, is_int
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
+
+if TYPE_CHECKING:
+    import torch
 
 VARIANTS: dict[str, frozenset[str]] = {
     "vision": frozenset({VISION}),
@@ -70,7 +74,7 @@ class SimulationModel(QueryModel):
         variant: str = "vision",
         rollouts: int = 100,
         seed: int = 0,
-        device: str = "auto",
+        device: str | torch.device = "cpu",
         precision: str = "auto",
         agent: str = "policy",
         simulations: int = 16,
@@ -90,7 +94,7 @@ class SimulationModel(QueryModel):
         )
         self.rollouts = int(rollouts)
         self.seed = int(seed)
-        self.device = resolve_device(device)
+        self.device = device
         self.precision = resolve_precision(self.device, precision)
         self.agents: dict[str, RolloutAgent] = {}
 
@@ -114,7 +118,7 @@ class SimulationModel(QueryModel):
             return resource
         if isinstance(resource, dict) and "planner" in resource:
             return PlannerAgent(resource["planner"])
-        from marple_agents.policy import shared_policy
+        from marple_agents.policy import shared_policy  # torch (the agents extra): only when a policy runs
 
         language, audio = LANGUAGE in self.modalities, AUDIO in self.modalities
         if self.search is None:

@@ -41,7 +41,7 @@ from marple_agents.cache import policy_cache
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
 from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, sample_rows
-from marple_agents.simulation.rollouts import RolloutWorlds
+from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
 from marple_gym.episode.batch import BatchStep
 from marple_gym.missions.batch import BatchProgress, MissionTable
@@ -71,7 +71,7 @@ class MCTSAgent(RolloutAgent):
     ``mission_subgoals``, the mission's current subgoal instead (``bip``).
     ``use_audio``: the first action's distribution is refined with the sound
     heard at tau, as the policy agent's is. It rolls out in
-    :class:`~marple_agents.simulation.rollouts.RolloutWorlds` (the batch's states and houses).
+    :class:`~marple_agents.simulation.worlds.RolloutWorlds` (the batch's states and houses).
     """
 
     groups_starts = True

@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 
 from marple_agents.config import ModelConfig, TrainConfig
-from marple_agents.models import SUBGOAL_FIELDS, build_model
+from marple_agents.networks import SUBGOAL_FIELDS, build_model
 
 
 class WarmupCosine:

@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from marple_agents.config import TRAINING_SPLITS
 from marple_agents.device import check_training_devices
+from marple_gym.datasets import MarpleDataset
+from marple_gym.datasets.dataset import load_manifest
 from marple_gym.errors import MarpleError
+from marple_gym.missions.mission import get_mission
+from marple_gym.missions.scenarios import get_scenario
 
 if TYPE_CHECKING:
     from marple_agents.training.train import TrainResult
@@ -55,7 +59,7 @@ def run_training(request: TrainingRequest) -> TrainResult:
     split = TRAINING_SPLITS[request.split]
     complete = check_training_data(request.data, unit, kind, split, request.role, request.allow_incomplete)
     check_training_devices(request.accelerator, request.devices)
-    from marple_agents.training.train import train_policy
+    from marple_agents.training.train import train_policy  # Lightning: once the data and devices are checked
 
     out = Path(request.out or f"runs/{unit}-{request.split}-{request.role}-{request.model}")
     created = not out.exists()
@@ -88,9 +92,6 @@ def run_training(request: TrainingRequest) -> TrainResult:
 
 def training_unit(scenario: str | None, mission: str | None, role: str) -> tuple[str, str]:
     """The unit's name and kind (``scenario`` or ``mission``); a single mission's dataset has role A only."""
-    from marple_gym.missions.mission import get_mission
-    from marple_gym.missions.scenarios import get_scenario
-
     if mission:
         if role != "A":
             raise MarpleError("a single mission's dataset has role A only")
@@ -102,9 +103,6 @@ def check_training_data(data: str, unit: str, kind: str, split: str, role: str, 
     """Whether the dataset at ``data`` is complete, once it is known to hold ``split`` samples of ``unit``'s
     ``role`` (else an error with the ``marple generate`` command that writes them); an incomplete dataset is an
     error unless ``allow_incomplete``."""
-    from marple_gym.datasets import MarpleDataset
-    from marple_gym.datasets.generate import load_manifest
-
     hint = generate_hint(data, unit, kind, split)
     if load_manifest(Path(data)) is None:
         raise MarpleError(f"{data}: no dataset here; create one with\n  {hint}")

@@ -16,7 +16,7 @@ import torch
 
 from marple_agents import config as settings
 from marple_agents.checkpoints import CheckpointError, save_checkpoint
-from marple_agents.config import CONDITIONINGS, ConfigError
+from marple_agents.config import CONDITIONINGS, ModelConfigError
 from marple_agents.loggers import make_logger
 from marple_agents.training.budget import TimeBudget
 from marple_agents.training.datamodule import PolicyDataModule
@@ -121,9 +121,9 @@ def train_policy(
     ``callbacks`` are Lightning callbacks added to the trainer's own (a step timer, early stopping).
     """
     if model not in CONDITIONINGS:
-        raise ConfigError(f"model must be one of {CONDITIONINGS}, got {model!r}")
+        raise ModelConfigError(f"model must be one of {CONDITIONINGS}, got {model!r}")
     if split not in SPLITS:
-        raise ConfigError(f"split must be one of {SPLITS}, got {split!r}")
+        raise ModelConfigError(f"split must be one of {SPLITS}, got {split!r}")
     model_cfg, train_cfg = settings.preset(preset, model, **overrides)
     if max_epochs is not None:  # an explicit epoch count replaces the preset's step budget...
         train_cfg = replace(train_cfg, max_epochs=max_epochs, max_steps=None)

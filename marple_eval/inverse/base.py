@@ -27,7 +27,7 @@ import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.priors import MissionPrior
-from marple_eval.models.base import QueryModel
+from marple_eval.methods.base import QueryModel
 from marple_gym.missions.mission import Mission, Subgoal, get_mission
 from marple_gym.missions.scenarios import same_state_change
 from marple_gym.validation import describe, is_int

@@ -12,7 +12,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.generate import DatasetError
+from marple_gym.datasets.manifest import DatasetError
+from marple_gym.missions.scenarios import get_scenario
 
 SPLITS = {"in": "train-in", "ood": "train-ood"}
 
@@ -66,8 +67,6 @@ class TrainingPriors:
 
     def describe(self, scenarios: list[str]) -> dict[str, dict[str, dict]]:
         """Every prior a run uses, with its source, for its results file."""
-        from marple_gym.missions.scenarios import get_scenario
-
         return {s: {r: self.prior(s, r).to_json() for r in get_scenario(s).roles} for s in scenarios}
 
 

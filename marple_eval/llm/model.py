@@ -38,7 +38,8 @@ from marple_eval.llm.prompts import (
     solved_examples,
     training_pairs,
 )
-from marple_eval.models.base import InferenceModel
+from marple_eval.methods.base import InferenceModel
+from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.recording.records import WhodunitEpisode
 from marple_gym.validation import describe, is_int, is_number
 
@@ -76,6 +77,84 @@ def _number(name: str, value: Any, low: float, high: float = math.inf, above: bo
     return float(value)
 
 
+def check_sampling(n: Any, temperature: Any, max_tokens: Any) -> tuple[int, float, int]:
+    """``(n, temperature, max_tokens)`` checked as a chat server would: n >= 1, 0 <= temperature <= 2,
+    max_tokens >= 1 (whole numbers where whole numbers are meant), or an LLMError naming the option."""
+    return _count("n", n, 1), _number("temperature", temperature, 0, 2), _count("max_tokens", max_tokens, 1)
+
+
+def chat_client(
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    cache: str | None = None,
+    retries: int = 5,
+    backoff: float = 1.0,
+    timeout: float = 120.0,
+    price_prompt: float = 0.0,
+    price_completion: float = 0.0,
+    dry_run: str | None = None,
+    max_reply_mb: float = MAX_REPLY_BYTES / 2**20,
+) -> ChatClient:
+    """The client of the options given, or of the environment (see the module docs); a dry run needs no model
+    name and no key. Every number is checked (an LLMError names the option)."""
+    retries, backoff = _count("retries", retries, 0), _number("backoff", backoff, 0)
+    timeout = _number("timeout", timeout, 0, above=True)
+    max_reply_mb = _number("max_reply_mb", max_reply_mb, 0, above=True)
+    price_prompt = _number("price_prompt", price_prompt, 0)
+    price_completion = _number("price_completion", price_completion, 0)
+    model = _option(model, "MARPLE_LLM_MODEL")
+    api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
+    if dry_run is None and not model:
+        raise LLMError("llm: no model name: set MARPLE_LLM_MODEL or --model-arg model=NAME")
+    if dry_run is None and not api_key:
+        raise LLMError(
+            "llm: no API key: set OPENAI_API_KEY or MARPLE_LLM_API_KEY, or --model-arg api_key=... "
+            f"(api_key={NO_KEY} for a local server that needs none)"
+        )
+    return ChatClient(
+        ClientSettings(
+            base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
+            model=model or "(none: dry run)",
+            api_key=None if api_key == NO_KEY else api_key,
+            timeout_s=timeout,
+            retries=retries,
+            backoff_s=backoff,
+            cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
+            price_prompt=price_prompt,
+            price_completion=price_completion,
+            max_reply_bytes=max(1, int(max_reply_mb * 2**20)),
+        ),
+        dry_run=None if dry_run is None else Path(dry_run),
+    )
+
+
+def client_record(client: ChatClient) -> dict[str, str]:
+    """What a run records of the client it asked: the model and the server (never the key)."""
+    return {"llm": client.settings.model, "base_url": client.settings.base_url}
+
+
+def completions(
+    client: ChatClient, chat: list[dict[str, str]], n: int, temperature: float, max_tokens: int
+) -> list[str]:
+    """``n`` completions of ``chat``; a server that returns fewer choices than asked for is asked again for the
+    rest (none in a dry run)."""
+    texts: list[str] = []
+    while len(texts) < n:
+        body = {
+            "model": client.settings.model,
+            "messages": chat,
+            "temperature": temperature,
+            "n": n - len(texts),
+            "max_tokens": max_tokens,
+        }
+        got = client.complete(body).texts
+        if not got:
+            break
+        texts += got[: n - len(texts)]
+    return texts
+
+
 class LLMModel(InferenceModel):
     """Ask a chat model which agent did it, the paper's way (see the module docstring)."""
 
@@ -111,39 +190,19 @@ class LLMModel(InferenceModel):
             raise LLMError(f"llm: scenes must be one of {', '.join(SCENES)}, got {scenes!r}")
         if shots and not examples:
             raise LLMError("llm: in-context examples come from training data: add --model-arg examples=DATA_DIR")
-        n, max_tokens, retries = _count("n", n, 1), _count("max_tokens", max_tokens, 1), _count("retries", retries, 0)
-        temperature, backoff = _number("temperature", temperature, 0, 2), _number("backoff", backoff, 0)
-        timeout, max_reply_mb = (
-            _number("timeout", timeout, 0, above=True),
-            _number("max_reply_mb", max_reply_mb, 0, above=True),
-        )
-        price_prompt, price_completion = (
-            _number("price_prompt", price_prompt, 0),
-            _number("price_completion", price_completion, 0),
-        )
-        model = _option(model, "MARPLE_LLM_MODEL")
-        api_key = _option(api_key, "MARPLE_LLM_API_KEY", "OPENAI_API_KEY")
-        if dry_run is None and not model:
-            raise LLMError("llm: no model name: set MARPLE_LLM_MODEL or --model-arg model=NAME")
-        if dry_run is None and not api_key:
-            raise LLMError(
-                "llm: no API key: set OPENAI_API_KEY or MARPLE_LLM_API_KEY, or --model-arg api_key=... "
-                f"(api_key={NO_KEY} for a local server that needs none)"
-            )
-        self.client = ChatClient(
-            ClientSettings(
-                base_url=_option(base_url, "MARPLE_LLM_BASE_URL", default=DEFAULT_BASE_URL),
-                model=model or "(none: dry run)",
-                api_key=None if api_key == NO_KEY else api_key,
-                timeout_s=timeout,
-                retries=retries,
-                backoff_s=backoff,
-                cache=Path(_option(cache, "MARPLE_LLM_CACHE", default=".marple-cache/llm")),
-                price_prompt=price_prompt,
-                price_completion=price_completion,
-                max_reply_bytes=max(1, int(max_reply_mb * 2**20)),
-            ),
-            dry_run=None if dry_run is None else Path(dry_run),
+        n, temperature, max_tokens = check_sampling(n, temperature, max_tokens)
+        self.client = chat_client(
+            model,
+            base_url,
+            api_key,
+            cache,
+            retries,
+            backoff,
+            timeout,
+            price_prompt,
+            price_completion,
+            dry_run,
+            max_reply_mb,
         )
         self.shots, self.examples, self.examples_split = int(shots), examples, examples_split
         self.n, self.temperature, self.max_tokens, self.seed = n, temperature, max_tokens, int(seed)
@@ -151,11 +210,9 @@ class LLMModel(InferenceModel):
         self._pairs: dict[str, list[WhodunitEpisode]] = {}
 
     def settings(self) -> dict[str, Any]:
-        s = self.client.settings
         return {
             **super().settings(),
-            "llm": s.model,
-            "base_url": s.base_url,
+            **client_record(self.client),
             "prompt_version": PROMPT_VERSION,
             "scenes": self.scenes,
             "shots": self.shots,
@@ -176,21 +233,8 @@ class LLMModel(InferenceModel):
         return probabilities(answers)
 
     def completions(self, chat: list[dict[str, str]]) -> list[str]:
-        """``n`` completions; a server that returns fewer choices than asked for is asked again for the rest."""
-        texts: list[str] = []
-        while len(texts) < self.n:
-            body = {
-                "model": self.client.settings.model,
-                "messages": chat,
-                "temperature": self.temperature,
-                "n": self.n - len(texts),
-                "max_tokens": self.max_tokens,
-            }
-            got = self.client.complete(body).texts
-            if not got:
-                break
-            texts += got[: self.n - len(texts)]
-        return texts
+        """``n`` completions (:func:`completions`)."""
+        return completions(self.client, chat, self.n, self.temperature, self.max_tokens)
 
     # ---- in-context examples --------------------------------------------------------------------------------
 
@@ -203,8 +247,6 @@ class LLMModel(InferenceModel):
 
     def _load_pairs(self, trial: TrialEvidence) -> list[WhodunitEpisode]:
         """Training pairs of the trial's scenario, drawn once per scenario with the run's seed."""
-        from marple_gym.datasets.dataset import MarpleDataset
-
         data = MarpleDataset(self.examples)
         roles = data.spec.unit(trial.scenario).roles
         # Enough of each role's first trajectories (one house of train-in) to draw the examples from.

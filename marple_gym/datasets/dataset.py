@@ -17,14 +17,52 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from marple_gym.datasets.generate import MANIFEST, DatasetError, DatasetSpec, file_sha256, load_manifest
-from marple_gym.datasets.shards import ShardError, read_shard, read_shard_meta
+from marple_gym.datasets.manifest import MANIFEST, DatasetError, check_manifest
+from marple_gym.datasets.shards import ShardError, file_sha256, read_shard, read_shard_meta
+from marple_gym.datasets.spec import DatasetSpec
+from marple_gym.missions.tables import check_tables
 from marple_gym.recording.records import Trajectory, WhodunitEpisode, first_producer
+from marple_gym.validation import message_error, read_json_file
 
 log = logging.getLogger(__name__)
+
+
+def load_manifest(root: Path) -> dict[str, Any] | None:
+    """The checked manifest of dataset directory ``root``, or None when there is none.
+
+    Raises :class:`DatasetError` naming the file and field when the manifest is
+    damaged: not its schema, shards that its spec does not make, or shards
+    missing from a manifest that says it is complete.
+    """
+    path = Path(root) / MANIFEST
+    if not path.is_file():
+        return None
+    manifest = check_manifest(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
+    check_tables(manifest.get("tables"), str(path))
+    spec = DatasetSpec.from_json(manifest["spec"])
+    tasks = {t.path: t for t in spec.tasks()}
+    for shard, entry in manifest["shards"].items():
+        if shard not in tasks:
+            raise DatasetError(f"{path}: shards.{shard}: not a shard of the dataset this manifest describes")
+        task = tasks[shard]
+        made = {"split": task.split, "unit": task.unit, "role": task.role, "episodes": spec.episodes_of(task)}
+        for key, value in made.items():
+            if entry[key] != value:  # the spec (its sizes, say) or the entry was edited after generation
+                raise DatasetError(
+                    f"{path}: shards.{shard}.{key}: {entry[key]!r}, but the spec makes {value!r}; the manifest was "
+                    "edited or damaged"
+                )
+    missing = sorted(set(tasks) - set(manifest["shards"]))
+    if manifest["complete"] and missing:
+        raise DatasetError(
+            f"{path}: complete: the manifest says the dataset is complete but does not list {len(missing)} of "
+            f"its {len(tasks)} shards (e.g. {missing[0]}); the manifest was edited or damaged"
+        )
+    return manifest
 
 
 @dataclass

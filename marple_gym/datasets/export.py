@@ -45,7 +45,7 @@ from gymnasium import spaces
 from gymnasium.envs.registration import EnvSpec
 
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.generate import DatasetError
+from marple_gym.datasets.manifest import DatasetError
 from marple_gym.envs.registration import HOUSEHOLD_ID
 from marple_gym.envs.spaces import observation_space as env_observation_space
 from marple_gym.evidence.audio import AUDIO
@@ -156,7 +156,7 @@ def export_minari(
     (an export killed midway leaves only the staging folder, which the next export removes).
     """
     try:
-        import minari
+        import minari  # the export extra, asked for by --format minari
     except ImportError as exc:
         raise ExportError('Minari export needs the export extra: pip install "marple-gym[export]"') from exc
     if not DATASET_ID.fullmatch(dataset_id):
@@ -220,7 +220,7 @@ def _minari_root(root: str | Path | None) -> Iterator[None]:
 
 
 def _write_minari(data: MarpleDataset, unit: str, split: str, dataset_id: str, role: str | None) -> None:
-    import minari
+    import minari  # the export extra (checked by the caller)
     from minari.data_collector import EpisodeBuffer
 
     buffers, shape = [], None
@@ -296,7 +296,7 @@ def export_parquet(data: MarpleDataset, unit: str, split: str, path: str | Path,
     """Write one unit's split to the file ``path`` as Parquet, one row per observation (see module docs); written
     whole or not at all (:func:`~marple_gym.files.atomic_write`)."""
     try:
-        import pyarrow as pa
+        import pyarrow as pa  # the export extra, asked for by --format parquet
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise ExportError('Parquet export needs the export extra: pip install "marple-gym[export]"') from exc

@@ -21,10 +21,12 @@ from __future__ import annotations
 from typing import Any
 
 from marple_gym.errors import MarpleError
-from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.config import HouseConfig, HouseConfigError
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.validation import Fields, message_error
 
+MANIFEST = "manifest.json"
+"""The manifest's file name in a dataset directory."""
 DATASET_FORMAT = "marple-dataset"
 DATASET_VERSION = 1
 SPLITS = ("test", "train-in", "train-ood")
@@ -96,7 +98,7 @@ def check_spec(spec: Fields) -> None:
     if spec.get("config") is not None:
         try:
             HouseConfig.from_dict(spec.mapping("config"))
-        except ConfigError as exc:
+        except HouseConfigError as exc:
             raise spec.fail(f"config.{exc.field}" if exc.field else "config", exc.reason) from None
     if shard_count(spec.get("units"), counts, splits, shard_size) > MAX_SHARDS:
         raise spec.fail("sizes", f"the spec makes more than {MAX_SHARDS} shards")

@@ -18,6 +18,7 @@ that fails to parse raises :class:`ShardError` naming the file.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 import zlib
@@ -214,3 +215,12 @@ def _decode(path: Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> 
             )
         )
     return out
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file (a shard's, as its manifest entry records it), read in blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -7,8 +7,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import replace
 
-from marple_gym.datasets.generate import PAPER_SIZES, DatasetSpec, Unit
 from marple_gym.datasets.manifest import SPLITS, DatasetError, check_spec
+from marple_gym.datasets.spec import PAPER_SIZES, DatasetSpec, Unit
 from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.scenarios import SCENARIOS
 from marple_gym.missions.suspects import DEFAULT_SUSPECTS, SUSPECT_SCENARIOS, suspect_scenario

@@ -15,7 +15,7 @@ from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
-from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.config import HouseConfig, HouseConfigError
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
@@ -204,7 +204,7 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         self.episode, self._pending_mission = None, mission  # levels build the house for this mission
         world = generate_world(self.config, self.np_random, self._house_missions())
         if world.house.width != self.config.width or world.house.height != self.config.height:
-            raise ConfigError("config", "generated house does not match the observation space")
+            raise HouseConfigError("config", "generated house does not match the observation space")
         self.house = world.house
         self.episode = EpisodeState.start(world.house, world.state, (mission,))
         if self.render_mode == "human":
@@ -228,6 +228,8 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         a window with the mission, intent, last sound and step underneath (called by ``step`` and ``reset``)."""
         if self.render_mode is None or self.episode is None:
             return None
+        # The rendering package draws with MiniGrid, PIL and pygame: loaded when drawn, so that importing
+        # marple_gym (which registers the envs) stays light.
         from marple_gym.rendering.captions import episode_caption
         from marple_gym.rendering.window import render_env
 
@@ -238,7 +240,7 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         """The keymap of ``marple play`` for ``gymnasium.utils.play.play``: arrows turn and move, p picks up,
         d drops, t toggles, o opens, c closes, x cleans, i idles. Pass ``noop=9`` (idle) to ``play``: its
         default no-op, 0, would turn the agent left on every frame without a key."""
-        from marple_gym.rendering.keys import keys_to_action
+        from marple_gym.rendering.keys import keys_to_action  # the rendering package: see render()
 
         return keys_to_action()
 

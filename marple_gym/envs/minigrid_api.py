@@ -70,6 +70,7 @@ class MiniGridAPI:
         ``highlight`` lightens the cells the agent sees; with the full view it sees every cell and nothing is
         lightened.
         """
+        # MiniGrid's drawing: loaded when a frame is drawn, so that importing marple_gym stays light.
         from marple_gym.rendering.frames import highlight_view, render_frame, render_view
 
         world = self._started_world("get_frame()")
@@ -88,7 +89,7 @@ class MiniGridAPI:
         Built on each read from the current state, so writing to it changes nothing in the env. The agent's
         current subgoal's target cells are ``Goal`` objects (:mod:`~marple_gym.envs.minigrid_grid`).
         """
-        from marple_gym.envs.minigrid_grid import house_grid
+        from marple_gym.envs.minigrid_grid import house_grid  # MiniGrid's objects: loaded when asked for
 
         return house_grid(self._started_world("grid"), self._subgoal())
 
@@ -99,7 +100,7 @@ class MiniGridAPI:
         ``agent_view_size`` defaults to the env's ``view_size``; a fully observable env (no ``view_size``) has
         no default, so a size must be given (``ViewSizeWrapper`` gives its own).
         """
-        from marple_gym.envs.minigrid_grid import view_grid
+        from marple_gym.envs.minigrid_grid import view_grid  # MiniGrid's objects: loaded when asked for
 
         view = agent_view_size or self.agent_view_size
         if view is None:

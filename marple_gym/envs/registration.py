@@ -8,6 +8,10 @@ from marple_gym.errors import MarpleError
 from marple_gym.missions.mission import MISSIONS
 
 HOUSEHOLD_ID = "Marple-Household-v0"
+FAMILY_IDS: dict[str, tuple[str, int, str]] = {
+    "Marple-Search-v0": ("marple_gym.envs.search:SearchEnv", 200, "search a house for an object it may not see"),
+}
+"""The other families' envs: id -> (entry point, step limit, what it is). They have no native vector env."""
 MAX_EPISODE_STEPS = 500
 """``spec.max_episode_steps`` of every id: the env's own ``max_steps`` default, so the
 ``TimeLimit`` wrapper and the env truncate on the same step. For longer episodes pass
@@ -42,7 +46,7 @@ def _entry_points() -> dict[str, tuple[str, str]]:
 
 
 def register(
-    env_id: str, entry_point: str, vector_entry_point: str, max_episode_steps: int = MAX_EPISODE_STEPS
+    env_id: str, entry_point: str, vector_entry_point: str | None, max_episode_steps: int = MAX_EPISODE_STEPS
 ) -> None:
     """Register one id; registering it again with the same entry points does nothing.
 
@@ -67,3 +71,5 @@ def register_envs() -> None:
     """Register all MARPLE envs with Gymnasium (safe to call twice)."""
     for env_id, (entry_point, vector_entry_point) in _entry_points().items():
         register(env_id, entry_point, vector_entry_point)
+    for env_id, (entry_point, steps, _) in FAMILY_IDS.items():
+        register(env_id, entry_point, None, steps)

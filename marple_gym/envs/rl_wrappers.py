@@ -59,7 +59,7 @@ class RGBImageObservation(gym.ObservationWrapper, gym.utils.RecordConstructorArg
         )
 
     def observation(self, observation: dict) -> dict:
-        from marple_gym.rendering.frames import render_frame
+        from marple_gym.rendering.frames import render_frame  # MiniGrid's drawing: loaded when drawn
 
         return {**observation, "image": render_frame(self.env.unwrapped.world, tile_size=self.tile_size)}
 

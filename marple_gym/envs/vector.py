@@ -39,6 +39,7 @@ from marple_gym.missions.mission import MISSIONS
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.state import WorldState
+from marple_gym.world.world import World
 
 
 class MarpleVectorEnv(gym.vector.VectorEnv):
@@ -176,8 +177,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         """``rgb_array``: one frame per sub-env."""
         if self.render_mode is None or self.episodes is None:
             return None
-        from marple_gym.rendering.frames import render_frame
-        from marple_gym.world.world import World
+        from marple_gym.rendering.frames import render_frame  # MiniGrid's drawing: loaded when drawn
 
         tile = self._single.tile_size
         batch = self.episodes.world

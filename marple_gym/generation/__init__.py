@@ -2,10 +2,10 @@
 
 from marple_gym.generation.config import (
     AgentSpec,
-    ConfigError,
     DoorSpec,
     FurnitureSpec,
     HouseConfig,
+    HouseConfigError,
     ObjectSpec,
     RoomSpec,
 )
@@ -13,7 +13,7 @@ from marple_gym.generation.generator import generate_world
 
 __all__ = [
     "AgentSpec",
-    "ConfigError",
+    "HouseConfigError",
     "DoorSpec",
     "FurnitureSpec",
     "HouseConfig",

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from marple_gym.generation.config import ConfigError, FurnitureSpec, HouseConfig, ObjectSpec
+from marple_gym.generation.config import FurnitureSpec, HouseConfig, HouseConfigError, ObjectSpec
 from marple_gym.generation.layout import Layout
 from marple_gym.world.assets import ASSETS, BIT, OPEN_BIT, TOGGLE_BIT
 from marple_gym.world.navigation import Bitboard, bitboard
@@ -112,9 +112,6 @@ class Draft:
         self.agents: list[tuple[tuple[int, int], int]] = []
 
     # ---- the walkable floor -------------------------------------------------------------
-    def walk_bits(self) -> int:
-        return self.walk
-
     def _problem(self, walk: int, extra: int = 0) -> str | None:
         """Why the floor ``walk`` would be unusable, or None if it is fine."""
         if not walk:
@@ -172,24 +169,26 @@ class Draft:
 
     # ---- furniture -------------------------------------------------------------------------
     def place_furniture_at(self, f: PlacedFurniture, where: str) -> None:
-        """Place a piece at its given position, or raise ConfigError naming ``where``."""
+        """Place a piece at its given position, or raise HouseConfigError naming ``where``."""
         (x, y), (w, h) = f.pos, f.size
         room = self.layout.rooms[f.room]
         inside = self.layout.room_map[y : y + h, x : x + w]
         if inside.shape != (h, w) or (inside != f.room).any():
-            raise ConfigError(
+            raise HouseConfigError(
                 where,
                 f"a {f.type} ({w} x {h} cells) at {list(f.pos)} does not fit inside room {room.name} "
                 f"(floor {list(room.top)} size {list(room.size)})",
             )
         if self.taken & (self.board.block(w, h) << (y * self.board.width + x)):
             other = next(o for o in self.furniture if any(c in o.cells() for c in f.cells()))
-            raise ConfigError(where, f"the {f.type} at {list(f.pos)} overlaps the {other.type} at {list(other.pos)}")
+            raise HouseConfigError(
+                where, f"the {f.type} at {list(f.pos)} overlaps the {other.type} at {list(other.pos)}"
+            )
         fine = self._fine_around(x, y, w, h)
         self._commit(f)
         problem = None if fine else self._problem(self.walk)
         if problem:
-            raise ConfigError(where, f"the {f.type} at {list(f.pos)} cannot stand there: {problem}")
+            raise HouseConfigError(where, f"the {f.type} at {list(f.pos)} cannot stand there: {problem}")
 
     def _commit(self, f: PlacedFurniture) -> None:
         (x, y), (w, h) = f.pos, f.size
@@ -245,12 +244,12 @@ class Draft:
         if obj is not None and obj.pos is not None:
             x, y = obj.pos
             if self.layout.room_map[y, x] != room or self.taken & self.board.bit(x, y):
-                raise ConfigError(
+                raise HouseConfigError(
                     where + ".pos", f"{list(obj.pos)} is not a free floor cell of room {self.layout.rooms[room].name}"
                 )
             problem = self._problem_taking(x, y, 1, 1, self.board.bit(x, y))
             if problem:
-                raise ConfigError(where + ".pos", f"a {type_name} at {list(obj.pos)} cannot lie there: {problem}")
+                raise HouseConfigError(where + ".pos", f"a {type_name} at {list(obj.pos)} cannot lie there: {problem}")
             candidates = [(x, y)]
         else:
             free = self._open & self._room_bits[room]

@@ -5,7 +5,7 @@ sure every mission requirement has a piece of furniture to serve it (adding
 pieces where needed); add random furniture up to each room's count; floor
 objects; objects on and in furniture (required ones first); agents. Random
 placements that do not fit are retried with fresh draws; anything the config
-states that cannot hold raises :class:`ConfigError` naming the field.
+states that cannot hold raises :class:`HouseConfigError` naming the field.
 
 The built house records a fully explicit copy of its config
 (``house.source["config"]``): generating from it gives the same house, cell for
@@ -24,10 +24,10 @@ import numpy as np
 from marple_gym.generation.config import (
     MAX_OBJECTS,
     AgentSpec,
-    ConfigError,
     DoorSpec,
     FurnitureSpec,
     HouseConfig,
+    HouseConfigError,
     ObjectSpec,
     RoomSpec,
 )
@@ -51,7 +51,7 @@ def generate_world(
 ) -> World:
     """A new world whose house satisfies ``config`` and makes every mission feasible.
 
-    Raises :class:`ConfigError` when the config is malformed or cannot be built.
+    Raises :class:`HouseConfigError` when the config is malformed or cannot be built.
     """
     config = HouseConfig.load(config)
     missions = [get_mission(m) if isinstance(m, str) else m for m in missions]
@@ -64,7 +64,7 @@ def generate_world(
             return _attempt(config, requirements, rng)
         except PlacementFailed as exc:
             last = exc
-    raise ConfigError("rooms", f"could not furnish the house in {ATTEMPTS} attempts: {last}")
+    raise HouseConfigError("rooms", f"could not furnish the house in {ATTEMPTS} attempts: {last}")
 
 
 @lru_cache(maxsize=256)
@@ -221,7 +221,7 @@ def _place_objects(draft: Draft, f: PlacedFurniture) -> None:
             cells = f.cells()
             if spec.pos not in cells or any(o.pos == spec.pos for o in f.objects):
                 reason = "is not a cell of" if spec.pos not in cells else "is already used on"
-                raise ConfigError(spec.where + ".pos", f"{list(spec.pos)} {reason} the {f.type} at {list(f.pos)}")
+                raise HouseConfigError(spec.where + ".pos", f"{list(spec.pos)} {reason} the {f.type} at {list(f.pos)}")
             put(_new_object(draft, spec.type, spec.pos, spec))
         else:
             cells = free or [c for c in f.cells() if all(o.pos != c for o in f.objects)]
@@ -250,12 +250,12 @@ def _check_served(draft: Draft, req: Requirement, f: PlacedFurniture) -> None:
     where = f.spec.where if f.spec else f"the {f.type} in {draft.layout.rooms[f.room].name}"
     for obj in req.contains:
         if not any(o.type == obj and o.pos in reachable for o in f.objects):
-            raise ConfigError(
+            raise HouseConfigError(
                 where,
                 f"mission {', '.join(req.missions)} must pick up a {obj} here, but none lies in a cell an agent can reach",
             )
     if req.needs_free_cell and not any(c not in {o.pos for o in f.objects} for c in reachable):
-        raise ConfigError(
+        raise HouseConfigError(
             where, f"mission {', '.join(req.missions)} must put something here, but no reachable cell is free"
         )
 
@@ -270,7 +270,7 @@ def _place_agents(draft: Draft) -> None:
         if spec.pos is not None:
             x, y = spec.pos
             if not free & board.bit(int(x), int(y)):  # a position may come as numpy integers
-                raise ConfigError(
+                raise HouseConfigError(
                     spec.where + ".pos",
                     f"agent {spec.name} cannot start at {list(spec.pos)}: the cell is not free floor",
                 )
@@ -308,7 +308,7 @@ def _build(draft: Draft) -> World:
         o for _, o in sorted(draft.floor_objects, key=lambda r: r[0])
     ]
     if len(objects) > MAX_OBJECTS:  # ids would wrap in the uint8 object-id channel
-        raise ConfigError(
+        raise HouseConfigError(
             "objects_per_furniture",
             f"the house would hold {len(objects)} objects, but at most {MAX_OBJECTS} fit the vision grid's "
             "uint8 object-id channel; lower furniture_per_room or objects_per_furniture",

@@ -14,7 +14,7 @@ from itertools import combinations
 
 import numpy as np
 
-from marple_gym.generation.config import ConfigError, DoorSpec, HouseConfig, RoomSpec
+from marple_gym.generation.config import DoorSpec, HouseConfig, HouseConfigError, RoomSpec
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.sampling import weighted_index
 
@@ -45,16 +45,15 @@ class Layout:
     room_map: np.ndarray  # (H, W) int8 room index, -1 elsewhere
     doors: list[tuple[int, int, bool]] = field(default_factory=list)
 
-    def door_cells(self) -> set[tuple[int, int]]:
-        return {(x, y) for x, y, _ in self.doors}
-
 
 def _split(config: HouseConfig, n: int, rng: np.random.Generator) -> list[tuple[int, int, int, int]]:
     """Split the interior into ``n`` rectangles (x, y, w, h) with walls between them."""
     m = config.min_room_dim
     rects = [(1, 1, config.width - 2, config.height - 2)]
     if rects[0][2] < m or rects[0][3] < m:
-        raise ConfigError("width", f"a {config.width} x {config.height} grid cannot hold a room of {m} x {m} cells")
+        raise HouseConfigError(
+            "width", f"a {config.width} x {config.height} grid cannot hold a room of {m} x {m} cells"
+        )
     while len(rects) < n:
         options = []
         for i, (_, _, w, h) in enumerate(rects):
@@ -63,7 +62,7 @@ def _split(config: HouseConfig, n: int, rng: np.random.Generator) -> list[tuple[
             if "horz" in config.room_split_dirs and h >= 2 * m + 1:
                 options.append((i, "horz", w * h))
         if not options:
-            raise ConfigError(
+            raise HouseConfigError(
                 "num_rooms",
                 f"cannot split a {config.width} x {config.height} grid into {n} rooms of at least {m} x {m} cells",
             )
@@ -86,7 +85,7 @@ def _room_types(config: HouseConfig, n: int, required: list[str], rng: np.random
     have = {r.type for r in config.rooms}
     missing = [t for t in dict.fromkeys(required) if t not in have]
     if len(entries) + len(missing) > n:
-        raise ConfigError(
+        raise HouseConfigError(
             "rooms",
             f"the missions need rooms of type {', '.join(dict.fromkeys(required))}, which do not fit in {n} rooms",
         )
@@ -110,14 +109,16 @@ def _explicit_room_map(config: HouseConfig) -> np.ndarray:
         clash = room_map[ys, xs]
         if (clash >= 0).any():
             other = config.rooms[int(clash[clash >= 0][0])]
-            raise ConfigError(spec.where, f"room overlaps {other.where or other.type}")
+            raise HouseConfigError(spec.where, f"room overlaps {other.where or other.type}")
         room_map[ys, xs] = i
     # Rooms must be separated by walls: no floor cell may touch another room's floor.
     for a, b in ((room_map[:, :-1], room_map[:, 1:]), (room_map[:-1, :], room_map[1:, :])):
         touch = (a >= 0) & (b >= 0) & (a != b)
         if touch.any():
             i, j = int(a[touch][0]), int(b[touch][0])
-            raise ConfigError(config.rooms[j].where, f"room touches {config.rooms[i].where} with no wall between them")
+            raise HouseConfigError(
+                config.rooms[j].where, f"room touches {config.rooms[i].where} with no wall between them"
+            )
     return room_map
 
 
@@ -136,7 +137,7 @@ def lay_out_rooms(config: HouseConfig, required: list[str], rng: np.random.Gener
         present = {r.type for r in config.rooms}
         lacking = [t for t in dict.fromkeys(required) if t not in present]
         if lacking:
-            raise ConfigError(
+            raise HouseConfigError(
                 "rooms", f"the missions need a room of type {', '.join(lacking)}, but the config has none"
             )
         rooms = []
@@ -209,7 +210,9 @@ def add_doors(config: HouseConfig, layout: Layout, rng: np.random.Generator) -> 
         for door in config.doors:
             pair = where_pair.get(tuple(door.pos))
             if pair is None:
-                raise ConfigError(door.where + ".pos", f"door at {list(door.pos)} is not in a wall between two rooms")
+                raise HouseConfigError(
+                    door.where + ".pos", f"door at {list(door.pos)} is not in a wall between two rooms"
+                )
             edges.append(pair)
             layout.doors.append((door.pos[0], door.pos[1], door.open))
         _require_connected(config.doors, layout, edges)
@@ -225,7 +228,7 @@ def add_doors(config: HouseConfig, layout: Layout, rng: np.random.Generator) -> 
             old, new = labels[a], labels[b]
             labels = [new if label == old else label for label in labels]
     if len(set(labels)) > 1:
-        raise ConfigError("rooms", "the rooms do not all share walls, so no doors can connect them")
+        raise HouseConfigError("rooms", "the rooms do not all share walls, so no doors can connect them")
 
 
 def _require_connected(doors: list[DoorSpec], layout: Layout, edges: list[tuple[int, int]]) -> None:
@@ -233,4 +236,6 @@ def _require_connected(doors: list[DoorSpec], layout: Layout, edges: list[tuple[
     home = labels[0]
     for room, label in zip(layout.rooms, labels):
         if label != home:
-            raise ConfigError("doors", f"room {room.name} cannot be reached from {layout.rooms[0].name}: no door path")
+            raise HouseConfigError(
+                "doors", f"room {room.name} cannot be reached from {layout.rooms[0].name}: no door path"
+            )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from marple_gym.envs.registration import HOUSEHOLD_ID, mission_env_id
+from marple_gym.envs.registration import FAMILY_IDS, HOUSEHOLD_ID, mission_env_id
 from marple_gym.levels.ladder import LEVELS
 from marple_gym.missions import MISSIONS
 
@@ -21,9 +21,11 @@ class EnvCatalog:
 
 
 def env_catalog(levels: bool = False) -> EnvCatalog:
-    """The missions' envs and the household env; with ``levels`` the ladder's levels too (else only counted)."""
+    """The missions' envs, the household env and the other families' envs; with ``levels`` the ladder's levels
+    too (else only counted)."""
     rows = [(mission_env_id(name), mission.title) for name, mission in MISSIONS.items()]
     rows.append((HOUSEHOLD_ID, "any mission(s) in any house config"))
+    rows += [(env_id, what) for env_id, (_, _, what) in FAMILY_IDS.items()]
     if not levels:
         return EnvCatalog(rows, more_levels=len(LEVELS))
     rows += [(env_id, f"{level.rung}: {level.description}") for env_id, level in LEVELS.items()]

@@ -21,7 +21,7 @@ from marple_gym.episode.observe import OBSERVATION_KEYS, TEXT_KEYS, observe
 from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.audio import AUDIO
 from marple_gym.evidence.egocentric import check_view_size
-from marple_gym.generation.config import ConfigError, HouseConfig
+from marple_gym.generation.config import HouseConfig, HouseConfigError
 from marple_gym.generation.generator import generate_world
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.recording.shared_house import IDLE, shared_house_config
@@ -188,7 +188,7 @@ class MarpleParallelEnv(ParallelEnv):
         house_missions = [get_mission(m) for m in dict.fromkeys(possible)]
         world = generate_world(self.config, rng, house_missions)
         if world.house.width != self.config.width or world.house.height != self.config.height:
-            raise ConfigError("config", "generated house does not match the observation space")
+            raise HouseConfigError("config", "generated house does not match the observation space")
         self.house = world.house
         self.episode = EpisodeState.start(world.house, world.state, tuple(picked))
         self.agents = list(self.possible_agents)
@@ -236,7 +236,7 @@ class MarpleParallelEnv(ParallelEnv):
     def render(self):
         """``rgb_array``: the house with every agent in its own colour, holding what it holds. ``human``: the
         same in a window, with each agent's mission and intent underneath."""
-        from marple_gym.rendering.window import render_env
+        from marple_gym.rendering.window import render_env  # pygame: loaded when rendering is asked for
 
         return render_env(self, f"MARPLE-Gym: {len(self.possible_agents)} agents", self._caption)
 

@@ -21,13 +21,18 @@ def passable_cells(house: House, state: WorldState, agent: int, through_agents: 
     Closed doors count as passable because the planner opens them on the way;
     the agent's own cell is passable, and with ``through_agents`` every other agent's.
     """
+    return passable_mask(house, state, agent, through_agents).ravel().tolist()
+
+
+def passable_mask(house: House, state: WorldState, agent: int, through_agents: bool = False) -> np.ndarray:
+    """:func:`passable_cells` as an (H, W) bool array (a new one)."""
     grid = state.grid
     mask = house.open_floor & (grid[..., CH_OBJ] == 0) & (grid[..., CH_AGENT] == 0)
     if through_agents:
         mask |= grid[..., CH_AGENT] > 0  # (an agent's cell shows what it holds in the object channels)
     x, y = state.agent_pos[agent].tolist()
     mask[y, x] = True
-    return mask.ravel().tolist()
+    return mask
 
 
 def shortest_path_counts(passable: list[bool], width: int, start: int, goals: set[int]) -> tuple[dict, dict, list[int]]:

@@ -30,7 +30,7 @@ from marple_gym.evidence.language import intent, testimony
 from marple_gym.evidence.scene_graph import scene_graph
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world
-from marple_gym.missions.mission import Mission, Subgoal, get_mission
+from marple_gym.missions.mission import Subgoal, get_mission
 from marple_gym.missions.scenarios import ScenarioError, get_scenario, question_for
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
@@ -81,10 +81,6 @@ class Trajectory:
             f"Trajectory(agent={self.agent!r}, missions={list(self.missions)}, house={self.house_id!r}, "
             f"seed={self.seed}, steps={self.length}, grid={rows}x{cols}, subgoals={len(self.spans)})"
         )
-
-    @property
-    def mission_objects(self) -> tuple[Mission, ...]:
-        return tuple(get_mission(m) for m in self.missions)
 
     def subgoal_at(self, t: int) -> Subgoal | None:
         """The subgoal the agent worked on at observation ``t`` (None once done)."""

@@ -2,9 +2,9 @@
  ``frames`` (a world or a recorded grid as RGB),
 ``tiles``, ``furniture``, ``glyphs``, ``labels``, ``legend``, ``layout``,
 ``palette``, ``canvas``, ``text``, ``compose`` (side-by-side panels),
-``captions`` (an episode in words), ``export`` (frames to files) and ``window``
+``captions`` (an episode in words), ``animation`` (frames to GIF or MP4) and ``window``
 (a pygame surface to show frames on). None of them knows an env or a dataset:
-the viewers built on them are in :mod:`marple_gym.viewers`.
+the viewers built on them are in :mod:`marple.viewers`.
 """
 
 from marple_gym.rendering.frames import render_frame, render_grid

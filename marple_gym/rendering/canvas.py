@@ -70,11 +70,6 @@ class Canvas:
             region = self.image[mask]
             self.image[mask] = region + alpha * (np.asarray(color, dtype=np.float32) - region)
 
-    def fill_outlined(self, mask: Mask, inner: Mask, color: Color, outline: Color) -> None:
-        """Paint ``mask`` in ``outline`` and ``inner`` (a shrunken copy) in ``color``."""
-        self.fill(mask, outline)
-        self.fill(inner, color)
-
     # ---- shapes: each returns a boolean mask --------------------------------------------------
     def rect(self, x0: float, x1: float, y0: float, y1: float) -> Mask:
         x, y = self.x, self.y

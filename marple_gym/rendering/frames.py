@@ -19,9 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 
 from marple_gym.evidence.egocentric import view_cells
+from marple_gym.evidence.visibility import Visibility
 from marple_gym.rendering.labels import MIN_TILE, add_room_labels
 from marple_gym.rendering.layout import Layout
-from marple_gym.rendering.tiles import agent_color_index, tile_image
+from marple_gym.rendering.tiles import agent_color_index, occluder_tile, tile_image
 from marple_gym.world.house import House
 from marple_gym.world.world import World
 
@@ -34,22 +35,29 @@ def render_grid(
     hands: Sequence[Sequence[int]] | None = None,
     agent_colors: Sequence[str] | None = None,
     labels: bool | None = None,
+    visibility: Visibility | None = None,
 ) -> np.ndarray:
     """Draw a vision array of ``house`` as an (H * tile_size, W * tile_size, 3) uint8 image.
 
     ``hands[i]`` lists the object type codes agent ``i`` holds, oldest first (the
     vision array shows only the first); ``agent_colors[i]`` names its colour
     (default: the house's). ``labels`` writes room names on the walls (default:
-    when tiles are at least 16 pixels).
+    when tiles are at least 16 pixels). ``visibility`` cuts what it hides out of
+    the picture: hidden cells are drawn as an occluder (a striped screen), hidden
+    containers as empty.
     """
     if tile_size < 4:
         raise ValueError(f"tile_size must be at least 4 pixels, got {tile_size}")
+    if visibility is not None:
+        grid = visibility.vision(grid)
     colors = agent_colors if agent_colors is not None else house.agent_colors
     second = None if hands is None else [int(h[1]) if len(h) > 1 else 0 for h in hands]
     keys = Layout.of(house).keys(grid, [agent_color_index(c) for c in colors], second)
     frame = _assemble(keys, int(tile_size))
     if labels if labels is not None else tile_size >= MIN_TILE:
         add_room_labels(frame, house, int(tile_size))
+    if visibility is not None and visibility.hidden.any():
+        _cover(frame, visibility.hidden, int(tile_size))
     return frame
 
 
@@ -59,11 +67,21 @@ def render_frame(
     *,
     agent_colors: Sequence[str] | None = None,
     labels: bool | None = None,
+    visibility: Visibility | None = None,
 ) -> np.ndarray:
-    """The whole house as an (H * tile_size, W * tile_size, 3) uint8 RGB image."""
+    """The whole house as an (H * tile_size, W * tile_size, 3) uint8 RGB image (``visibility``: see
+    :func:`render_grid`)."""
     obj_type = world.house.obj_type
     hands = [[int(obj_type[o]) if o >= 0 else 0 for o in held] for held in world.state.carrying.tolist()]
-    return render_grid(world.state.grid, world.house, tile_size, hands=hands, agent_colors=agent_colors, labels=labels)
+    return render_grid(
+        world.state.grid,
+        world.house,
+        tile_size,
+        hands=hands,
+        agent_colors=agent_colors,
+        labels=labels,
+        visibility=visibility,
+    )
 
 
 def render_view(
@@ -105,3 +123,10 @@ def _assemble(keys: np.ndarray, tile_size: int) -> np.ndarray:
     atlas = np.stack([tile_image(int(k), tile_size) for k in unique.tolist()])
     tiles = atlas[inverse.reshape(h, w)]  # (H, W, t, t, 3)
     return np.ascontiguousarray(tiles.transpose(0, 2, 1, 3, 4)).reshape(h * tile_size, w * tile_size, 3)
+
+
+def _cover(frame: np.ndarray, hidden: np.ndarray, tile_size: int) -> None:
+    """Paint the occluder over the hidden cells of ``frame`` (in place)."""
+    h, w = hidden.shape
+    tiles = frame.reshape(h, tile_size, w, tile_size, 3).transpose(0, 2, 1, 3, 4)  # a view onto the frame
+    tiles[hidden] = occluder_tile(tile_size)

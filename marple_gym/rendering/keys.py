@@ -24,7 +24,7 @@ QUIT_KEYS = ("escape", "q")
 
 def pygame_key_code(name: str) -> int:
     """The pygame key code of a key name as :data:`KEYS` writes it ("left", "page up", "p")."""
-    import pygame
+    import pygame  # a window's keys: loaded when one opens
 
     return getattr(pygame, f"K_{name}" if len(name) == 1 else "K_" + name.upper().replace(" ", ""))
 

@@ -11,6 +11,8 @@ DOORWAY: Color = (214, 206, 190)
 OUTLINE: Color = (40, 36, 40)
 WHITE: Color = (250, 250, 250)
 SHADOW: Color = (30, 26, 30)
+OCCLUDER: Color = (96, 104, 128)
+OCCLUDER_STRIPE: Color = (118, 128, 156)
 
 # Named colours an agent may be given (config ``agents[].color``); red first, like MiniGrid's agent.
 AGENT_COLORS: dict[str, Color] = {

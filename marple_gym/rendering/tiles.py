@@ -118,3 +118,14 @@ def tile_image(key: int, tile_size: int) -> np.ndarray:
     image = c.to_pixels(SUPERSAMPLE)
     image.setflags(write=False)
     return image
+
+
+@lru_cache(maxsize=64)
+def occluder_tile(tile_size: int) -> np.ndarray:
+    """The (tile_size, tile_size, 3) uint8 picture of a hidden cell: a striped screen, plainly not part of the house."""
+    c = Canvas.blank(1, 1, tile_size, SUPERSAMPLE, P.OCCLUDER)
+    stripes = ((c.x + c.y) * 4) % 1.0 < 0.3  # diagonal stripes that run on from tile to tile
+    c.fill(stripes, P.OCCLUDER_STRIPE)
+    image = c.to_pixels(SUPERSAMPLE)
+    image.setflags(write=False)
+    return image

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from marple_gym.rendering.compose import BACKGROUND, INK, MUTED
+from marple_gym.rendering.frames import render_frame
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
@@ -24,7 +25,7 @@ class Window:
     """A window that shows an RGB frame above a few lines of text."""
 
     def __init__(self, title: str = "MARPLE-Gym", font_size: int = 18) -> None:
-        import pygame
+        import pygame  # loaded when a window opens: rendering to arrays needs no pygame
 
         self._pg = pygame
         pygame.display.init()
@@ -99,7 +100,6 @@ def render_env(env: Any, title: str, lines: Callable[[], Sequence[str]]) -> np.n
     ``render_mode``, ``world``, ``tile_size``, ``window`` and ``metadata`` of the MARPLE envs."""
     if env.render_mode is None or env.world is None:
         return None
-    from marple_gym.rendering.frames import render_frame
 
     frame = render_frame(env.world, tile_size=env.tile_size)
     if env.render_mode == "rgb_array":

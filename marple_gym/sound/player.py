@@ -19,7 +19,7 @@ class StereoPlayer:
     """
 
     def __init__(self, duration: float = 0.5) -> None:
-        import pygame
+        import pygame  # loaded when sound plays
 
         self.pg = pygame
         self.ok = False

@@ -115,7 +115,11 @@ def bitboard(width: int, height: int) -> Bitboard:
 
 def walkable_mask(state: WorldState) -> np.ndarray:
     """(H, W) bool: floor or open door, with no object and no agent on it."""
-    grid = state.grid
+    return walkable_grid(state.grid)
+
+
+def walkable_grid(grid: np.ndarray) -> np.ndarray:
+    """:func:`walkable_mask` of a vision array (a recorded step, or one an observer pieced together)."""
     fur = grid[..., CH_FUR]
     open_door = (fur == DOOR) & ((grid[..., CH_FUR_STATE] - 1) & OPEN_BIT > 0)
     return ((fur == 0) | open_door) & (grid[..., CH_OBJ] == 0) & (grid[..., CH_AGENT] == 0)

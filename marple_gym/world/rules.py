@@ -51,13 +51,6 @@ PICKUP, DROP, TOGGLE = int(Action.pickup), int(Action.drop), int(Action.toggle)
 OPEN, CLOSE, CLEAN, IDLE = int(Action.open), int(Action.close), int(Action.clean), int(Action.idle)
 
 
-def front_cell(state: WorldState, agent: int) -> tuple[int, int]:
-    """The cell agent ``agent`` faces."""
-    x, y = state.agent_pos[agent].tolist()
-    dx, dy = DIR_VEC[int(state.agent_dir[agent])]
-    return x + dx, y + dy
-
-
 def apply_action(house: House, state: WorldState, agent: int, action: int) -> Outcome:
     """Apply ``action`` of agent ``agent`` to ``state`` in place and report what happened."""
     grid = state.grid

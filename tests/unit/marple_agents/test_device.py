@@ -13,13 +13,13 @@ torch = pytest.importorskip("torch")
 from light_room import TOGGLE_ON, evidence_for, light_world  # noqa: E402
 from tiny_models import random_subgoal, random_vision, sharp_policy, tiny_config  # noqa: E402
 
+from marple.cli.main import main  # noqa: E402
 from marple_agents import Policy  # noqa: E402
+from marple_agents.bip import BipModel  # noqa: E402
 from marple_agents.device import DeviceError, devices_for, resolve_device, resolve_precision  # noqa: E402
-from marple_agents.inverse import BipModel  # noqa: E402
-from marple_agents.models import build_model  # noqa: E402
+from marple_agents.networks import build_model  # noqa: E402
 from marple_agents.simulation import PolicyAgent, SimulationModel, query_probability  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
-from marple_gym.cli.main import main  # noqa: E402
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset  # noqa: E402
 
 CUDA = torch.cuda.is_available()
@@ -53,7 +53,7 @@ def data(tmp_path_factory):
 
 def test_auto_falls_back_to_the_cpu_without_a_gpu(gpus):
     gpus(0)
-    assert resolve_device("auto") == "cpu" and devices_for("auto") == ["cpu"] and resolve_device("cpu") == "cpu"
+    assert resolve_device("auto") == torch.device("cpu") == resolve_device("cpu") and devices_for("auto") == ["cpu"]
     with pytest.raises(DeviceError, match="no GPU that torch can use"):
         resolve_device("cuda")
     with pytest.raises(DeviceError, match="no GPU"):
@@ -63,8 +63,8 @@ def test_auto_falls_back_to_the_cpu_without_a_gpu(gpus):
 
 def test_auto_takes_the_first_gpu_and_a_benchmark_every_gpu(gpus):
     gpus(2)
-    assert resolve_device("auto") == "cuda:0" and resolve_device("cuda") == "cuda:0"
-    assert resolve_device("CUDA:1") == "cuda:1"
+    assert resolve_device("auto") == torch.device("cuda:0") == resolve_device("cuda")
+    assert resolve_device("CUDA:1") == torch.device("cuda:1")
     assert devices_for("auto") == devices_for("cuda") == ["cuda:0", "cuda:1"]
     assert devices_for("cuda:1") == ["cuda:1"] and devices_for("cpu") == ["cpu"]
     with pytest.raises(DeviceError, match="2 GPU\\(s\\), cuda:0 to cuda:1"):
@@ -81,8 +81,8 @@ def test_models_record_where_and_how_they_ran(gpus):
     assert BipModel().settings()["device"] == "cpu" and BipModel().settings()["precision"] == "fp32"
     with pytest.raises(DeviceError, match="unknown precision"):
         SimulationModel("vision", precision="fp8")
-    with pytest.raises(DeviceError, match="no GPU"):
-        SimulationModel("vision", device="cuda")
+    # A device is resolved by the runner, once: a method takes the torch.device it is given.
+    assert SimulationModel("vision", device=torch.device("cpu")).settings()["device"] == "cpu"
 
 
 @pytest.mark.parametrize("conditioning", ["vision", "language"])
@@ -167,17 +167,17 @@ def test_lockstep_scoring_answers_as_one_trial_at_a_time(data):
 
 
 PLUGIN = """
-from marple_eval.models.base import InferenceModel
+from marple_eval.methods.base import InferenceModel
 
 
 class OnDevice(InferenceModel):
     name = "on-device"
 
     def __init__(self, device="cpu"):
-        self.device = device
+        self.device = device  # a torch.device, resolved by the runner
 
     def settings(self):
-        return {**super().settings(), "device": self.device}
+        return {**super().settings(), "device": str(self.device)}
 
     def predict(self, trial):
         return [1.0 / len(trial.agents)] * len(trial.agents)
@@ -207,7 +207,7 @@ def test_the_device_reaches_a_plugin_model_that_takes_one(data, tmp_path, monkey
 def test_on_a_gpu_rollouts_run_in_bf16_and_lockstep_scoring_agrees(data):
     """On a GPU: the default precision is bf16, a policy's answers agree with fp32, and lockstep scoring (trials
     batched in one process) agrees with one trial at a time within the bf16 tolerance."""
-    assert resolve_device("auto") == "cuda:0" and resolve_precision("cuda:0") in ("bf16", "fp32")
+    assert resolve_device("auto") == torch.device("cuda:0") and resolve_precision("cuda:0") in ("bf16", "fp32")
     rng = np.random.default_rng(3)
     vision = random_vision(rng, 1100, 20, 20)
     policy = sharp_policy("vision")

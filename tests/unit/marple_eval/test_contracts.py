@@ -28,7 +28,7 @@ def test_checkpoints_record_the_tables_and_name_the_one_that_changed(tmp_path):
     torch = pytest.importorskip("torch")
     from marple_agents.checkpoints import read_checkpoint, save_checkpoint
     from marple_agents.config import ModelConfig
-    from marple_agents.models import build_model
+    from marple_agents.networks import build_model
 
     config = ModelConfig(
         conditioning="vision", width=32, depth=1, heads=2, mlp_ratio=2, head_hidden=16, decoder_hidden=16, glimpse=0

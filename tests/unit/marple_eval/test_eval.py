@@ -7,6 +7,8 @@ import json
 import numpy as np
 import pytest
 
+from marple.cli.main import main
+from marple.study.human import read_responses
 from marple_eval import (
     AgentEvidence,
     InferenceModel,
@@ -23,12 +25,10 @@ from marple_eval import (
     sem_band,
 )
 from marple_eval.evidence import UndeclaredModalityError
-from marple_eval.human import read_responses
 from marple_eval.plots import plot_runs
 from marple_eval.protocol import Identities, placements
 from marple_eval.report import comparison_table, detail_table
 from marple_eval.results import ResultsError, TrialResult
-from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
 F = np.linspace(0, 1, 11)
@@ -413,7 +413,7 @@ def test_last_evidence_point_is_T_or_T_minus_1():
 
 def test_combination_rules_softmax_and_ratio():
     from marple_eval.evidence import QueryRules
-    from marple_eval.models.base import combine_query_probabilities
+    from marple_eval.methods.base import combine_query_probabilities
 
     a, b = combine_query_probabilities(0.6, 0.2, QueryRules(eta=5.0))
     assert a == pytest.approx(np.exp(5 * 0.6) / (np.exp(5 * 0.6) + np.exp(5 * 0.2)))

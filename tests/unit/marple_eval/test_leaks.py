@@ -21,7 +21,7 @@ import pytest
 
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import MODALITIES, TrialEvidence
-from marple_eval.models.base import InferenceModel
+from marple_eval.methods.base import InferenceModel
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
 LEAF = (str, int, float, bool, type(None))

@@ -11,14 +11,14 @@ from types import SimpleNamespace
 import pytest
 
 import marple_eval.protocol as protocol
-from marple_benchmark.summary import views
+from marple.benchmark.summary import views
+from marple.cli.main import main
 from marple_eval import ProtocolSettings, RunResults, TrialEvidence, evaluate
-from marple_eval.models.base import QueryModel
+from marple_eval.methods.base import QueryModel
 from marple_eval.protocol import Identities, score_trial
 from marple_eval.report import protocol_views, protocols_table, report_runs
 from marple_eval.results import NotRescorable, ResultsError, TrialResult
 from marple_eval.settings import PROTOCOLS
-from marple_gym.cli.main import main
 
 SALT = Identities("hand-made")
 

@@ -9,7 +9,8 @@ import pytest
 from light_room import evidence_for
 from worlds import make_world
 
-from marple_agents.inverse import BipModel
+from marple.runner import make_method
+from marple_agents.bip import BipModel
 from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
 from marple_agents.search.puct import MAX_SIMULATIONS
 from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
@@ -18,7 +19,6 @@ from marple_agents.simulation.mcts import share_rows
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
-from marple_eval.models.registry import make_model
 from marple_eval.protocol import Identities
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions import Subgoal
@@ -402,13 +402,13 @@ def test_bip_with_the_mcts_likelihood(data):
     bip_setup(searched0, prior)
     agent = trial_evidence(episode, 6, False, plain.modalities, ids).agents[0]
     assert searched0.log_likelihoods(agent) == plain.log_likelihoods(agent)  # K = 0: the policy's likelihood
-    searched = make_model("bip", rollouts=2, agent="mcts", simulations=4)
+    searched = make_method("bip", rollouts=2, agent="mcts", simulations=4)
     assert searched.name == "bip-mcts4" and searched.settings()["simulations"] == 4
     bip_setup(searched, prior)
     logs = searched.log_likelihoods(agent)
     assert set(logs) == set(prior) and all(np.isfinite(list(logs.values())))
     run = evaluate(
-        lambda: make_model("bip", rollouts=2, agent="mcts", simulations=2),
+        lambda: make_method("bip", rollouts=2, agent="mcts", simulations=2),
         dataset_episodes(data, [SCENARIO], 1),
         ProtocolSettings(seed=0),
         resources=lambda scenario, role: {"policy": SubgoalPolicy(), "prior": prior},
@@ -422,16 +422,16 @@ def test_bip_with_the_mcts_likelihood(data):
 
 
 def test_the_benchmark_has_an_mcts_row_named_as_our_extension_when_asked(tmp_path):
-    from marple_benchmark import BenchmarkConfig
-    from marple_benchmark.pipeline import inference_runs
-    from marple_benchmark.presets import PRESETS
-    from marple_eval.resources import uses_learned_policies, uses_priors
+    from marple.benchmark import BenchmarkConfig
+    from marple.benchmark.pipeline import inference_runs
+    from marple.benchmark.presets import PRESETS
+    from marple.runner import MethodRun, uses_learned_policies, uses_priors
 
     assert not [run for run in inference_runs(BenchmarkConfig(PRESETS["small"], tmp_path)) if run.key == "mcts"]
     cfg = BenchmarkConfig.from_options("small", out=str(tmp_path), variants="vision,language", mcts=16)
     (row,) = [run for run in inference_runs(cfg) if run.key == "mcts"]
     assert row.name == "simulation-mcts16-in-seed0" and "our extension" in row.method
-    assert uses_priors(row.model, row.kwargs) and uses_learned_policies(row.model, row.kwargs)
+    assert uses_priors(MethodRun(row.model, row.kwargs)) and uses_learned_policies(MethodRun(row.model, row.kwargs))
     assert row.kwargs["agent"] == "mcts" and row.kwargs["simulations"] == 16 and row.kwargs["variant"] == "vision"
     assert all(path.endswith("in/{role}-vision/policy.pt") for path in row.agents.values())
     without = BenchmarkConfig(cfg.preset, tmp_path, variants=("language",))  # no vision-only models: no row
@@ -441,8 +441,8 @@ def test_the_benchmark_has_an_mcts_row_named_as_our_extension_when_asked(tmp_pat
 @pytest.mark.slow
 def test_marple_evaluate_with_the_mcts_agent_model(data, tmp_path, capsys):
     pytest.importorskip("lightning")
+    from marple.cli.main import main
     from marple_agents import train_policy
-    from marple_gym.cli.main import main
 
     for role in "AB":
         tiny = {"width": 16, "depth": 1, "heads": 2, "mlp_ratio": 1, "decoder_hidden": 16, "readout_depth": 1}

@@ -10,7 +10,7 @@ from light_room import TOGGLE_ON, evidence_for, light_world
 
 from marple_agents.simulation import PlannerAgent, PolicyAgent, SimulationModel, query_probability
 from marple_agents.simulation.agent_models import sample_rows
-from marple_agents.simulation.rollouts import RolloutWorlds
+from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import trial_evidence
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset

@@ -12,9 +12,9 @@ from tiny_models import random_subgoal, random_vision, synthetic_samples, tiny_c
 
 from marple_agents import CheckpointError, Policy, load_policy, refine_with_audio  # noqa: E402
 from marple_agents.checkpoints import save_checkpoint  # noqa: E402
-from marple_agents.config import ConfigError, ModelConfig, preset  # noqa: E402
-from marple_agents.models import SUBGOAL_SIZES, build_model, count_parameters  # noqa: E402
-from marple_agents.models.encoder import GridEncoder, sincos  # noqa: E402
+from marple_agents.config import ModelConfig, ModelConfigError, preset  # noqa: E402
+from marple_agents.networks import SUBGOAL_SIZES, build_model, count_parameters  # noqa: E402
+from marple_agents.networks.encoder import GridEncoder, sincos  # noqa: E402
 from marple_agents.training.module import decoder_loss  # noqa: E402
 from marple_agents.training.states import distinct_states, holdout_mask  # noqa: E402
 from marple_gym.datasets import Samples  # noqa: E402
@@ -130,11 +130,11 @@ def test_object_ids_do_not_change_the_prediction():
 
 
 def test_config_validation_and_presets():
-    with pytest.raises(ConfigError):
+    with pytest.raises(ModelConfigError):
         ModelConfig(width=30, heads=4)
-    with pytest.raises(ConfigError):
+    with pytest.raises(ModelConfigError):
         ModelConfig(depth=2, readout_depth=3)
-    with pytest.raises(ConfigError):
+    with pytest.raises(ModelConfigError):
         preset("huge")
     paper, train = preset("paper")
     assert (paper.depth, paper.width, paper.heads) == (15, 1024, 16)
@@ -218,7 +218,7 @@ def test_holding_out_episodes_keeps_every_house_in_training():
     assert set(samples.episode[held]).isdisjoint(samples.episode[~held])
     with pytest.raises(ValueError, match="holdout"):
         holdout_mask(samples, 0.25, seed=0, by="rooms")
-    with pytest.raises(ConfigError, match="holdout"):
+    with pytest.raises(ModelConfigError, match="holdout"):
         preset("small", holdout="rooms")
 
 

@@ -8,24 +8,23 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
-from paths import ROOT, TESTS
+from llm_process import Server
+from paths import ROOT
 
+from marple.cli.main import main
 from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
 from marple_eval.llm import LLMError, LLMModel, parse_answer, probabilities
 from marple_eval.llm.client import MAX_RETRY_AFTER_S, retry_wait
 from marple_eval.llm.scenes import describe_query
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
-from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.missions.mission import get_mission
 
-SERVER = TESTS / "llm_server.py"
 ENV = ("OPENAI_API_KEY", "MARPLE_LLM_API_KEY", "MARPLE_LLM_MODEL", "MARPLE_LLM_BASE_URL", "MARPLE_LLM_CACHE")
 
 
@@ -41,25 +40,6 @@ def data(tmp_path_factory):
     spec = DatasetSpec([Unit.scenario("laundry")], Sizes(1, 2, 4, 1), seed=7, splits=("test", "train-in"))
     generate_dataset(spec, root, workers=1, progress=False)
     return MarpleDataset(root)
-
-
-class Server:
-    """A chat-completions server process and the requests it received."""
-
-    def __init__(self, tmp_path: Path, *args: str) -> None:
-        self.log = tmp_path / f"requests-{len(list(tmp_path.glob('requests-*')))}.jsonl"
-        self.proc = subprocess.Popen(
-            [sys.executable, str(SERVER), "--log", str(self.log), *args], stdout=subprocess.PIPE, text=True
-        )
-        self.url = f"http://127.0.0.1:{self.proc.stdout.readline().strip()}/v1"
-
-    def requests(self) -> list[dict]:
-        return [json.loads(line) for line in self.log.read_text().splitlines()] if self.log.is_file() else []
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-        self.proc.stdout.close()
 
 
 @pytest.fixture

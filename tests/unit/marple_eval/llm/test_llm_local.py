@@ -9,9 +9,9 @@ import socket
 
 import pytest
 
+from marple.cli.main import main
 from marple_eval.llm.client import LLMError
 from marple_eval.llm.local import MODEL_NAME, LocalServer, packaged_model, server_available
-from marple_gym.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
 pytestmark = pytest.mark.slow

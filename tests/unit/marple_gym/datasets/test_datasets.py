@@ -23,8 +23,10 @@ from marple_gym.datasets import (
     record_trajectory,
     write_shard,
 )
-from marple_gym.datasets.generate import MANIFEST, ShardTask, run_task
+from marple_gym.datasets.episodes import run_task
+from marple_gym.datasets.manifest import MANIFEST
 from marple_gym.datasets.shards import decode_vision, encode_vision
+from marple_gym.datasets.spec import ShardTask
 from marple_gym.evidence import scene_graph
 from marple_gym.generation import generate_world
 from marple_gym.planner import HierarchicalPlanner
@@ -241,8 +243,8 @@ def test_records_list_every_trajectorys_record_without_decoding_it(dataset_dir, 
 def test_the_requested_spec_scales_the_papers_sizes_takes_those_given_and_checks_the_limits_at_once():
     from dataclasses import replace
 
-    from marple_gym.datasets.generate import PAPER_SIZES, Unit
     from marple_gym.datasets.manifest import DatasetError
+    from marple_gym.datasets.spec import PAPER_SIZES, Unit
     from marple_gym.datasets.units import requested_spec
 
     units = [Unit.mission("get_snack")]

@@ -10,13 +10,13 @@ import pytest
 import soundfile
 from PIL import Image
 
-from marple_gym.cli.main import main
+from marple.cli.main import main
+from marple.viewers.replay_files import ReplayRequest, select_replay, write_replay
+from marple.viewers.replays import trajectory_frames, whodunit_frames
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
-from marple_gym.rendering import export
-from marple_gym.rendering.export import ExportError, save_animation
+from marple_gym.rendering import animation
+from marple_gym.rendering.animation import AnimationError, save_animation
 from marple_gym.sound import SoundError
-from marple_gym.viewers.replay_files import ReplayRequest, select_replay, write_replay
-from marple_gym.viewers.replays import trajectory_frames, whodunit_frames
 
 
 @pytest.fixture(scope="module")
@@ -45,19 +45,19 @@ def test_a_gif_holds_every_frame_at_the_requested_rate(tmp_path):
 
 
 def test_bad_animations_are_refused_with_a_reason(tmp_path, monkeypatch):
-    with pytest.raises(ExportError, match="use .gif or .mp4"):
+    with pytest.raises(AnimationError, match="use .gif or .mp4"):
         save_animation(frames(2), tmp_path / "a.avi")
-    with pytest.raises(ExportError, match="differ in size"):
+    with pytest.raises(AnimationError, match="differ in size"):
         save_animation(frames(1, 16) + frames(1, 18), tmp_path / "a.gif")
-    with pytest.raises(ExportError, match="no frames"):
+    with pytest.raises(AnimationError, match="no frames"):
         save_animation([], tmp_path / "a.gif")
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a, **k: None)
-    assert not export.mp4_available()
-    with pytest.raises(ExportError, match="pip install imageio"):
+    assert not animation.mp4_available()
+    with pytest.raises(AnimationError, match="pip install imageio"):
         save_animation(frames(2), tmp_path / "a.mp4")
 
 
-@pytest.mark.skipif(not export.mp4_available(), reason="no MP4 encoder installed")
+@pytest.mark.skipif(not animation.mp4_available(), reason="no MP4 encoder installed")
 def test_mp4_is_written_when_an_encoder_is_installed(tmp_path):
     assert save_animation(frames(3, 17), tmp_path / "a.mp4").stat().st_size > 0
 
@@ -162,7 +162,7 @@ def test_a_replays_tracks_are_one_token_a_step_per_agent_shown(data_dir, episode
         (ReplayRequest(mission="get_snack", audio="a.wav", fps=0), ValueError, "--fps must be positive"),
         (ReplayRequest(audio="a.wav"), ValueError, "give --data"),
         (ReplayRequest(mission="get_snack", audio="a.wav", agent="C"), ValueError, "agent must be one of"),
-        (ReplayRequest(mission="get_snack", out=("a.gif", "b.webm")), ExportError, "use .gif or .mp4"),
+        (ReplayRequest(mission="get_snack", out=("a.gif", "b.webm")), AnimationError, "use .gif or .mp4"),
         (ReplayRequest(mission="get_snack", out=("a.gif",), audio="a.mp3"), SoundError, "name it *.wav"),
     ],
 )

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from marple_gym.cli.main import main
+from marple.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.datasets.export import ExportError, export_dataset, export_minari, export_parquet, step_arrays
 

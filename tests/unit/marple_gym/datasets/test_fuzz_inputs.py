@@ -17,9 +17,11 @@ from hypothesis import strategies as st
 from paths import DATA
 
 from marple_gym.datasets import MarpleDataset
-from marple_gym.datasets.generate import MANIFEST, DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.manifest import MANIFEST
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.errors import MarpleError
-from marple_gym.generation import ConfigError, HouseConfig, generate_world
+from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
 
 CONFIGS = sorted((DATA / "reference-configs").glob("*.json"))
 
@@ -92,12 +94,12 @@ def test_a_mutated_config_is_a_named_error_or_a_house(source, mutations):
     mutate(doc, mutations)
     try:
         config = HouseConfig.from_dict(doc, file=str(path))
-    except ConfigError as exc:
+    except HouseConfigError as exc:
         assert str(exc).startswith(f"{path}: ") and exc.reason
         return
     try:
         world = generate_world(config, np.random.default_rng(0))
-    except ConfigError as exc:  # well-formed but impossible: named too
+    except HouseConfigError as exc:  # well-formed but impossible: named too
         assert exc.reason
         return
     assert world.state.grid.shape == (config.height, config.width, 8)

@@ -11,6 +11,7 @@ import pytest
 
 import marple_gym
 from marple_gym.envs import HOUSEHOLD_ID, env_ids
+from marple_gym.envs.registration import FAMILY_IDS
 from marple_gym.planner import HierarchicalPlanner
 
 IDS = env_ids()
@@ -107,18 +108,18 @@ def test_a_levels_vector_entry_point_plays_the_single_level_with_its_step_limit(
 
 
 def test_marple_envs_lists_every_registered_id_with_all_and_says_how_many_more_without(capsys):
-    from marple_gym.cli.main import main
+    from marple.cli.main import main
 
     registered = {i for i in gym.registry if i.startswith("Marple-")}
     assert main(["envs", "--all"]) == 0
     lines = capsys.readouterr().out.splitlines()
     listed = [line.split()[0] for line in lines]
-    assert sorted(listed) == sorted(registered) and len(listed) == 31
+    assert sorted(listed) == sorted(registered) and len(listed) == 32
     column = {len(line) - len(line.split(maxsplit=1)[1]) for line in lines}  # where each description starts
     assert column == {max(map(len, listed)) + 3}, "the descriptions are one aligned column"
     assert main(["envs"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert len(out) == 12 and out[-1].startswith("... and 20 more") and "--all" in out[-1]
+    assert len(out) == 13 and out[-1].startswith("... and 20 more") and "--all" in out[-1]
 
 
 def test_the_env_catalog_lists_the_missions_and_the_household_and_the_levels_when_asked():
@@ -126,7 +127,7 @@ def test_the_env_catalog_lists_the_missions_and_the_household_and_the_levels_whe
     from marple_gym.levels.catalog import env_catalog
 
     short, every = env_catalog(), env_catalog(levels=True)
-    assert [env_id for env_id, _ in short.rows] == env_ids() and short.more_levels == len(LEVELS)
+    assert [env_id for env_id, _ in short.rows] == env_ids() + list(FAMILY_IDS) and short.more_levels == len(LEVELS)
     assert every.rows[: len(short.rows)] == short.rows and every.more_levels == 0
     assert [env_id for env_id, _ in every.rows[len(short.rows) :]] == list(LEVELS)
     assert all(what for _, what in every.rows)

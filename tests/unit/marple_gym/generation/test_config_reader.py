@@ -10,7 +10,7 @@ import json
 import pytest
 from paths import DATA
 
-from marple_gym.generation.config import AgentSpec, ConfigError, DoorSpec, HouseConfig, ObjectSpec, RoomSpec
+from marple_gym.generation.config import AgentSpec, DoorSpec, HouseConfig, HouseConfigError, ObjectSpec, RoomSpec
 
 GOLDEN = json.loads((DATA / "house-configs-parsed.json").read_text())
 """Digests of the configs the hand-written readers (before the generated one) gave for the reference configs,
@@ -58,17 +58,17 @@ def test_every_small_test_config_parses_as_before():
     ],
 )  # fmt: skip
 def test_a_config_missing_a_required_field_names_it(config, field, reason):
-    with pytest.raises(ConfigError) as info:
+    with pytest.raises(HouseConfigError) as info:
         HouseConfig.from_dict(config)
     assert info.value.field == field and info.value.reason == reason
 
 
 def test_a_bound_is_defined_once_and_checked_on_reading_and_for_a_config_built_in_python():
-    with pytest.raises(ConfigError, match=r"^Grid.auto.min_room_dim: expected an integer in \[1, 128\], got 0$"):
+    with pytest.raises(HouseConfigError, match=r"^Grid.auto.min_room_dim: expected an integer in \[1, 128\], got 0$"):
         HouseConfig.from_dict({"Grid": {"auto": {"min_room_dim": 0}}})
-    with pytest.raises(ConfigError, match=r"^min_room_dim: expected an integer in \[1, 128\], got 0$"):
+    with pytest.raises(HouseConfigError, match=r"^min_room_dim: expected an integer in \[1, 128\], got 0$"):
         HouseConfig.from_dict({"min_room_dim": 0})
-    with pytest.raises(ConfigError, match=r"^min_room_dim: expected an integer in \[1, 128\], got 0$"):
+    with pytest.raises(HouseConfigError, match=r"^min_room_dim: expected an integer in \[1, 128\], got 0$"):
         HouseConfig(min_room_dim=0).validate()
 
 

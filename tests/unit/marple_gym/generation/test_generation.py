@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from invariants import assert_world_valid
 from paths import DATA
 
-from marple_gym.generation import ConfigError, HouseConfig, generate_world
+from marple_gym.generation import HouseConfig, HouseConfigError, generate_world
 from marple_gym.generation.furnish import Draft
 from marple_gym.generation.layout import _door_candidates, lay_out_rooms
 from marple_gym.missions import MISSIONS
@@ -191,7 +191,7 @@ def test_door_candidates_from_the_rooms_are_those_a_scan_of_the_room_map_finds_i
         )
         try:
             layout = lay_out_rooms(config, [], rng)
-        except ConfigError:  # too many rooms for the grid that way
+        except HouseConfigError:  # too many rooms for the grid that way
             continue
         assert list(_door_candidates(layout.rooms).items()) == list(_door_cells_scanned(layout.room_map).items())
         compared += 1

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from paths import DATA
 
-from marple_gym.cli.main import main
+from marple.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit
-from marple_gym.datasets.generate import test_house as build_test_house
+from marple_gym.datasets.episodes import test_house as build_test_house
 from marple_gym.errors import MarpleError
 from marple_gym.generation import generate_world
 from marple_gym.generation.original import original_config_file

@@ -7,14 +7,15 @@ import json
 import numpy as np
 import pytest
 
+from marple.cli.main import main
 from marple_eval.evidence import QueryRules
-from marple_eval.models.base import InferenceModel, combine_query_probabilities, combine_suspects
-from marple_eval.models.reference import DistanceModel, UniformModel
+from marple_eval.methods.base import InferenceModel, combine_query_probabilities, combine_suspects
+from marple_eval.methods.reference import DistanceModel, UniformModel
 from marple_eval.protocol import ProtocolSettings, evaluate, placements, score_trial
 from marple_eval.results import RunResults
-from marple_gym.cli.main import main
 from marple_gym.datasets.dataset import MarpleDataset
-from marple_gym.datasets.generate import DatasetSpec, Sizes, Unit, generate_dataset
+from marple_gym.datasets.generate import generate_dataset
+from marple_gym.datasets.spec import DatasetSpec, Sizes, Unit
 from marple_gym.missions.scenarios import ScenarioError, get_scenario
 from marple_gym.missions.suspects import (
     DEFAULT_SUSPECTS,
@@ -180,8 +181,8 @@ def test_generate_refuses_bad_suspect_options_and_writes_nothing(tmp_path, capsy
 
 
 def test_the_benchmark_pipeline_scores_every_method_on_three_suspects(tmp_path):
-    from marple_benchmark.pipeline import BenchmarkConfig, run_benchmark
-    from marple_benchmark.presets import BenchmarkPreset
+    from marple.benchmark.pipeline import BenchmarkConfig, run_benchmark
+    from marple.benchmark.presets import BenchmarkPreset
 
     tiny = BenchmarkPreset(
         "tiny", Sizes(1, 2, 3, 1), trials=2, model="small", rollouts=2, splits=("in",), train={"max_steps": 2}
@@ -272,7 +273,8 @@ def test_generate_writes_a_shared_house_dataset_from_the_command_line(tmp_path, 
 def test_a_planner_whose_last_subgoals_others_did_is_done_not_stuck(tmp_path):
     # Found by the quick benchmark (this episode raised IndexError): when the others have done the rest of an
     # agent's mission, its planner completes the mission while planning and has no action left to take.
-    from marple_gym.datasets.generate import ShardTask, run_task
+    from marple_gym.datasets.episodes import run_task
+    from marple_gym.datasets.spec import ShardTask
 
     spec = DatasetSpec([Unit.scenario("light-3-shared")], Sizes(10, 1, 20, 20), seed=0)
     entry = run_task(spec, ShardTask("light-3-shared", "train-in", "A", 4, 6, 1), tmp_path)

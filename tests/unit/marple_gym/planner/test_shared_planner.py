@@ -14,6 +14,7 @@ from marple_gym.generation import HouseConfig, generate_world
 from marple_gym.generation.config import AgentSpec
 from marple_gym.multiagent import generate_shared_episode, run_shared_episode, shared_house_config
 from marple_gym.planner import HierarchicalPlanner
+from marple_gym.planner.coordination import cells_ahead
 from marple_gym.world import Action
 from marple_gym.world.actions import Outcome
 from marple_gym.world.rules import apply_action
@@ -140,7 +141,7 @@ def test_a_planner_drops_its_plan_when_another_agent_changes_what_it_relies_on()
     world = generate_world(shared_house_config(None, 2), np.random.default_rng(4), ["do_laundry"])
     planner = HierarchicalPlanner(world, 0, mission="do_laundry", rng=np.random.default_rng(0))
     plan = list(planner._plan)
-    ahead = planner._cells_ahead()
+    ahead = cells_ahead(planner._plan, world.state, 0)
     x, y = next(iter(ahead))
     off_path = next(
         (cx, cy) for cx in range(world.house.width) for cy in range(world.house.height) if (cx, cy) not in ahead

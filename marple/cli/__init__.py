@@ -1,0 +1,1 @@
+"""The ``marple`` command line: a module per subcommand, put together by :mod:`marple.cli.main`."""

@@ -1,0 +1,109 @@
+"""The ``marple`` command line (also ``python -m marple``).
+
+Each subcommand is a module of this package (:data:`COMMANDS`) with a function ``add_parser(subparsers)`` that
+adds it and sets its ``run(args) -> int`` as the parser default ``run``; they are imported here directly, so a
+source tree that was never installed has every command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import traceback
+
+from marple.cli import (
+    benchmark,
+    envs,
+    evaluate,
+    export,
+    generate,
+    play,
+    replay,
+    report,
+    slices,
+    stats,
+    study,
+    study_server,
+    study_web,
+    train,
+)
+from marple_gym.errors import MarpleError
+from marple_gym.version import __version__
+
+COMMANDS = (
+    benchmark,
+    envs,
+    evaluate,
+    export,
+    generate,
+    play,
+    replay,
+    report,
+    slices,
+    stats,
+    study,
+    study_server,
+    study_web,
+    train,
+)
+"""The subcommands' modules, in the order ``marple --help`` lists them."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``marple`` parser with every subcommand (named in its ``commands``)."""
+    parser = argparse.ArgumentParser(
+        prog="marple",
+        description="MARPLE-Gym: household whodunit benchmark for long-horizon inference.",
+    )
+    parser.add_argument("--version", action="version", version=f"marple-gym {__version__}")
+    add_verbose(parser, default=False)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for command in COMMANDS:
+        command.add_parser(sub)
+    for command in set(sub.choices.values()):  # aliases share one parser
+        # Also after the subcommand (`marple evaluate ... -v`), where the error hint's reader puts it. Set only
+        # when given there, so that it cannot reset the `marple -v evaluate ...` form to False.
+        add_verbose(command, default=argparse.SUPPRESS)
+    parser.commands = tuple(sub.choices)
+    return parser
+
+
+def add_verbose(parser: argparse.ArgumentParser, default) -> None:
+    parser.add_argument(
+        "-v", "--verbose", action="store_true", default=default, help="log progress details; show tracebacks of errors"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if not getattr(args, "run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.run(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (ModelError): exit 2
+        _report(args, f"error: {exc}", bug=False)
+        return 2
+    except Exception as exc:  # a bug, not bad input: still no traceback unless asked for
+        _report(args, f"internal error: {type(exc).__name__}: {exc}", bug=True)
+        return 1
+
+
+def _report(args: argparse.Namespace, what: str, bug: bool) -> None:
+    """The error's line, with the traceback above it under -v (the exit status stays the documented one)."""
+    if args.verbose:
+        traceback.print_exc()
+        hint = " (please report it)" if bug else ""
+    else:
+        hint = " (run with -v for the traceback, and please report it)" if bug else " (run with -v for details)"
+    print(f"marple {args.command}: {what}{hint}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

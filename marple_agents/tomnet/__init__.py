@@ -1,0 +1,7 @@
+"""The learned surprise rater for expectation trials: a character net over the familiarisation and a prediction
+net for the test's actions, trained with Lightning (AGENT's ToMnet-G, on our household's trials)."""
+
+from marple_agents.tomnet.network import ToMnet, ToMnetConfig
+from marple_agents.tomnet.rater import ToMnetRater, train_tomnet
+
+__all__ = ["ToMnet", "ToMnetConfig", "ToMnetRater", "train_tomnet"]

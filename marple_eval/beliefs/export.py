@@ -1,0 +1,134 @@
+"""Questions on disk, in MMToM-QA's format so that its scripts run on them unchanged, and read back whole.
+
+A question set is a folder of three JSON-lines files:
+
+* ``questions.jsonl``: MMToM-QA's release format (``Benchmark/questions.json``), one question a line with
+  exactly its eight fields: ``question`` (the text input, :func:`~marple_eval.beliefs.text.question_text`),
+  ``answer`` (``"a"`` or ``"b"``), ``question_type`` (a number, 1.1 to 2.4), ``test`` (the inputs the text
+  holds, ``["init_graph", "actions"]`` as in the release), ``episode`` (a number: the line of the episode in
+  ``episodes.jsonl``, from 0), ``start_time`` and ``end_time`` (the steps the question covers) and
+  ``answer_list`` (``["a", "b"]``);
+* ``episodes.jsonl``: the episodes (:meth:`SearchEpisode.to_json`), which rebuild every state;
+* ``beliefs.jsonl``: the questions in full, line for line with ``questions.jsonl`` (options and premise as
+  symbols, the exact observer's posterior, the split).
+
+:func:`read_questions` reads the three back into equal questions, and checks each MMToM-QA line against the
+question it stands for; :func:`check_mmtom_rows` checks a file of the release's format on its own.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion, QuestionError
+from marple_eval.beliefs.text import question_text
+from marple_gym.beliefs.episodes import SearchEpisode
+from marple_gym.files import atomic_write
+from marple_gym.validation import Fields, message_error, read_json_lines
+
+QUESTIONS, EPISODES, BELIEFS = "questions.jsonl", "episodes.jsonl", "beliefs.jsonl"
+MMTOM_FIELDS: dict[str, type] = {
+    "question": str,
+    "answer": str,
+    "question_type": float,
+    "test": list,
+    "episode": int,
+    "start_time": int,
+    "end_time": int,
+    "answer_list": list,
+}
+"""MMToM-QA's fields and their JSON types, as its release has them."""
+TEST = ["init_graph", "actions"]
+"""What the text input holds, in the release's words: the initial state and the actions."""
+ANSWER_LIST = ["a", "b"]
+
+
+def mmtom_row(question: BeliefQuestion, episode: int) -> dict[str, Any]:
+    """A question as a line of MMToM-QA's release (``episode``: its episode's number)."""
+    return {
+        "question": question_text(question),
+        "answer": question.letter,
+        "question_type": float(question.type),
+        "test": list(TEST),
+        "episode": episode,
+        "start_time": question.start_time,
+        "end_time": question.end_time,
+        "answer_list": list(ANSWER_LIST),
+    }
+
+
+def check_mmtom_row(row: Any, file: str | None = None, where: str = "") -> None:
+    """Raise :class:`QuestionError` unless ``row`` has exactly MMToM-QA's fields with their types and values."""
+    f = Fields(row, where, message_error(QuestionError), file).allow(MMTOM_FIELDS).require(*MMTOM_FIELDS)
+    for key, kind in MMTOM_FIELDS.items():
+        value = f.get(key)
+        if type(value) is not kind:
+            raise f.fail(key, f"expected a JSON {kind.__name__}, got {type(value).__name__}")
+    if f.get("answer") not in ANSWER_LIST or f.get("answer_list") != ANSWER_LIST:
+        raise f.fail("answer", f"expected one of {ANSWER_LIST} and answer_list {ANSWER_LIST}")
+    if f"{f.get('question_type'):.1f}" not in QUESTION_TYPES:
+        raise f.fail("question_type", f"expected one of {', '.join(QUESTION_TYPES)}, got {f.get('question_type')}")
+    if not all(isinstance(t, str) for t in f.get("test")):
+        raise f.fail("test", "expected a list of strings")
+    if not 0 <= f.get("start_time") <= f.get("end_time") or f.get("episode") < 0:
+        raise f.fail("end_time", "expected 0 <= start_time <= end_time and an episode number >= 0")
+    if not f.get("question").rstrip().endswith("Please respond with either a or b."):
+        raise f.fail("question", "expected the text to end with 'Please respond with either a or b.'")
+
+
+def check_mmtom_rows(path: str | os.PathLike) -> int:
+    """Check every line of an MMToM-QA questions file (:func:`check_mmtom_row`); returns how many there are."""
+    error = message_error(QuestionError)
+    lines = read_json_lines(path, error, "questions file").entries
+    for n, row in lines:
+        check_mmtom_row(row, str(path), f"line {n}")
+    return len(lines)
+
+
+def write_questions(questions: Sequence[BeliefQuestion], folder: str | os.PathLike) -> Path:
+    """Write a question set (see the module docs) into ``folder``, each file whole or not at all."""
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    numbers: dict[str, int] = {}
+    episodes: list[SearchEpisode] = []
+    for q in questions:
+        if q.episode.id not in numbers:
+            numbers[q.episode.id] = len(episodes)
+            episodes.append(q.episode)
+    _write_lines(out / EPISODES, [e.to_json() for e in episodes])
+    _write_lines(out / BELIEFS, [q.to_json(numbers[q.episode.id]) for q in questions])
+    _write_lines(out / QUESTIONS, [mmtom_row(q, numbers[q.episode.id]) for q in questions])
+    return out
+
+
+def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
+    with atomic_write(path) as handle:
+        for row in rows:
+            handle.write(json.dumps(row) + "\n")
+
+
+def read_questions(folder: str | os.PathLike) -> list[BeliefQuestion]:
+    """The questions of a set written by :func:`write_questions`, every line checked: a :class:`QuestionError`
+    (or an episode's :class:`~marple_gym.beliefs.episodes.EpisodeError`) names the file and line at fault."""
+    root = Path(folder)
+    error = message_error(QuestionError)
+    episodes = [
+        SearchEpisode.from_json(data, str(root / EPISODES), f"line {n}")
+        for n, data in read_json_lines(root / EPISODES, error, "episodes file").entries
+    ]
+    details = read_json_lines(root / BELIEFS, error, "questions file").entries
+    rows = read_json_lines(root / QUESTIONS, error, "questions file").entries
+    if len(details) != len(rows):
+        raise QuestionError(f"{root / BELIEFS} has {len(details)} questions but {root / QUESTIONS} {len(rows)}")
+    questions = []
+    for (n, data), (m, row) in zip(details, rows):
+        question = BeliefQuestion.from_json(data, episodes, str(root / BELIEFS), f"line {n}")
+        check_mmtom_row(row, str(root / QUESTIONS), f"line {m}")
+        if row != mmtom_row(question, data["episode"]):
+            raise QuestionError(f"{root / QUESTIONS}: line {m}: does not match question {question.id} of {BELIEFS}")
+        questions.append(question)
+    return questions

@@ -1,0 +1,89 @@
+"""Methods that answer belief and goal questions: one interface, ``answer(question) -> (P(a), P(b))``.
+
+Every method reads what its ``condition`` names of a question (``"text"``: the house description and the
+narration; ``"symbolic"``: the vision arrays and scene graphs up to the cut, with the options' symbols;
+``"frames"``: rendered pictures) and returns its probabilities of the two options, which the scoring
+(:mod:`marple_eval.beliefs.scoring`) turns into accuracy and calibration. Here: ``uniform`` (chance) and
+``observer``, the exact observer (inverse planning with the true searching policy: the normative answer and
+the ceiling). The LLM baseline is in :mod:`marple_eval.beliefs.llm` (all three by name: :mod:`.registry`); ``bip``, with a learned policy, in
+``marple_agents.beliefs``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from marple_eval.beliefs.inference import ActionModel, InversePlanner, PlannerModel
+from marple_eval.beliefs.questions import BeliefQuestion, option_probabilities
+from marple_gym.beliefs.episodes import EXCLUSION
+
+CONDITIONS = ("text", "symbolic", "frames")
+"""What a method may read of a question (see the module docs)."""
+
+
+class BeliefMethod(ABC):
+    """Answers two-option questions about a searching agent's belief and goal."""
+
+    name: str = "method"
+    condition: str = "symbolic"
+
+    @abstractmethod
+    def answer(self, question: BeliefQuestion) -> tuple[float, float]:
+        """P(option a), P(option b), summing to one."""
+
+    def answer_all(self, questions: Sequence[BeliefQuestion]) -> list[tuple[float, float]]:
+        """:meth:`answer` of every question, in order (a method that answers many at once overrides it)."""
+        return [self.answer(q) for q in questions]
+
+    def settings(self) -> dict[str, Any]:
+        """What to record about the method beside its answers."""
+        return {"name": self.name, "condition": self.condition}
+
+
+class UniformMethod(BeliefMethod):
+    """Chance: one half to each option."""
+
+    name = "uniform"
+    condition = "text"
+
+    def answer(self, question: BeliefQuestion) -> tuple[float, float]:
+        return 0.5, 0.5
+
+
+class InversePlanningMethod(BeliefMethod):
+    """Bayesian inverse planning over goal and belief with an action model (:mod:`marple_eval.beliefs.inference`),
+    from the symbols of the episode up to the cut. One inverse planner per episode serves all its questions."""
+
+    condition = "symbolic"
+
+    def __init__(self, exclusion: float = EXCLUSION) -> None:
+        self.exclusion = exclusion
+        self._planners: dict[str, InversePlanner] = {}
+
+    def action_model(self) -> ActionModel:
+        raise NotImplementedError
+
+    def planner(self, question: BeliefQuestion) -> InversePlanner:
+        episode = question.episode
+        found = self._planners.get(episode.id)
+        if found is None or found.episode is not episode:
+            self._planners.clear()  # questions come episode by episode: keep one episode's work at a time
+            found = self._planners[episode.id] = InversePlanner(episode, self.action_model(), self.exclusion)
+        return found
+
+    def answer(self, question: BeliefQuestion) -> tuple[float, float]:
+        return option_probabilities(self.planner(question), question.options, question.end_time, question.given)
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "exclusion": self.exclusion}
+
+
+class ObserverMethod(InversePlanningMethod):
+    """The exact observer: inverse planning with the searching agent's own policy (the normative answer)."""
+
+    name = "observer"
+
+    def action_model(self) -> ActionModel:
+        return PlannerModel()

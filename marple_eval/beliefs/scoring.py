@@ -1,0 +1,85 @@
+"""Scoring answers to belief and goal questions: accuracy per type with intervals and chance, and calibration.
+
+* **accuracy**, MMToM-QA's measure: a method's choice is the option it gives more probability (a tie counts
+  half, as a coin would on average); the score of a type is the share of its questions chosen right, with a
+  95 % percentile bootstrap interval over questions (:func:`marple_eval.metrics.bootstrap_interval`).
+  Chance is 0.5 for every type.
+* **Brier score against the normative posterior**, which MMToM-QA could not report: the mean of
+  ``(P_method(a) - P_observer(a))**2`` over questions (0: the method is as sure as the evidence allows, no
+  more and no less; a method that always answers one half scores the mean of ``(P_observer(a) - 0.5)**2``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion
+from marple_eval.metrics import BOOTSTRAP_SEED, bootstrap_interval, few_trials_warning
+
+CHANCE = 0.5
+
+
+def credit(answer: tuple[float, float], correct: int) -> float:
+    """1 if ``answer`` favours option ``correct``, 0 if the other, 0.5 for a tie."""
+    a, b = answer
+    if a == b:
+        return 0.5
+    return float((a > b) == (correct == 0))
+
+
+def _group(credits: np.ndarray, brier: np.ndarray, seed: int) -> dict[str, Any]:
+    low, high = bootstrap_interval(credits[:, None], seed=seed)
+    return {
+        "n": int(len(credits)),
+        "accuracy": float(credits.mean()),
+        "low": float(low[0]),
+        "high": float(high[0]),
+        "chance": CHANCE,
+        "brier": float(brier.mean()),
+        "warning": few_trials_warning(len(credits)),
+    }
+
+
+def score(
+    questions: Sequence[BeliefQuestion], answers: Sequence[tuple[float, float]], seed: int = BOOTSTRAP_SEED
+) -> dict[str, Any]:
+    """Per type (``"1.1"`` ... ``"2.4"``, those that have questions), per category (``"belief"``: 1.x,
+    ``"goal"``: 2.x) and ``"all"``: ``n``, ``accuracy`` with its interval ``low``-``high``, ``chance`` and
+    ``brier`` (see the module docs)."""
+    if len(questions) != len(answers):
+        raise ValueError(f"{len(questions)} questions but {len(answers)} answers")
+    if not questions:
+        raise ValueError("no questions to score")
+    credits = np.array([credit(a, q.answer) for q, a in zip(questions, answers)])
+    brier = np.array([(float(a[0]) / (a[0] + a[1]) - q.posterior) ** 2 for q, a in zip(questions, answers)])
+    types = np.array([q.type for q in questions])
+    out: dict[str, Any] = {}
+    for kind in QUESTION_TYPES:
+        mask = types == kind
+        if mask.any():
+            out[kind] = _group(credits[mask], brier[mask], seed)
+    for category, prefix in (("belief", "1."), ("goal", "2.")):
+        mask = np.char.startswith(types.astype(str), prefix)
+        if mask.any():
+            out[category] = _group(credits[mask], brier[mask], seed)
+    out["all"] = _group(credits, brier, seed)
+    return out
+
+
+def format_table(scores: dict[str, dict[str, Any]]) -> str:
+    """Methods' scores side by side, one row per type: ``scores`` maps a method's name to :func:`score`'s result."""
+    rows = [k for k in (*QUESTION_TYPES, "belief", "goal", "all") if any(k in s for s in scores.values())]
+    names = list(scores)
+    lines = ["| type | n | " + " | ".join(names) + " |", "| --- | --- |" + " --- |" * len(names)]
+    for row in rows:
+        n = next(s[row]["n"] for s in scores.values() if row in s)
+        cells = []
+        for name in names:
+            g = scores[name].get(row)
+            cells.append("" if g is None else f"{g['accuracy']:.2f} [{g['low']:.2f}, {g['high']:.2f}]")
+        label = f"{row} {QUESTION_TYPES[row]}" if row in QUESTION_TYPES else row
+        lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

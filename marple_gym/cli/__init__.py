@@ -1,1 +1,0 @@
-"""The ``marple`` command line and the subcommands of ``marple_gym``."""

@@ -1,0 +1,101 @@
+"""The learned surprise rater: reads only what an onlooker sees, trains with Lightning on the project's device
+setting, the same every run, and is saved and loaded whole."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from marple_agents.device import DeviceError
+from marple_agents.tomnet import ToMnetConfig, ToMnetRater, train_tomnet
+from marple_agents.tomnet.features import CHANNELS, SIZE, UNSEEN, episode_features, object_slots
+from marple_agents.tomnet.generalisation import run_generalisation
+from marple_eval.expectations.raters import rate_trials
+from marple_eval.expectations.scenarios import make_trial, trial_keys
+from marple_eval.expectations.scoring import pooled
+from marple_eval.expectations.trial import TrialKey
+
+TINY = ToMnetConfig(width=16, character=4, epochs=1, batch_size=8)
+TYPES = ["1.1", "3.1", "4.1"]
+
+
+@pytest.fixture(scope="module")
+def trials():
+    train = [make_trial(k) for k in trial_keys("train", 4, TYPES)]
+    test = [make_trial(k) for k in trial_keys("test", 2, TYPES)]
+    return train, test
+
+
+@pytest.fixture(scope="module")
+def model(trials):
+    return train_tomnet(trials[0], TINY, device="cpu")
+
+
+def test_features_hide_what_the_occluder_hides_until_a_reveal_fills_it_in():
+    trial = make_trial(TrialKey("unobserved_constraints", "3.1", "test", 0))
+    view = trial.view()
+    slots = object_slots(view)
+    states, actions = episode_features(view.familiarisation[0], slots)
+    assert states.shape == (len(actions) + 1, CHANNELS, SIZE, SIZE)
+    hidden = states[0, -1].astype(bool)
+    assert hidden.any() and not states[:, 3][:, hidden].any()  # no furniture shows behind the occluder
+    assert UNSEEN in actions  # the steps behind it are not given
+    revealed, _ = episode_features(trial.view(["expected"]).tests[0], slots)
+    assert revealed[:, 3].sum() > states[:, 3].sum() and not revealed[:, -1].any()  # the chairs, at every step
+
+
+def test_a_trained_model_rates_every_test_with_a_finite_surprise(trials, model):
+    ratings = rate_trials(model, trials[1])
+    assert len(ratings) == len(trials[1])
+    assert all(np.isfinite([r.expected, r.surprising]).all() for r in ratings)
+
+
+def test_training_is_the_same_every_run_on_a_cpu(trials, model):
+    again = train_tomnet(trials[0], TINY, device="cpu")
+    view = trials[1][0].view()
+    assert again.rate(view) == pytest.approx(model.rate(view), abs=1e-6)
+
+
+def test_a_saved_model_loads_to_the_same_ratings(trials, model, tmp_path):
+    path = model.save(tmp_path / "tomnet.pt")
+    loaded = ToMnetRater.load(path, device="cpu")
+    view = trials[1][1].view()
+    assert loaded.rate(view) == pytest.approx(model.rate(view))
+    assert loaded.settings()["device"] == "cpu" and loaded.config == TINY
+
+
+def test_the_device_setting_is_the_projects(trials):
+    if not torch.cuda.is_available():
+        with pytest.raises(DeviceError, match="no GPU"):
+            train_tomnet(trials[0][:2], TINY, device="cuda")
+    assert ToMnetRater.load.__doc__ and train_tomnet(
+        trials[0][:2], TINY, device=torch.device("cpu")
+    ).device == torch.device("cpu")
+
+
+def test_a_generalisation_test_trains_one_model_per_split(trials):
+    results = list(run_generalisation("leave_one_type_out", trials[0], trials[1], TINY, device="cpu"))
+    assert results == []  # one type per scenario here: nothing to leave out
+    results = list(run_generalisation("leave_one_scenario_out", trials[0], trials[1], TINY, device="cpu"))
+    assert [split.test for split, _ in results] == [("1.1",), ("3.1",), ("4.1",)]
+    table = pooled(results)
+    assert table["all"].trials == len(trials[1])
+
+
+def test_a_model_trained_on_a_type_beats_chance_on_its_test_trials():
+    train = [make_trial(k) for k in trial_keys("train", 40, ["2.1"])]
+    test = [make_trial(k) for k in trial_keys("test", 12, ["2.1"])]
+    model = train_tomnet(train, ToMnetConfig(epochs=4), device="cpu")
+    ratings = rate_trials(model, test)
+    assert sum(r.surprising > r.expected for r in ratings) / len(ratings) >= 0.75
+
+
+def test_a_file_that_is_not_a_rater_is_refused_with_its_name(tmp_path):
+    from marple_agents.checkpoints import CheckpointError
+
+    junk = tmp_path / "junk.pt"
+    junk.write_bytes(b"not a checkpoint")
+    for path in (junk, tmp_path / "missing.pt"):
+        with pytest.raises(CheckpointError, match=str(path.name)):
+            ToMnetRater.load(path, device="cpu")

@@ -1,0 +1,26 @@
+"""bench/bench_questions.py runs and prints its figures (tiny sizes: the figures themselves are not tested)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pytest
+from paths import ROOT
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("bench_questions", ROOT / "bench" / "bench_questions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_question_bench_prints_generation_and_answer_times(capsys):
+    _bench().main(["--houses", "1", "--episodes", "2", "--cold", "2"])
+    out = capsys.readouterr().out
+    assert "questions per CPU second" in out and "exact observer, cold" in out and "observer, a whole split" in out
+
+
+def test_the_question_bench_refuses_empty_sizes():
+    with pytest.raises(SystemExit):
+        _bench().main(["--houses", "0"])

@@ -1,0 +1,48 @@
+"""Scoring: accuracy per type with a bootstrap interval and chance, and the Brier score against the exact
+observer's posterior."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from search_houses import piece, two_rooms
+
+from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
+from marple_eval.beliefs.questions import episode_questions
+from marple_eval.beliefs.scoring import credit, format_table, score
+from marple_gym.beliefs.episodes import search_episode
+
+
+@pytest.fixture(scope="module")
+def questions():
+    config = two_rooms({"fridge": "apple", "kitchen cabinet": "plate", "table": "fork", "living cabinet": "remote"})
+    prior = [piece("fridge"), piece("kitchen cabinet"), piece("table")]
+    episode = search_episode(np.random.default_rng(0), config, goal="apple", prior=prior, episode_id="e")
+    return episode_questions(episode, np.random.default_rng(0), per_type=3)
+
+
+def test_a_tie_earns_half_credit_and_a_choice_all_or_nothing():
+    assert credit((0.5, 0.5), 0) == 0.5
+    assert credit((0.7, 0.3), 0) == 1.0 and credit((0.7, 0.3), 1) == 0.0
+
+
+def test_the_exact_observer_scores_the_ceiling_and_uniform_scores_chance(questions):
+    best = score(questions, ObserverMethod().answer_all(questions))
+    chance = score(questions, UniformMethod().answer_all(questions))
+    assert best["all"]["accuracy"] == 1.0 and best["all"]["brier"] == pytest.approx(0.0, abs=1e-12)
+    assert chance["all"]["accuracy"] == 0.5 and chance["all"]["chance"] == 0.5
+    expected = np.mean([(q.posterior - 0.5) ** 2 for q in questions])
+    assert chance["all"]["brier"] == pytest.approx(expected)
+    for kind in {q.type for q in questions}:
+        assert best[kind]["n"] == sum(q.type == kind for q in questions)
+        assert 0.0 <= chance[kind]["low"] <= chance[kind]["accuracy"] <= chance[kind]["high"] <= 1.0
+    assert best["belief"]["n"] + best["goal"]["n"] == best["all"]["n"] == len(questions)
+    table = format_table({"observer": best, "uniform": chance})
+    assert "| all |" in table and "observer | uniform" in table
+
+
+def test_answers_must_match_the_questions(questions):
+    with pytest.raises(ValueError, match="answers"):
+        score(questions, [(0.5, 0.5)])
+    with pytest.raises(ValueError, match="no questions"):
+        score([], [])

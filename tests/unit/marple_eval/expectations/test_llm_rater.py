@@ -1,0 +1,69 @@
+"""The LLM baseline: one request per test, written from what an onlooker sees, answers averaged; a dry run sends
+nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from marple_eval.expectations.llm import NO_ANSWER, LLMRater, messages
+from marple_eval.expectations.raters import rate_trial
+from marple_eval.expectations.scenarios import make_trial
+from marple_eval.expectations.trial import TrialKey
+from marple_eval.llm.client import ClientSettings, LLMError, Reply
+
+
+class FakeClient:
+    """Answers every request with ``answers`` (cycled), and keeps the requests."""
+
+    dry_run = None
+
+    def __init__(self, answers):
+        self.settings = ClientSettings(base_url="http://127.0.0.1:9/v1", model="fake")
+        self.answers = answers
+        self.bodies = []
+
+    def complete(self, body):
+        self.bodies.append(body)
+        return Reply([self.answers[i % len(self.answers)] for i in range(body["n"])])
+
+
+@pytest.fixture(scope="module")
+def trial():
+    return make_trial(TrialKey("unobserved_constraints", "3.1", "test", 0))
+
+
+def test_each_test_is_one_request_and_its_answers_are_averaged(trial):
+    client = FakeClient(["Reasoning: odd.\nAnswer: 80", "Answer: 60", "no idea"])
+    rater = LLMRater(client, n=3)
+    ratings = rater.rate(trial.view())
+    assert ratings == [70.0, 70.0] and len(client.bodies) == 2
+    assert client.bodies[0]["n"] == 3 and client.bodies[0]["model"] == "fake"
+
+
+def test_the_prompt_hides_what_the_screen_hides_until_it_is_lifted(trial):
+    view = trial.view(["expected", "surprising"])
+    text = messages(view, view.tests[0])[1]["content"]
+    assert "A screen hides the cells" in text and "unseen, behind the screen" in text
+    familiarisation = text.split("Test video:")[0]
+    assert "chair" not in familiarisation  # the chairs stand behind the screen
+    assert "Then the screen is lifted: behind it stand chairs at" in text
+    assert "there is only floor" in messages(view, view.tests[1])[1]["content"]
+
+
+def test_a_dry_run_writes_every_request_and_sends_nothing(trial, tmp_path):
+    rater = LLMRater.from_options(dry_run=str(tmp_path / "prompts.jsonl"), cache=str(tmp_path / "cache"), n=2)
+    rating = rate_trial(rater, trial)
+    assert rating.expected == rating.surprising == NO_ANSWER
+    requests = [json.loads(line) for line in (tmp_path / "prompts.jsonl").read_text().splitlines()]
+    assert len(requests) == 2 and requests[0]["estimated_prompt_tokens"] > 100
+
+
+def test_bad_settings_and_missing_credentials_are_refused(monkeypatch):
+    for name in ("OPENAI_API_KEY", "MARPLE_LLM_API_KEY", "MARPLE_LLM_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    with pytest.raises(LLMError, match="no model name"):
+        LLMRater.from_options()
+    with pytest.raises(LLMError, match="n must be a whole number >= 1"):
+        LLMRater(FakeClient(["Answer: 1"]), n=0)
