@@ -11,6 +11,9 @@ machines), should hold the same data, the same agent models and the same answers
 - every results file's trials and summary, and ``benchmark.json``, on the keys both hold: a newer version may
   store more (a new field is listed, not counted as a difference); what says where or when a run was made
   (paths, creation times, timings, the file format's version, the preset's time estimate) is left out.
+  A run scored without the cutoff on one side and with it on the other (a preset that changed what it scores
+  without the cutoff) is compared under the cutoff: the uncut one seen with it (``RunResults.with_cutoff``)
+  against the other, answer by answer and on its summary.
 
 It exits 1 if any figure differs and prints where.
 """
@@ -22,6 +25,7 @@ import hashlib
 import sys
 from pathlib import Path
 
+from marple_eval.settings import ProtocolSettings
 from marple_gym.errors import MarpleError
 from marple_gym.validation import message_error, read_json_file
 
@@ -89,8 +93,39 @@ def compare_results(a: Path, b: Path, found: dict[str, set[str]]) -> int:
         if not (b / rel).is_file():
             found["differ"].add(f"{rel} (missing in B)")
             continue
-        differences(read_json(a / rel), read_json(b / rel), str(rel), found)
+        pair = read_json(a / rel), read_json(b / rel)
+        if rel.name != "benchmark.json" and cutoff_of(pair[0]) != cutoff_of(pair[1]):
+            pair = under_one_cutoff(a / rel, b / rel, found)
+        differences(*pair, str(rel), found)
     return len(files)
+
+
+def cutoff_of(results) -> object:
+    return ((results.get("settings") or {}).get("protocol") or {}).get("cutoff")
+
+
+def under_one_cutoff(a: Path, b: Path, found: dict[str, set[str]]) -> tuple[dict, dict]:
+    """Two results files scored with and without the cutoff, as their answers and summaries under the cutoff."""
+    from marple_eval.results import RunResults
+
+    runs = [RunResults.load(path) for path in (a, b)]
+    cutoffs = [ProtocolSettings.from_record(run.protocol).cutoff for run in runs]
+    cutoff = next(c for c in cutoffs if c is not None)
+    found["one side only"].add(f"{a.name}: scored without the cutoff on one side; compared under cutoff {cutoff}")
+    seen = [run.with_cutoff(cutoff) if c is None else run for run, c in zip(runs, cutoffs)]
+    return tuple(
+        {
+            "answers": [{"id": t.episode_id, "p_culprit": t.p_culprit, "labelings": answers(t)} for t in run.trials],
+            "summary": run.summary(),
+        }
+        for run in seen
+    )
+
+
+def answers(trial) -> list[dict]:
+    """Each labeling's answers (``p_a``, ``p_b``, ...) and where the culprit was shown, without the stored query
+    probabilities (a run scored with the cutoff spares the points it cuts)."""
+    return [{k: v for k, v in labeling.items() if not k.startswith("q_")} for labeling in trial.labelings]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,8 +18,10 @@ inference stage (:mod:`marple.benchmark.pipeline`) both call it, and a simulated
 * **place** (:func:`placed_arguments`): the ``--device`` setting resolved once, to one :class:`torch.device`
   handed to every method that takes a ``device`` (and ``--precision`` to those that take a ``precision``); a run
   whose agent models are all the true planner has nothing to put on a GPU and runs on the CPU;
-* **run**: on the CPU, trials spread over worker processes; on a GPU, several trials at a time in one process,
-  their forward passes batched (:mod:`marple_eval.lockstep`).
+* **run**: on the CPU, trials spread over worker processes (started for the run, or a
+  :class:`~marple_eval.workers.TrialWorkers` its caller keeps across runs, whose workers keep the policies they
+  loaded and the answers their caches hold, :func:`marple_agents.cache.policy_cache`); on a GPU, several trials
+  at a time in one process, their forward passes batched (:mod:`marple_eval.lockstep`).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from marple_eval.methods.registry import BUILTIN, available_models, build_model,
 from marple_eval.protocol import AgentResources, ModelFactory, Resources, SuspectAnswers, evaluate, evaluate_suspect
 from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
+from marple_eval.workers import TrialWorkers
 from marple_gym.errors import MarpleError
 from marple_gym.missions.scenarios import get_scenario
 from marple_gym.recording.records import WhodunitEpisode
@@ -231,13 +234,15 @@ def run_method(
     label: str | None = None,
     run_settings: Mapping[str, Any] | None = None,
     processes: int = 1,
+    pool: TrialWorkers | None = None,
     in_flight: int | None = None,
     out: str | Path | None = None,
     progress: bool = True,
 ) -> RunResults:
     """Score ``run``'s method on ``episodes`` under ``settings`` and return (and, with ``out``, save) the results.
 
-    On the CPU the trials spread over ``processes`` worker processes; a method placed on a GPU scores
+    On the CPU the trials spread over ``pool`` (worker processes kept across runs), or else over ``processes``
+    worker processes started for this run; a method placed on a GPU scores
     ``in_flight`` trials at a time in one process (default :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT`).
     ``label`` names the method in tables (default: its own name); ``run_settings`` and what the wiring records
     join the results' settings.
@@ -252,6 +257,7 @@ def run_method(
         run_settings={**(run_settings or {}), **recorded},
         resources=resources,
         workers=(in_flight or TRIALS_IN_FLIGHT) if on_gpu else processes,
+        pool=None if on_gpu else pool,
         out=out,
         progress=progress,
     )

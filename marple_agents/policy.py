@@ -47,8 +47,9 @@ class Policy:
     ``precision`` is the number format of its forward passes (``auto``: bf16
     autocast with TF32 matmuls on CUDA devices that support it, fp32 elsewhere;
     see :mod:`marple_agents.device`). ``key`` names the weights (their digest when
-    loaded by :func:`shared_policy`): calls of policies with one key may share a
-    forward pass (:func:`marple_eval.lockstep.batched`).
+    loaded by :func:`shared_policy`, then also ``digest``): calls of policies with
+    one key may share a forward pass (:func:`marple_eval.lockstep.batched`), and
+    policies with one digest share their answers (:func:`marple_agents.cache.policy_cache`).
     """
 
     def __init__(
@@ -67,6 +68,7 @@ class Policy:
         self.net = net.to(self.device).eval()
         self.config = config
         self.meta = dict(meta or {})
+        self.digest = key
         self.key = key or f"policy-{id(self)}"
 
     @property

@@ -20,7 +20,8 @@ culprit): agents appear under identities salted afresh in every run, their
 start configs under one neutral name, and their agent-model files by content,
 never by path.
 
-Trials run on several processes with a progress bar; a model on a GPU scores
+Trials run on several processes (:mod:`marple_eval.workers`, which a caller may
+keep for several runs) with a progress bar; a model on a GPU scores
 several trials at a time in one process instead, its forward passes batched
 across them (:mod:`marple_eval.lockstep`). Finished trials are appended to a
 journal next to the results file, so an interrupted run resumes where it
@@ -32,8 +33,6 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
-import multiprocessing as mp
-import os
 import secrets
 import zlib
 from collections.abc import Callable, Iterable
@@ -52,6 +51,7 @@ from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, model_cod
 from marple_eval.methods.registry import make_model
 from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean, read_trial
 from marple_eval.settings import ProtocolSettings
+from marple_eval.workers import TrialWorkers
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.selection import select_trials
 from marple_gym.missions.scenarios import get_scenario
@@ -265,21 +265,6 @@ def build(factory: ModelFactory) -> InferenceModel:
         return factory()
 
 
-_WORKER: _Scorer | None = None
-
-
-def _init_worker(
-    factory: ModelFactory, resources: Resources | None, identities: Identities, threads: int, suspect: str | None
-) -> None:
-    global _WORKER
-    os.environ.setdefault("OMP_NUM_THREADS", str(threads))
-    _WORKER = _Scorer(factory, resources, identities, suspect)
-
-
-def _score_in_worker(args: tuple[WhodunitEpisode, ProtocolSettings]) -> Any:
-    return _WORKER(*args)
-
-
 def _journal_header(method: str, model: Any, settings: dict[str, Any]) -> dict[str, Any]:
     """What a journal must match to be resumed: the method, the class (or factory) that built the model, by its
     import path (two models may share a name), and the settings."""
@@ -324,6 +309,7 @@ def evaluate(
     out: str | Path | None = None,
     progress: bool = True,
     executor: str = "auto",
+    pool: TrialWorkers | None = None,
 ) -> RunResults:
     """Score a model on whodunit episodes and return (and, with ``out``, save) the results.
 
@@ -334,7 +320,9 @@ def evaluate(
     scores ``workers`` trials at a time in threads of this process, the model's
     batched calls shared (recorded in the results, since on a GPU the batches'
     sizes may change the last bits of an answer); ``auto`` is lockstep for a model
-    on a CUDA device, processes otherwise.
+    on a CUDA device, processes otherwise. ``pool``: worker processes kept across runs
+    (:class:`~marple_eval.workers.TrialWorkers`) that score this run's trials
+    instead of ``workers`` processes started for it.
     """
     settings = settings or ProtocolSettings()
     probe = build(factory)
@@ -352,7 +340,7 @@ def evaluate(
     results = dict(done)
     bar = tqdm(total=len(episodes), initial=len(done), unit="trial", desc=f"evaluating {method}", disable=not progress)
     try:
-        for trial in _run(factory, todo, settings, resources, workers, probe, executor):
+        for trial in _run(factory, todo, settings, resources, workers, probe, executor, pool=pool):
             results[trial.episode_id] = trial
             if journal is not None:
                 journal.append(asdict(trial))
@@ -445,23 +433,24 @@ def evaluate_suspect(
     )
 
 
-def _run(factory, todo, settings, resources, workers, probe, executor, suspect=None):
+def _run(factory, todo, settings, resources, workers, probe, executor, suspect=None, pool=None):
     identities = Identities()  # one salt for the run, shared by its worker processes
+    scorer = functools.partial(_Scorer, factory, resources, identities, suspect)
     if executor == "lockstep":  # a model per thread; the policies they load are shared (one copy per device)
-        scorer = functools.partial(_Scorer, factory, resources, identities, suspect)
         yield from run_in_lockstep(lambda: functools.partial(_score_one, scorer(), settings), todo, workers)
         return
-    if workers <= 1 or len(todo) <= 1:
+    if pool is None and (workers <= 1 or len(todo) <= 1):
         scorer = _Scorer(lambda: probe, resources, identities, suspect)  # the probe: one model, one answer check
         for episode in todo:
             yield scorer(episode, settings)
         return
-    ctx = mp.get_context("spawn")  # safe with torch models in the parent
-    threads = max(1, (os.cpu_count() or 1) // workers)
-    initargs = (factory, resources, identities, threads, suspect)
-    with ctx.Pool(workers, initializer=_init_worker, initargs=initargs) as pool:
-        # Group by scenario so each worker sets its model up rarely.
-        yield from pool.imap_unordered(_score_in_worker, [(e, settings) for e in todo], chunksize=1)
+    trials = [(episode, settings) for episode in todo]  # in the order given: scenario by scenario, set up rarely
+    costs = [episode.horizon for episode in todo]
+    if pool is not None:
+        yield from pool.score(scorer, trials, costs)
+        return
+    with TrialWorkers(workers) as own:
+        yield from own.score(scorer, trials, costs)
 
 
 def dataset_episodes(data: MarpleDataset, scenarios: Iterable[str], limit: int | None = None) -> list[WhodunitEpisode]:

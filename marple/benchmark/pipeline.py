@@ -1,7 +1,8 @@
 """The stages of ``marple benchmark``; each resumes (work whose output exists is skipped).
 
-1. **data**: ``marple generate`` for the scenarios (test pairs, train-in and
-   train-ood, so a later run that adds out-of-distribution models resumes);
+1. **data**: ``marple generate`` for the scenarios: the test pairs and the
+   training splits of the preset's agent models (a later run that adds
+   out-of-distribution models adds train-ood to the same dataset);
 2. **models**: a vision-only and a language-conditioned policy for each agent
    (two per scenario, N with N suspects), training split and model seed, each for a fixed number
    of optimizer steps;
@@ -19,7 +20,9 @@
 The models and inference runs are independent jobs: an executor
 (:mod:`marple.benchmark.executors`) spreads them over this machine's GPUs, one
 job per device, or over a Ray cluster; on the CPU, models train a few at a time
-and each run's trials spread over the cores.
+and the inference runs, one after another, spread their trials over one set of
+worker processes kept for the whole stage (:class:`~marple_eval.workers.TrialWorkers`:
+started once, and what a worker loaded for one run serves the next).
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ import functools
 import logging
 import multiprocessing as mp
 import shlex
-import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -36,8 +39,9 @@ from typing import TYPE_CHECKING, NamedTuple
 from tqdm import tqdm
 
 from marple.benchmark.config import PLANNER_ROWS, BenchmarkConfig, training_budget
-from marple.benchmark.executors import Executor, make_executor
+from marple.benchmark.executors import Executor, LocalExecutor, make_executor
 from marple.benchmark.summary import write_summary
+from marple.benchmark.timings import Timings
 from marple.runner import MethodRun, run_method, uses_priors
 from marple_agents.device import resolve_precision
 from marple_agents.simulation.inference import POLICY_OF_VARIANT
@@ -45,6 +49,7 @@ from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR
 from marple_eval.protocol import dataset_episodes
 from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
+from marple_eval.workers import TrialWorkers
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.spec import DatasetSpec, Unit
@@ -67,7 +72,7 @@ MCTS_POLICY = "vision"
 
 
 def stage_data(cfg: BenchmarkConfig) -> None:
-    splits = ("test", "train-in", "train-ood")
+    splits = ("test", *(f"train-{split}" for split in cfg.preset.splits))
     units = [Unit.scenario(s, cfg.houses) for s in cfg.scenarios]
     spec = DatasetSpec(units, cfg.preset.sizes, cfg.seed, splits=splits)
     report = generate_dataset(spec, cfg.data, workers=cfg.workers, progress=cfg.progress)
@@ -330,15 +335,22 @@ def mcts_run(cfg: BenchmarkConfig, split: str, model_seed: int, simulations: int
     )
 
 
-def stage_inference(cfg: BenchmarkConfig) -> list[Path]:
-    """Score every run (those without a results file yet); return the results files."""
+def stage_inference(cfg: BenchmarkConfig, timings: Timings | None = None) -> list[Path]:
+    """Score every run (those without a results file yet); return the results files. ``timings``: where each
+    run's time is recorded when the runs are scored one after the other in this process."""
     episodes = dataset_episodes(MarpleDataset(cfg.data), cfg.scenarios, cfg.preset.trials)
     runs = inference_runs(cfg)
     executor = make_executor(cfg.executor, cfg.device, cfg.verbose)
     todo = [run for run in runs if not reusable(cfg, run, executor.kind)]
-    # On the CPU one run at a time, its trials over every core; on GPUs one run per device.
-    for _ in executor.run(functools.partial(score_run, cfg, episodes=episodes), todo):
-        pass
+    here = isinstance(executor, LocalExecutor) and len(executor.slots(len(todo), 1)) == 1
+    # On the CPU one run at a time, its trials over every core, the same worker processes for every run (what
+    # they load serves the next run); on GPUs one run per device.
+    with TrialWorkers(cfg.workers) if here and cfg.workers > 1 and todo else nullcontext() as pool:
+        score = functools.partial(score_run, cfg, episodes=episodes, pool=pool)
+        if timings is not None and here:
+            score = functools.partial(timings.timed_run, score)
+        for _ in executor.run(score, todo):
+            pass
     return [cfg.results(run.name) for run in runs]
 
 
@@ -375,11 +387,13 @@ def reusable(cfg: BenchmarkConfig, run: InferenceRun, device_kind: str = "cpu") 
     return False
 
 
-def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, episodes: list) -> Path:
+def score_run(
+    cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, episodes: list, pool: TrialWorkers | None = None
+) -> Path:
     """Score one run of the inference stage on ``episodes`` into its results file, its learned models (if any)
     on ``device`` (the job's, "cpu" or "cuda:N"), through the model runner: on a GPU,
     :data:`~marple_eval.lockstep.TRIALS_IN_FLIGHT` trials at a time in this process; on the CPU, its trials
-    spread over ``cfg.workers`` processes."""
+    spread over ``pool`` (or ``cfg.workers`` processes started for it)."""
     out = cfg.results(run.name)
     method = MethodRun(
         run.model,
@@ -399,6 +413,7 @@ def score_run(cfg: BenchmarkConfig, run: InferenceRun, device: str = "cpu", *, e
         label=run.method,
         run_settings=run_settings(cfg, run),
         processes=cfg.workers,
+        pool=pool,
         out=out,
         progress=cfg.progress and mp.parent_process() is None,
     )
@@ -430,15 +445,8 @@ def job_device(device: str) -> torch.device:
 def run_benchmark(cfg: BenchmarkConfig) -> str:
     """All stages; returns the summary (also written to ``summary.md`` in :attr:`BenchmarkConfig.report_dir`)."""
     cfg.report_dir.mkdir(parents=True, exist_ok=True)
-    timings: dict[str, float] = {}
-
-    def timed(name: str, stage):
-        start = time.perf_counter()
-        out = stage(cfg)
-        timings[name] = time.perf_counter() - start
-        return out
-
-    timed("data", stage_data)
-    accuracies = timed("models", stage_models)
-    paths = timed("inference", stage_inference)
+    timings = Timings()
+    timings.stage("data", lambda: stage_data(cfg))
+    accuracies = timings.stage("models", lambda: stage_models(cfg))
+    paths = timings.stage("inference", lambda: stage_inference(cfg, timings))
     return write_summary(cfg, paths, timings, accuracies)

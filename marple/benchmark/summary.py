@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from marple.benchmark.config import PLANNER_ROWS, BenchmarkConfig, training_budget
+from marple.benchmark.timings import Timings
 from marple_eval.inverse.checks import ceiling_violations
 from marple_eval.metrics import MIN_TRIALS, threshold_key
 from marple_eval.report import (
@@ -195,7 +196,7 @@ def small_groups(runs: list[RunResults]) -> list[str]:
 
 
 def write_summary(
-    cfg: BenchmarkConfig, paths: list[Path], timings: dict[str, float], accuracies: dict[str, float | None]
+    cfg: BenchmarkConfig, paths: list[Path], timings: Timings, accuracies: dict[str, float | None]
 ) -> str:
     """Write ``summary.md``, ``benchmark.json``, ``timings.json`` and ``figure4.png``; return the summary text."""
     from marple_eval.plots import plot_runs  # matplotlib (the eval extra): only for the figure
@@ -278,7 +279,7 @@ def write_summary(
         "Agent-model held-out accuracy: "
         + ", ".join(f"{k} {v:.3f}" for k, v in sorted(accuracies.items()) if v is not None),
         "",
-        "Stage times (s, this machine, not a figure): " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()),
+        f"Stage times (s, this machine, not a figure; CPU seconds in brackets): {timings.words()}",
         "",
         f"![accuracy against evidence]({plot.name})",
     ]
@@ -307,7 +308,7 @@ def write_summary(
         "results": [str(p.relative_to(cfg.report_dir)) for p in paths],
     }
     (cfg.report_dir / "benchmark.json").write_text(json.dumps(record, indent=1, default=str) + "\n")
-    (cfg.report_dir / "timings.json").write_text(json.dumps(timings, indent=1) + "\n")
+    (cfg.report_dir / "timings.json").write_text(json.dumps(timings.record(), indent=1) + "\n")
     return text
 
 

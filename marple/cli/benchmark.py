@@ -32,7 +32,8 @@ def add_parser(subparsers) -> None:
             "variant), inverse planning (bip, and the ideal observer as the ceiling), and write results, a "
             "Table-2-style summary with intervals and Figure-4-style plots. "
             "Each run prints what it is expected to take when it starts: a preset's measured time where it is the "
-            "measured run (--preset small, the default, about 10 minutes on 2 CPU cores) or a part of it, a "
+            "measured run (--preset small, the default, about 480 CPU seconds: under 10 minutes on 2 CPU cores) or a part "
+            "of it, a "
             "projection for --preset gpu (the paper's data, m = 100, a model sized for an afternoon on one GPU) and "
             "--preset paper (the paper's sizes) (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "
             "the same command and seed give the same figures on a busy machine. A rerun resumes where it stopped. "
@@ -82,8 +83,9 @@ def add_parser(subparsers) -> None:
         type=int_in(0, MAX_SIMULATIONS),
         default=None,
         metavar="K",
-        help="simulations per rollout step of the MCTS agent-model row (our extension, with the vision-only "
-        "models as its prior; small: 16; 0: no such row)",
+        help="add the MCTS agent-model row (our extension, with the vision-only models as its prior) with K "
+        "simulations per rollout step, e.g. --mcts 16 (about 330 CPU s more on the small preset; default: 0, no such "
+        "row)",
     )
     parser.add_argument(
         "--train-steps", type=positive_int, default=None, help="optimizer steps per agent model (small: 500)"
@@ -100,8 +102,9 @@ def add_parser(subparsers) -> None:
         default=None,
         metavar="RUNS",
         help="runs scored without the cutoff (every cutoff then follows from them), comma-separated from "
-        f"{', '.join(EVERY_RUN)} (small: all but mcts; paper: all of them; quick: uniform,distance); a run scored with the "
-        "cutoff costs less but cannot show the figures without it",
+        f"{', '.join(EVERY_RUN)} (small: uniform,distance,perfect-agent-models,ideal; paper and gpu: all of them; quick: "
+        "uniform,distance); a run scored with the cutoff costs about 60 %% as much but cannot show the figures "
+        "without it",
     )
     parser.add_argument(
         "--mission-priors",

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from marple_agents.cache import PolicyCache
+from marple_agents.cache import PolicyCache, policy_cache
 from marple_agents.device import kind, resolve_precision
 from marple_agents.search.likelihood import MIN_PROBABILITY
 from marple_agents.search.missions import MissionSearch
@@ -160,8 +160,9 @@ class BipModel(InversePlanningModel):
     def setup(self, agents: Mapping[str, Any]) -> None:
         """Receive each agent's ``{"policy": checkpoint or policy, "prior": MissionPrior or mapping}``.
 
-        The rollouts ask each agent's policy through a cache kept for the scenario: the rollouts of every mission
-        hypothesis, evidence point and trial revisit the same inputs again and again."""
+        The rollouts ask each agent's policy through the process's cache of its answers
+        (:func:`~marple_agents.cache.policy_cache`): the rollouts of every mission hypothesis, evidence point, trial
+        and run revisit the same inputs again and again."""
         from marple_agents.policy import shared_policy  # torch (the agents extra): only when a policy runs
 
         self.priors, self.policies, self.caches = {}, {}, {}
@@ -172,7 +173,7 @@ class BipModel(InversePlanningModel):
             if getattr(policy, "conditioning", None) != "language":
                 raise ValueError("bip needs a language-conditioned policy (the likelihood is given each subgoal)")
             self.policies[identity] = policy
-            self.caches[identity] = PolicyCache(policy)
+            self.caches[identity] = policy_cache(policy)
             self.priors[identity] = as_prior(resource["prior"], "bip")
         self._episodes = {}
         self._searches: dict[tuple[str, tuple[str, ...]], MissionSearch] = {}

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from marple_agents.audio import refine_with_audio
-from marple_agents.cache import PolicyCache
+from marple_agents.cache import policy_cache
 from marple_agents.inputs import SUBGOAL_FIELDS
 from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
@@ -246,10 +246,11 @@ class PolicyAgent(RolloutAgent):
     groups_starts = True
 
     def __init__(self, policy: Any, use_language: bool = False, use_audio: bool = False) -> None:
-        self.conditioning = PolicyConditioning(policy, use_language, use_audio)
         self.policy = policy
+        # The process's cache of the policy's answers: later evidence points, trials and runs revisit the same states.
+        self.cache = policy_cache(policy)
+        self.conditioning = PolicyConditioning(self.cache, use_language, use_audio)
         self.worlds: Sequence[World] = []
-        self.cache = PolicyCache(policy)  # kept across resets: later evidence points revisit the same states
 
     def reset(self, worlds: RolloutWorlds, evidence: AgentEvidence, rng: np.random.Generator) -> None:
         self.reset_groups(worlds, [evidence], [rng])

@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from marple_agents.cache import PolicyCache
+from marple_agents.cache import policy_cache
 from marple_agents.search.likelihood import mission_trace, step_log_likelihoods
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
 from marple_agents.search.puct import SearchSettings
@@ -96,8 +96,8 @@ class MCTSAgent(RolloutAgent):
         self.policy = policy
         # The policy agent's own rule for the policy's inputs: with no search, the very same calls (K = 0 is the
         # policy). With mission_subgoals the search gives the mission's subgoals itself: no intent is tracked.
-        self.conditioning = PolicyConditioning(policy, use_language and not mission_subgoals, use_audio)
-        self.cache = PolicyCache(policy)
+        self.cache = policy_cache(policy)  # shared with every agent model of the same weights in this process
+        self.conditioning = PolicyConditioning(self.cache, use_language and not mission_subgoals, use_audio)
         follow = None if mission_subgoals else self._follow
         self.search = MissionSearch(self.table, self.cache.action_probs, self.settings, follow)
         self.worlds: RolloutWorlds | None = None

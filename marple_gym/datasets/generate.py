@@ -13,7 +13,7 @@ import multiprocessing as mp
 import os
 import shutil
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ from tqdm import tqdm
 
 from marple_gym.datasets.dataset import load_manifest
 from marple_gym.datasets.episodes import run_task, test_house
-from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, MANIFEST, DatasetError
+from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, MANIFEST, SPLITS, DatasetError
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.datasets.spec import DatasetSpec, ShardTask
 from marple_gym.files import remove_stale_temporaries, write_json_atomic
@@ -61,14 +61,17 @@ class GenerationReport:
 def generate_dataset(
     spec: DatasetSpec, root: Path, workers: int | None = None, progress: bool = True
 ) -> GenerationReport:
-    """Generate (or resume generating) ``spec`` into directory ``root``."""
+    """Generate (or resume generating) ``spec`` into directory ``root``.
+
+    A dataset there made with the same settings but other splits is extended to both's splits: each shard is a
+    function of its own split's settings alone, so a split added later holds exactly what it would have held had
+    it been generated with the others."""
     start = time.perf_counter()
     root = Path(root)
     manifest = load_manifest(root)
-    if manifest is not None and manifest["spec"] != spec.to_json():
-        raise DatasetError(
-            f"{root} holds a dataset generated with other settings; choose another --out or remove it first"
-        )
+    if manifest is not None:
+        spec = with_splits_of(spec, manifest["spec"], root)
+        manifest["spec"] = spec.to_json()
     for unit in spec.units:  # a config that cannot serve a unit fails here, before anything is written
         test_house(spec, unit, 0)
     created, fresh = not root.exists(), manifest is None
@@ -104,6 +107,17 @@ def generate_dataset(
     write_json_atomic(root / MANIFEST, manifest)
     total = sum(e["episodes"] for e in manifest["shards"].values())
     return GenerationReport(root, written, skipped, total, steps, time.perf_counter() - start, manifest)
+
+
+def with_splits_of(spec: DatasetSpec, found: dict[str, Any], root: Path) -> DatasetSpec:
+    """``spec`` with the splits of the dataset ``found`` at ``root`` added, if it was made with the same settings
+    but for its splits (else a :class:`DatasetError`)."""
+    if {**found, "splits": []} != {**spec.to_json(), "splits": []}:
+        raise DatasetError(
+            f"{root} holds a dataset generated with other settings; choose another --out or remove it first"
+        )
+    splits = set(spec.splits) | set(found["splits"])
+    return replace(spec, splits=tuple(split for split in SPLITS if split in splits))
 
 
 def _clean_up_after_a_kill(root: Path) -> None:

@@ -238,6 +238,7 @@ def test_the_mcts_agent_model_searches_with_its_policy_on_the_device_and_precisi
 ):
     """The MCTS agent model (in simulation and in bip) loads its policy as every learned method does, with the
     model's device and precision, so the search's prior runs where and how the plain policy agent's does."""
+    from marple_agents.cache import clear_policy_caches
     from marple_agents.checkpoints import save_checkpoint
     from marple_agents.search.missions import take_states
     from marple_eval.protocol import opaque
@@ -261,7 +262,8 @@ def test_the_mcts_agent_model_searches_with_its_policy_on_the_device_and_precisi
     assert searched.settings()["device"] == "cpu" and searched.settings()["precision"] == precision
 
     # The search's prior at the root and at every node it adds is that policy's answer.
-    rows = []
+    clear_policy_caches()  # the process's cache of these weights: other tests may have asked it
+    rows, seen, asked = [], agent.cache.rows_seen, agent.cache.rows_asked
     ask = policy.action_probs
     monkeypatch.setattr(policy, "action_probs", lambda v, s=None: rows.append(len(v)) or ask(v, s))
     world = light_world()
@@ -270,8 +272,8 @@ def test_the_mcts_agent_model_searches_with_its_policy_on_the_device_and_precisi
     # Every node's prior (the root and the two the search added, in both trees) is asked of the policy's cache,
     # which passes the inputs it has not seen to the policy: how many are new depends on the actions the
     # untrained policy favours (a no-op child repeats its parent's input), so only the totals are pinned.
-    assert probs.shape == (2, 10) and agent.cache.rows_seen == 2 * 3
-    assert len(rows) >= 1 and sum(rows) == agent.cache.rows_asked
+    assert probs.shape == (2, 10) and agent.cache.rows_seen - seen == 2 * 3
+    assert len(rows) >= 1 and sum(rows) == agent.cache.rows_asked - asked
 
     bip = BipModel(agent="mcts", simulations=2, device="cpu", precision=precision)
     bip.setup({"x": {"policy": files["language"], "prior": prior}})

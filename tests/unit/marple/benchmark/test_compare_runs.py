@@ -81,3 +81,27 @@ def test_a_malformed_results_file_is_an_error_naming_it(tmp_path, capsys):
     assert load_bench("compare_runs").main([str(tmp_path / "a"), str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert "compare_runs: error:" in err and "vision.json" in err
+
+
+def scored(cutoff, p_late: float = 0.9):
+    """A one-trial run of T = 60 whose method answered p_late from tau 40 on, scored with or without ``cutoff``."""
+    from marple_eval.results import RunResults, TrialResult
+    from marple_eval.settings import ProtocolSettings
+
+    settings = ProtocolSettings(cutoff=cutoff)
+    taus = settings.taus(60)
+    p = [0.5 if settings.is_cut(60, tau) else (p_late if tau >= 40 else 0.6) for tau in taus]
+    trial = TrialResult("pillow/h00/000", "pillow", 60, taus, p, [{"swap": False, "p_a": p, "p_b": [1 - x for x in p]}])
+    return RunResults("vision", {"protocol": settings.record()}, [trial])
+
+
+@pytest.mark.parametrize(("p_late", "code"), [(0.9, 0), (0.91, 1)])
+def test_a_run_scored_with_the_cutoff_is_compared_with_an_uncut_one_under_the_cutoff(tmp_path, capsys, p_late, code):
+    write_run(tmp_path / "a")
+    write_run(tmp_path / "b")
+    scored(None).save(tmp_path / "a" / "results" / "vision.json")  # the earlier preset scored it without the cutoff
+    scored(40, p_late).save(tmp_path / "b" / "results" / "vision.json")
+    assert load_bench("compare_runs").main([str(tmp_path / "a"), str(tmp_path / "b")]) == code
+    out = capsys.readouterr().out
+    assert "vision.json: scored without the cutoff on one side; compared under cutoff 40" in out
+    assert ("DIFFERS: results/vision.json/answers[]/p_culprit" in out) == (code == 1)

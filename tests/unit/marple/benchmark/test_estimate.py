@@ -147,7 +147,10 @@ def test_a_malformed_measured_file_is_named(figures):
 
 def test_every_benchmark_preset_says_what_it_takes(work, figures):
     small = said("small", figures)
-    assert small == "9 min 14 s measured for `marple benchmark --preset small` " + PRESETS["small"].measured.conditions
+    assert (
+        small
+        == "480 CPU seconds measured for `marple benchmark --preset small` " + PRESETS["small"].measured.conditions
+    )
     measured(figures)
     for name in ("paper", "gpu"):
         assert said(name, figures).startswith("projected") and "H100" in said(name, figures)
@@ -161,13 +164,13 @@ def test_every_benchmark_preset_says_what_it_takes(work, figures):
         (
             "small",
             {"scenarios": ["laundry"]},
-            "less than the 9 min 14 s measured for `marple benchmark --preset small`",
+            "less than the 480 CPU seconds measured for `marple benchmark --preset small`",
         ),
         ("quick", {"scenarios": ["laundry"]}, "not measured for this run (the about 40 minutes measured were for `"),
         ("quick", {}, "not measured for this run"),
-        ("small", {"trials": 5}, "not measured for this run (the 9 min 14 s measured were for"),
+        ("small", {"trials": 5}, "not measured for this run (the 480 CPU seconds measured were for"),
         ("small", {"suspects": 3, "shared": True}, "not measured for this run"),
-        ("small", {"variants": "vision"}, "less than the 9 min 14 s"),
+        ("small", {"variants": "vision"}, "less than the 480 CPU seconds"),
         ("small", {"seeds": 2}, "not measured for this run"),
     ],
 )

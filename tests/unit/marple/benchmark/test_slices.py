@@ -25,6 +25,7 @@ from marple.benchmark.slices import SliceError, SliceKey, read_slice, run_slice,
 from marple.cli.main import main  # noqa: E402
 from marple_agents.checkpoints import read_checkpoint  # noqa: E402
 from marple_eval.protocol import dataset_episodes  # noqa: E402
+from marple_eval.workers import TrialWorkers  # noqa: E402
 from marple_gym.datasets import MarpleDataset  # noqa: E402
 
 SCENARIO = "pillow"
@@ -43,8 +44,9 @@ class Pieces:
 
 @pytest.fixture(scope="module")
 def pieces(tmp_path_factory) -> Pieces:
-    """A one-scenario benchmark's vision and vision+audio runs scored at once, and the same scored as two slices
-    (one per agent), every file stamped at one time (a results file records when it was made)."""
+    """A one-scenario benchmark's vision and vision+audio runs scored at once (over one shared set of worker
+    processes), and the same scored as two slices (one per agent), every file stamped at one time (a results file
+    records when it was made)."""
     root = tmp_path_factory.mktemp("slices")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(results_module, "creation_time", lambda: NOW)
@@ -55,10 +57,13 @@ def pieces(tmp_path_factory) -> Pieces:
         stage_models(whole)
         episodes = dataset_episodes(MarpleDataset(whole.data), whole.scenarios, TINY.trials)
         names = []
-        for run in inference_runs(whole):
-            if run.model == "simulation" and run.split == "in":
-                score_run(whole, run, episodes=episodes)
-                names.append(run.name)
+        # Scored as the inference stage scores on the CPU: one set of worker processes for both runs, whose
+        # policy caches serve the audio run from the vision run's answers.
+        with TrialWorkers(2) as pool:
+            for run in inference_runs(whole):
+                if run.model == "simulation" and run.split == "in":
+                    score_run(whole, run, episodes=episodes, pool=pool)
+                    names.append(run.name)
         results = {name: whole.results(name).read_bytes() for name in names}
         out = root / "slices"
         reference = whole.data / "manifest.json"

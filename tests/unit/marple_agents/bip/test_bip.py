@@ -177,8 +177,8 @@ def test_bip_rollouts_reuse_answers_for_repeated_inputs(data, monkeypatch):
 
     episode = max(data.whodunit(SCENARIO), key=lambda e: e.horizon)
     answers, rows = [], []
-    for cache in (NoCache, bip.PolicyCache):
-        monkeypatch.setattr(bip, "PolicyCache", cache)
+    for cache in (NoCache, bip.policy_cache):
+        monkeypatch.setattr(bip, "policy_cache", cache)
         model, policy = BipModel(rollouts=20), CountingPolicy()
         ids = setup(model, episode, policy, dict.fromkeys(MISSIONS, 0.5))
         taus = range(episode.horizon)  # up to just before the culprit reaches the query state

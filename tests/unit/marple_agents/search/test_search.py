@@ -421,19 +421,20 @@ def test_bip_with_the_mcts_likelihood(data):
 # ---- the benchmark row and the command line ---------------------------------------------------------------------
 
 
-def test_the_benchmark_has_an_mcts_row_named_as_our_extension(tmp_path):
+def test_the_benchmark_has_an_mcts_row_named_as_our_extension_when_asked(tmp_path):
     from marple.benchmark import BenchmarkConfig
     from marple.benchmark.pipeline import inference_runs
     from marple.benchmark.presets import PRESETS
     from marple.runner import MethodRun, uses_learned_policies, uses_priors
 
-    cfg = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("vision", "language"))
+    assert not [run for run in inference_runs(BenchmarkConfig(PRESETS["small"], tmp_path)) if run.key == "mcts"]
+    cfg = BenchmarkConfig.from_options("small", out=str(tmp_path), variants="vision,language", mcts=16)
     (row,) = [run for run in inference_runs(cfg) if run.key == "mcts"]
     assert row.name == "simulation-mcts16-in-seed0" and "our extension" in row.method
     assert uses_priors(MethodRun(row.model, row.kwargs)) and uses_learned_policies(MethodRun(row.model, row.kwargs))
     assert row.kwargs["agent"] == "mcts" and row.kwargs["simulations"] == 16 and row.kwargs["variant"] == "vision"
     assert all(path.endswith("in/{role}-vision/policy.pt") for path in row.agents.values())
-    without = BenchmarkConfig(PRESETS["small"], tmp_path, variants=("language",))  # no vision-only models: no row
+    without = BenchmarkConfig(cfg.preset, tmp_path, variants=("language",))  # no vision-only models: no row
     assert not [run for run in inference_runs(without) if run.key == "mcts"]
 
 

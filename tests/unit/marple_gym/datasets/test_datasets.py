@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 
 import gymnasium as gym
 import numpy as np
@@ -209,6 +210,19 @@ def test_generating_other_settings_into_a_dataset_dir_is_refused(dataset_dir, tm
     spec = DatasetSpec([Unit.scenario("pillow")], sizes=TINY)
     with pytest.raises(DatasetError, match="other settings"):
         generate_dataset(spec, root, workers=1, progress=False)
+
+
+def test_a_split_left_out_is_not_generated_and_adding_it_later_gives_the_same_shards(dataset_dir, tmp_path):
+    root = tmp_path / "two-splits"
+    spec = replace(MarpleDataset(dataset_dir).spec, splits=("test", "train-in"))
+    generate_dataset(spec, root, workers=1, progress=False)
+    assert not list(root.rglob("train-ood")) and MarpleDataset(root).spec.splits == ("test", "train-in")
+    generate_dataset(replace(spec, splits=("train-ood",)), root, workers=1, progress=False)  # added, not refused
+    made = MarpleDataset(root)
+    assert made.complete and made.spec == MarpleDataset(dataset_dir).spec
+    shards = sorted(p.relative_to(dataset_dir) for p in dataset_dir.rglob("*.npz"))
+    assert shards == sorted(p.relative_to(root) for p in root.rglob("*.npz"))
+    assert all((root / p).read_bytes() == (dataset_dir / p).read_bytes() for p in shards)
 
 
 def test_records_list_every_trajectorys_record_without_decoding_it(dataset_dir, monkeypatch):
