@@ -54,8 +54,8 @@ def table(run: Path, command: str | None = None, machine: str | None = None, dat
     paper = paper_table2()
     seeds = len(record.get("model_seeds") or [None])
     lines = [
-        f"| method | split | evidence for {key} accuracy | paper (Table 2) |",
-        "| --- | --- | --- | --- |",
+        f"| method | split | evidence for {key} accuracy | accuracy at tau = 0 | paper (Table 2) |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for row in sorted(rows, key=_place):
         if row["method"] in LEFT_OUT:
@@ -63,13 +63,22 @@ def table(run: Path, command: str | None = None, machine: str | None = None, dat
         label = LABELS.get(row["method"], row["method"])
         figure = paper.get(label, {}).get(row["split"] or "")
         shown = f"{label}, model seed {row['model_seed']}" if seeds > 1 and row["model_seed"] is not None else label
+        if row.get("mission_prior") == "labels":
+            shown += " (training-label prior, privileged)"
         lines.append(
-            f"| {shown} | {row['split'] or '-'} | {fmt_interval(row['evidence'][key])} | "
+            f"| {shown} | {row['split'] or '-'} | {fmt_interval(row['evidence'][key])} | {_tau0(row.get('tau0'))} | "
             f"{'-' if figure is None else f'{figure:.2f}'} |"
         )
     if "Human" in paper:
-        lines.append(f"| humans (the paper's study, no cutoff) | - | - | {paper['Human']['in']:.2f} |")
+        lines.append(f"| humans (the paper's study, no cutoff) | - | - | - | {paper['Human']['in']:.2f} |")
     return "\n".join([caption(run, record, view, command, machine, date), "", *lines])
+
+
+def _tau0(accuracy: dict | None) -> str:
+    """A method's accuracy before any evidence, with its interval ('-' for runs that predate it)."""
+    if not accuracy:
+        return "-"
+    return f"{accuracy['mean']:.2f} [{accuracy['low']:.2f}, {accuracy['high']:.2f}]"
 
 
 def _place(row: dict) -> tuple[int, str, int]:
