@@ -20,8 +20,19 @@ def evidence(value, low, high):
     return {"0.8": {"value": value, "low": low, "high": high}}
 
 
-def row(method, split, value, low, high, seed=None):
-    return {"method": method, "split": split, "model_seed": seed, "trials": 150, "evidence": evidence(value, low, high)}
+def row(method, split, value, low, high, seed=None, prior=None, tau0=None):
+    found = {
+        "method": method,
+        "split": split,
+        "model_seed": seed,
+        "trials": 150,
+        "evidence": evidence(value, low, high),
+    }
+    if prior is not None:
+        found["mission_prior"] = prior
+    if tau0 is not None:
+        found["tau0"] = {"mean": tau0[0], "low": tau0[1], "high": tau0[2]}
+    return found
 
 
 RECORD = {
@@ -32,7 +43,8 @@ RECORD = {
     "model_seeds": [0],
     "views": {
         "cutoff 40": [
-            row("ideal observer", None, 0.35, 0.27, 0.41),
+            row("ideal observer", None, 0.47, 0.40, 0.52, prior="uniform", tau0=(0.57, 0.55, 0.60)),
+            row("ideal observer", None, 0.35, 0.27, 0.41, prior="labels", tau0=(0.69, 0.65, 0.73)),
             row("uniform", None, None, None, None),
             row("simulation: perfect agent models", None, 0.35, 0.27, 0.41),
             row("simulation-language", "in", 0.59, 0.54, 0.64, 0),
@@ -75,13 +87,14 @@ def test_the_table_names_the_paper_variants_orders_the_rows_and_cites_commands_m
     assert f"Made by `marple benchmark --out {run} --no-progress` then `marple benchmark --out {run} " in caption
     assert f"on {machine()}, {today}." in caption
     assert table[2:] == [
-        "| uniform (chance) | - | not reached | - |",
-        "| Vision only | in | 0.81 [0.76, 0.84] | 0.85 |",
-        "| Vision only | ood | 0.92 [0.92, 0.93] | 0.92 |",
-        "| Vision+Language | in | 0.59 [0.54, 0.64] | 0.64 |",
-        "| inverse planning (`bip`) | in | 0.56 [0.52, 0.61] | - |",
-        "| ideal observer (ceiling) | - | 0.35 [0.27, 0.41] | - |",
-        "| humans (the paper's study, no cutoff) | - | - | 0.48 |",
+        "| uniform (chance) | - | not reached | - | - |",
+        "| Vision only | in | 0.81 [0.76, 0.84] | - | 0.85 |",
+        "| Vision only | ood | 0.92 [0.92, 0.93] | - | 0.92 |",
+        "| Vision+Language | in | 0.59 [0.54, 0.64] | - | 0.64 |",
+        "| inverse planning (`bip`) | in | 0.56 [0.52, 0.61] | - | - |",
+        "| ideal observer (ceiling) | - | 0.47 [0.40, 0.52] | 0.57 [0.55, 0.60] | - |",
+        "| ideal observer (ceiling) (training-label prior, privileged) | - | 0.35 [0.27, 0.41] | 0.69 [0.65, 0.73] | - |",
+        "| humans (the paper's study, no cutoff) | - | - | - | 0.48 |",
     ]
 
 
@@ -92,7 +105,7 @@ def test_the_table_is_written_between_the_markers_and_nowhere_else(run, tmp_path
     assert generator.main([str(run), "--pages", str(page)]) == 0
     text = page.read_text()
     assert text.startswith("# Title\n\nbefore\n") and text.endswith(f"{generator.END}\nafter\n")
-    assert "old table" not in text and "| Vision only | in | 0.81 [0.76, 0.84] | 0.85 |" in text
+    assert "old table" not in text and "| Vision only | in | 0.81 [0.76, 0.84] | - | 0.85 |" in text
     page.write_text("no markers\n")
     assert generator.main([str(run), "--pages", str(page)]) == 2
 
