@@ -10,7 +10,7 @@ machines), should hold the same data, the same agent models and the same answers
 - every agent model's weights (the checkpoint's ``weights_sha256``);
 - every results file's trials and summary, and ``benchmark.json``, on the keys both hold: a newer version may
   store more (a new field is listed, not counted as a difference); what says where or when a run was made
-  (paths, creation times, timings, the file format's version, the preset's time estimate) is left out.
+  (paths, creation times, timings, the file format's version, the preset's time estimate or measured time) is left out.
   A run scored without the cutoff on one side and with it on the other (a preset that changed what it scores
   without the cutoff) is compared under the cutoff: the uncut one seen with it (``RunResults.with_cutoff``)
   against the other, answer by answer and on its summary.
@@ -30,7 +30,7 @@ from marple_gym.errors import MarpleError
 from marple_gym.validation import message_error, read_json_file
 
 WHERE_OR_WHEN = {"created", "dataset", "source", "checkpoint", "version", "estimate", "train_seconds"}
-WHERE_OR_WHEN |= {"samples_per_second", "generator"}
+WHERE_OR_WHEN |= {"samples_per_second", "generator", "measured"}  # measured: the preset's measured time
 """Keys that say where, when or by which code version a file was made, not what it holds."""
 
 

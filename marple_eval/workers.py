@@ -23,6 +23,7 @@ import itertools
 import multiprocessing as mp
 import os
 import queue
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -90,7 +91,14 @@ class _Failed:
 
 
 def _start(threads: int) -> None:
-    os.environ.setdefault("OMP_NUM_THREADS", str(threads))  # before anything in the worker imports torch
+    """Each worker's threads for its forward passes (unless ``OMP_NUM_THREADS`` is set): more than the cores
+    spread over the workers only contend, and a thread that spins waiting for a descheduled one burns CPU."""
+    if "OMP_NUM_THREADS" in os.environ:
+        return
+    os.environ["OMP_NUM_THREADS"] = str(threads)  # read by torch when it is imported ...
+    torch = sys.modules.get("torch")
+    if torch is not None:  # ... or imported already: with the main module (``marple``'s), which spawn re-imports
+        torch.set_num_threads(threads)
 
 
 _RUN: tuple[int, Callable[..., Any]] | None = None

@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from marple_eval import workers
 from marple_eval.workers import TrialWorkers, deal
 
 
@@ -45,3 +46,21 @@ def test_the_same_workers_score_every_run_each_item_where_it_went_before():
     assert all(first[k][2] == second[k][2] for k in first)  # the same process, run after run
     # One scorer per run in each worker, built at its first item: the second run's is each worker's second.
     assert {r[3] for r in first.values()} == {1} and {r[3] for r in second.values()} == {2}
+
+
+def test_a_worker_keeps_to_its_share_of_threads_even_where_torch_came_with_the_main_module(monkeypatch):
+    """spawn imports the parent's main module in each worker before the initializer runs; where that imported torch
+    (the ``marple`` command does), setting OMP_NUM_THREADS is too late and the threads are set on torch itself."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        workers._start(1)
+        assert torch.get_num_threads() == 1 and os.environ["OMP_NUM_THREADS"] == "1"
+        monkeypatch.setenv("OMP_NUM_THREADS", "2")  # a setting of the user's is kept
+        torch.set_num_threads(2)
+        workers._start(1)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
