@@ -84,9 +84,9 @@ PRESETS: dict[str, BenchmarkPreset] = {
         # about 60 % as much (--uncut adds them). No MCTS row (our extension, about 330 CPU s): --mcts 16 adds it.
         uncut=("uniform", "distance", "perfect-agent-models", "ideal"),
         measured=MeasuredTime(
-            "480 CPU seconds",
-            "from a fresh clone on a 2-core machine shared with other jobs: about 4 minutes of 2 idle CPU cores, 8 of "
-            "one (projected), the install about a minute more",
+            "370 CPU seconds",
+            "from a fresh clone on 2 CPU cores (333 to 366 CPU seconds in three runs: 3 min 40 s of wall clock on a quiet "
+            "machine, 6 min 20 s with a test suite beside it), the install included",
         ),
     ),
     "quick": BenchmarkPreset(
