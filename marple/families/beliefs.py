@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from marple.families.runs import dry_run_note, dry_run_requests, journaled, per_type, run_settings
+from marple.families.runs import check_method, dry_run_note, dry_run_requests, journaled, per_type, run_settings
 from marple_eval.beliefs import BeliefMethod, BeliefResults, make_method, read_question_set, score
 from marple_eval.beliefs.results import answer_record
 from marple_eval.beliefs.sets import read_training_episodes
@@ -58,10 +58,7 @@ class BeliefEvaluation:
 def build_method(request: BeliefEvaluation, prompts: Path | None = None) -> BeliefMethod:
     """The method a request names, built (bip: its policy loaded and placed); unknown names and missing
     policies are errors naming what to do."""
-    if request.method not in BELIEF_METHODS:
-        raise ValueError(f"unknown belief method {request.method!r}; choose from {', '.join(BELIEF_METHODS)}")
-    if request.dry_run and request.method != "llm":
-        raise ValueError(f"--dry-run: method {request.method!r} calls no service, so it has nothing to dry-run")
+    check_method("belief", request.method, BELIEF_METHODS, request.dry_run)
     if request.method == "bip":
         from marple_agents.beliefs import BipMethod
         from marple_agents.device import resolve_device

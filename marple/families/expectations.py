@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from marple.families.runs import dry_run_note, dry_run_requests, journaled, per_type, run_settings
+from marple.families.runs import check_method, dry_run_note, dry_run_requests, journaled, per_type, run_settings
 from marple_eval.expectations import ExactObserver, RatingResults, UniformRater, rate_trial, read_trial_set
 from marple_eval.expectations.llm import LLMRater
 from marple_eval.expectations.results import read_rating
@@ -58,10 +58,7 @@ class ExpectationEvaluation:
 
 
 def _check(request: ExpectationEvaluation) -> None:
-    if request.method not in EXPECTATION_METHODS:
-        raise ValueError(f"unknown expectation method {request.method!r}; choose from {', '.join(EXPECTATION_METHODS)}")
-    if request.dry_run and request.method != "llm":
-        raise ValueError(f"--dry-run: method {request.method!r} calls no service, so it has nothing to dry-run")
+    check_method("expectation", request.method, EXPECTATION_METHODS, request.dry_run)
     if request.generalisation and request.method != "tomnet":
         raise ValueError("--generalisation: only the learned rater (tomnet) is trained, so only it is tested so")
     bad = [t for t in request.generalisation if t not in GENERALISATION]

@@ -3,14 +3,12 @@ projections read."""
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
 pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from paths import ROOT  # noqa: E402
+from bench_scripts import load_bench  # noqa: E402
 
 from marple.benchmark.estimate import project  # noqa: E402
 from marple.benchmark.measured import MeasuredError, read_measured  # noqa: E402
@@ -18,10 +16,7 @@ from marple.benchmark.presets import PRESETS  # noqa: E402
 
 
 def load_check():
-    spec = importlib.util.spec_from_file_location("gpu_check", ROOT / "bench" / "gpu_check.py")
-    check = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(check)
-    return check
+    return load_bench("gpu_check")
 
 
 def test_the_check_measures_training_and_inference_into_a_file_the_projections_read(tmp_path):

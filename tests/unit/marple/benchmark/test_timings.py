@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
 
-from paths import ROOT
+from bench_scripts import load_bench
 
 from marple.benchmark.timings import Timings, cpu_seconds
 
@@ -27,9 +26,7 @@ def test_a_stage_counts_the_cpu_of_the_processes_it_started():
 
 
 def test_bench_budget_prints_two_runs_side_by_side(tmp_path, capsys):
-    spec = importlib.util.spec_from_file_location("bench_budget", ROOT / "bench" / "bench_budget.py")
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_bench("bench_budget")
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "timings.json").write_text(json.dumps({"data": 5.0, "models": 72.0}))  # an older run's
     stages = {"data": {"wall_s": 9.0, "cpu_s": 4.0}, "models": {"wall_s": 60.0, "cpu_s": 100.0}}

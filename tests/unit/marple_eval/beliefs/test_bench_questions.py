@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
-from paths import ROOT
+from bench_scripts import load_bench
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("bench_questions", ROOT / "bench" / "bench_questions.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_questions")
 
 
 def test_the_question_bench_prints_generation_and_answer_times(capsys):
