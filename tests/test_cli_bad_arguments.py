@@ -115,6 +115,7 @@ BAD = [
     (["evaluate", "--data", "{D}", "--model", "simulation", "--model-arg", "rollouts=1.5"], "rollouts must be a whole"),
     (["benchmark", "--mcts", "5000"], "argument --mcts: expected an integer in [0, 4096]"),
     (["report", "nowhere.json"], "nowhere.json: no such results file"),
+    (["report", "--slices", "no-such-series"], "--slices no-such-series: no such series folder"),
     (["benchmark", "--trials", "0"], "argument --trials"),
     (["benchmark", "--rollouts", "-1"], "argument --rollouts"),
     (["benchmark", "--devices", "0"], "argument --devices"),

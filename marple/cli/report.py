@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from marple.benchmark.ledger import landed, series_dir, table2
 from marple.cli.options import float_in
@@ -139,5 +140,7 @@ def report_slices(args: argparse.Namespace) -> int:
     if args.results:
         raise ValueError("--slices reads a series folder's slices; name no results files with it")
     folder = args.slices or series_dir()
+    if not Path(folder).is_dir():
+        raise ValueError(f"--slices {folder}: no such series folder (marple slice list shows the package's)")
     print(table2(landed(folder), args.threshold[0]))
     return 0
