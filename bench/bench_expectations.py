@@ -17,9 +17,10 @@ import time
 
 import numpy as np
 
-from marple_eval.expectations import ExactObserver, accuracy_table, all_types, make_trial, rate_trial, trial_keys
-from marple_eval.expectations.scenarios import scenario_of
-from marple_eval.expectations.trial import _replayed
+from marple_eval.expectations import ExactObserver, accuracy_table, rate_trial
+from marple_gym.expectations import all_types, make_trial, trial_keys
+from marple_gym.expectations.scenarios import scenario_of
+from marple_gym.expectations.trial import _replayed
 from marple_gym.generation.stage import _build
 
 TRIALS_PER_SECOND = 50.0

@@ -17,10 +17,10 @@ import argparse
 import collections
 import time
 
-from marple_eval.beliefs.generate import QuestionSpec, generate_questions
 from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
-from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion
-from marple_eval.beliefs.text import question_text
+from marple_gym.beliefs.questions.generate import QuestionSpec, generate_questions
+from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
+from marple_gym.beliefs.questions.text import question_text
 
 GENERATION_TARGET = 100.0  # questions per second per core
 OBSERVER_TARGET = 1.0  # seconds per question

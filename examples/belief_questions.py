@@ -14,8 +14,8 @@ from pathlib import Path
 
 from PIL import Image
 
-from marple_eval.beliefs import QUESTION_TYPES, QuestionSpec, generate_questions, question_text
-from marple_eval.beliefs.conditions import frames
+from marple_gym.beliefs.questions import QUESTION_TYPES, QuestionSpec, generate_questions, question_text
+from marple_gym.beliefs.questions.conditions import frames
 from marple_gym.rendering import render_frame
 from marple_gym.rendering.compose import Panel, compose
 from marple_gym.world.actions import Action

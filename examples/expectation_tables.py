@@ -19,12 +19,11 @@ from marple_eval.expectations import (
     UniformRater,
     accuracy_table,
     format_table,
-    make_trial,
     plot_accuracy,
     rate_trials,
-    trial_keys,
 )
 from marple_eval.expectations.scoring import matrix, pooled
+from marple_gym.expectations import make_trial, trial_keys
 
 
 def main() -> None:

@@ -12,11 +12,6 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-from marple_gym.moved import moved_modules
-
-# Paths the docs showed before these modules found their places (marple_gym.moved).
-moved_modules({"marple_agents.models": "marple_agents.networks", "marple_agents.inverse": "marple_agents.bip"})
-
 _EXPORTS = {
     "Policy": "marple_agents.policy",
     "load_policy": "marple_agents.policy",

@@ -7,7 +7,7 @@
 machine lacks; :func:`devices_for` lists every device a benchmark may spread its
 jobs over (every visible GPU for ``auto`` and ``cuda``).
 
-The setting is resolved once, by the model runner (:mod:`marple.runner`), and the
+The setting is resolved once, by the application's model runner, and the
 :class:`torch.device` handed down: a method class receives it through a ``device``
 keyword of its constructor (the runner passes it to every method whose signature
 has one, built-in and plugin methods alike), so a method needs nothing but

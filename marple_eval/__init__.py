@@ -22,16 +22,6 @@ from marple_eval.metrics import (
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate, model_factory
 from marple_eval.results import RunResults, TrialResult
 from marple_eval.scenarios import PREFERENCE_SETTINGS, SCENARIOS, Scenario, get_scenario
-from marple_gym.moved import moved_modules
-
-# Paths the docs showed before these modules found their places (marple_gym.moved).
-moved_modules(
-    {
-        "marple_eval.models": "marple_eval.methods",
-        "marple_eval.evaluation": "marple.evaluation",
-        "marple_eval.human": "marple.study.human",
-    }
-)
 
 __all__ = [
     "AUDIO",

@@ -18,13 +18,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from marple_gym.moved import moved_modules
 from marple_gym.version import __version__ as __version__
-
-# The application's modules that lived here, at the paths the docs showed (marple_gym.moved).
-moved_modules(
-    {"marple_gym.cli": "marple.cli", "marple_gym.study": "marple.study", "marple_gym.viewers": "marple.viewers"}
-)
 
 _PUBLIC = {
     "ASSETS": "marple_gym.world",

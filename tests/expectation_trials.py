@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from marple_eval.expectations import stages
-from marple_eval.expectations.trial import Episode, Trial, TrialKey
+from marple_gym.expectations import stages
+from marple_gym.expectations.trial import Episode, Trial, TrialKey
 from marple_gym.generation.stage import Stage, StageRoom
 from marple_gym.planner.utility import Preferences
 

@@ -20,7 +20,7 @@ from pathlib import Path
 PRELOAD = ("numpy", "networkx", "torch", "lightning", "PIL.Image", "soundfile")
 """Third-party libraries that import neither our packages nor Gymnasium: what a child need not import itself."""
 
-OURS = ("marple_gym", "marple_agents", "marple_eval", "marple", "marple_benchmark", "gymnasium")
+OURS = ("marple_gym", "marple_agents", "marple_eval", "marple", "gymnasium")
 FRESH_CHECK = (
     "import sys as _sys\n"
     f"_ours = sorted(m for m in _sys.modules if m.split('.')[0] in {OURS!r})\n"

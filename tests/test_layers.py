@@ -14,14 +14,15 @@ the file and line of the offending import.
 The application (the ``marple`` package) stands above the three libraries. Two
 ways round the layers are checked too: entry points (``pyproject.toml`` declares
 none of ours: an entry point that connects our own packages is a call up the
-layers in disguise; the groups our code reads are for outside plugins), and the
-old import paths that forward to a module's new place (``SHIMS``: exactly these,
-going in the release ``SHIMS_GO_IN``).
+layers in disguise; the groups our code reads are for outside plugins), and
+names of the application's modules in the libraries' strings (an import
+rewriter's table, a path handed to importlib).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ import pytest
 import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("marple_gym", "marple_eval", "marple_agents", "marple", "marple_benchmark")
+PACKAGES = ("marple_gym", "marple_eval", "marple_agents", "marple")
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
@@ -38,7 +39,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "marple_gym.errors",
         "marple_gym.files",
         "marple_gym.extras",
-        "marple_gym.moved",
         "marple_gym.validation",
         "marple_gym.world",
     ),  # the core: numpy only
@@ -52,6 +52,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_gym.levels",),  # the RL ladder: envs of single skills up to the missions, and their dense reward
     ("marple_gym.multiagent",),  # many agents in one house: the PettingZoo env
     ("marple_gym.datasets",),  # datasets on disk
+    # the belief and expectation families' data: questions and their answers, trials, sets on disk, pictures
+    ("marple_gym.beliefs.questions", "marple_gym.expectations"),
     # ``marple_gym`` itself: its __init__ registers the envs and levels (each folder has its own layer above).
     ("marple_gym",),
     ("marple_eval",),  # the evaluation protocol: scenarios, scoring, metrics, reports, reference methods (no torch)
@@ -62,7 +64,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple.study",),  # the human study, its server, simulated participants (through the runner), scoring
     ("marple.families",),  # the belief and expectation families: their evaluations, trainings and benchmark
     ("marple.evaluation", "marple.benchmark"),  # a `marple evaluate` request; `marple benchmark`
-    ("marple.cli", "marple", "marple_benchmark"),  # every command line
+    ("marple.cli", "marple"),  # every command line
 )
 """Low to high, whole folders (packages) only. A module belongs to the layer of its longest matching prefix."""
 
@@ -77,32 +79,11 @@ FORBIDDEN = {
         "marple_agents",
         "marple_eval",
     ),
-    "marple_gym": ("marple_agents", "marple_eval", "marple", "marple_benchmark"),
-    "marple_eval": ("torch", "lightning", "marple_agents", "marple", "marple_benchmark"),
-    "marple_agents": ("marple", "marple_benchmark"),
+    "marple_gym": ("marple_agents", "marple_eval", "marple"),
+    "marple_eval": ("torch", "lightning", "marple_agents", "marple"),
+    "marple_agents": ("marple",),
 }
 """The nevers: what a package may not import at all, in any module."""
-
-SHIMS = {
-    "marple_gym.cli": "marple.cli",
-    "marple_gym.study": "marple.study",
-    "marple_gym.viewers": "marple.viewers",
-    "marple_eval.models": "marple_eval.methods",
-    "marple_eval.evaluation": "marple.evaluation",
-    "marple_eval.human": "marple.study.human",
-    "marple_agents.models": "marple_agents.networks",
-    "marple_agents.inverse": "marple_agents.bip",
-    "marple_benchmark": "marple.benchmark",
-    "marple_gym.datasets.generate.PAPER_SIZES": "marple_gym.datasets.spec",
-    "marple_gym.datasets.generate.Sizes": "marple_gym.datasets.spec",
-    "marple_gym.datasets.generate.Unit": "marple_gym.datasets.spec",
-    "marple_gym.datasets.generate.practice_pair": "marple_gym.datasets.episodes",
-}
-"""Old path -> the module it forwards to: the paths the docs showed before these modules (and names) moved. They
-warn, and go in :data:`SHIMS_GO_IN`; no other path may forward."""
-SHIMS_GO_IN = "0.3.0"
-SHIM_CALLS = ("moved_modules", "forward_module", "forward_names")
-"""How a module declares an old path (:mod:`marple_gym.moved`)."""
 
 EXECUTORS = ("marple_gym.world.rules", "marple_gym.world.batch")
 """The world's two executors of the rules (one episode, many): entered only through :mod:`marple_gym.episode`."""
@@ -252,78 +233,40 @@ def test_no_module_imports_from_a_higher_layer():
     assert upward_imports(MODULES) == []
 
 
-def _mapping(node: ast.expr) -> dict[str, str]:
-    """A literal ``{"a": "b", **dict.fromkeys(("c", "d"), "e")}`` as a dict (what a shim call is given)."""
-    found: dict[str, str] = {}
-    if not isinstance(node, ast.Dict):
-        return found
-    for key, value in zip(node.keys, node.values):
-        if key is not None:
-            found[_literal(key)] = _literal(value)
-        elif isinstance(value, ast.Call) and value.args and isinstance(value.args[0], ast.Tuple | ast.List):
-            found.update(dict.fromkeys((_literal(k) for k in value.args[0].elts), _literal(value.args[1])))
-        elif isinstance(value, ast.Dict):
-            found.update(_mapping(value))
+APPLICATION = re.compile(r"(?<![\w.])marple\.[a-z_]+")
+"""A dotted name in the application's package (``marple.cli``, ``marple.study``), not ``marple_gym.x``; it counts
+where it names one of the application's modules (an entry-point group such as ``marple.methods`` is no module)."""
+
+
+def application_names(modules: dict[str, Path]) -> list[str]:
+    """Every place below the application that names one of its modules, in an import or in any string (a
+    docstring, a module path handed to importlib, an import rewriter's table), as ``file:line: name``."""
+    found = []
+    for module, path in modules.items():
+        if _within(module, ("marple",)):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            texts = []
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                texts = [node.value]
+            elif isinstance(node, ast.Import):
+                texts = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                texts = [node.module]
+            names = [name for text in texts for name in APPLICATION.findall(text)]
+            found += [f"{_where(path, node.lineno)}: {name}" for name in names if name in modules]
     return found
 
 
-def shim_sites(path: Path, module: str) -> list[tuple[str, str, int]]:
-    """(old path, the module it forwards to, line) of every old path ``path`` declares (:data:`SHIM_CALLS`)."""
-    found = []
-    for node in ast.walk(ast.parse(path.read_text())):
-        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name) or node.func.id not in SHIM_CALLS:
-            continue
-        if node.func.id == "moved_modules":
-            found += [(old, new, node.lineno) for old, new in _mapping(node.args[0]).items()]
-        elif node.func.id == "forward_module":
-            found.append((_literal(node.args[0]), _literal(node.args[1]), node.lineno))
-        else:  # forward_names(__name__, {name: module}): names that left this module
-            found += [(f"{module}.{name}", new, node.lineno) for name, new in _mapping(node.args[1]).items()]
-    return [(old, new, line) for old, new, line in found if old is not None]  # (marple_gym.moved's own calls)
+def test_nothing_below_the_application_names_its_modules_not_even_in_strings():
+    assert application_names(MODULES) == []
 
 
-def declared_shims(modules: dict[str, Path]) -> dict[str, str]:
-    return {old: new for module, path in modules.items() for old, new, _ in shim_sites(path, module)}
-
-
-def test_the_old_paths_that_forward_are_exactly_the_listed_ones_and_go_in_the_same_release():
-    import marple_gym.moved
-
-    assert declared_shims(MODULES) == SHIMS
-    assert marple_gym.moved.REMOVED_IN == SHIMS_GO_IN
-
-
-def test_a_shim_is_the_only_way_up_and_only_to_its_listed_place():
-    """A shim's forward is an import up the layers (a library's old path, now the application's module): allowed
-    for the listed paths and to their listed place only."""
-    wrong = [
-        f"{_where(path, line)}: {old} forwards to {new}"
-        for module, path in MODULES.items()
-        for old, new, line in shim_sites(path, module)
-        if SHIMS.get(old) != new
-    ]
-    assert wrong == []
-
-
-SHIM_CHECK = """
-import importlib, warnings
-for old, new in {shims!r}.items():
-    module, _, name = old.rpartition(".") if old.endswith(tuple("." + n for n in {names!r})) else (old, "", "")
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        found = getattr(importlib.import_module(module), name) if name else importlib.import_module(old)
-    target = getattr(importlib.import_module(new), name) if name else importlib.import_module(new)
-    assert found is target, (old, found, target)
-    said = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
-    assert any(new in m and {release!r} in m for m in said), (old, said)
-"""
-
-
-def test_every_old_path_still_gives_the_same_object_and_warns_with_the_new_one():
-    names = [old.rpartition(".")[2] for old in SHIMS if old.startswith("marple_gym.datasets.generate.")]
-    code = SHIM_CHECK.format(shims=SHIMS, names=names, release=SHIMS_GO_IN)
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+def test_a_string_naming_the_application_is_found(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text('"""See marple_gym.world."""\nOLD = {"marple_gym.cli": "marple.cli"}\n')
+    modules = {"marple_gym.planted": planted, "marple.cli": planted}
+    assert application_names(modules) == [f"{planted}:2: marple.cli"]
 
 
 def entry_point_problems(pyproject: dict, modules: dict[str, Path]) -> list[str]:

@@ -8,10 +8,10 @@ import time
 
 from marple.cli.families import add_family_argument
 from marple.cli.options import float_in, int_in, positive_int, seed
-from marple_eval.expectations.sets import DEFAULT_SIZES
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.manifest import MAX_SIZE, SPLITS
 from marple_gym.datasets.units import requested_spec, requested_units
+from marple_gym.expectations.sets import DEFAULT_SIZES
 from marple_gym.generation.original import HOUSE_SOURCES
 from marple_gym.missions.suspects import MAX_SUSPECTS
 
@@ -162,7 +162,7 @@ def run_generate(args: argparse.Namespace) -> int:
 
 
 def generate_beliefs(args: argparse.Namespace) -> int:
-    from marple_eval.beliefs import QuestionSpec, generate_question_set
+    from marple_gym.beliefs.questions import QuestionSpec, generate_question_set
 
     sizes = {"test_houses": args.test_houses, "episodes_per_house": args.episodes_per_house}
     sizes |= {k: getattr(args, k) for k in FAMILY_OPTIONS["beliefs"][1:]}
@@ -181,7 +181,7 @@ def generate_beliefs(args: argparse.Namespace) -> int:
 
 
 def generate_expectations(args: argparse.Namespace) -> int:
-    from marple_eval.expectations import TrialSetSpec, all_types, generate_trial_set
+    from marple_gym.expectations import TrialSetSpec, all_types, generate_trial_set
 
     sizes = {s: getattr(args, f"{s}_per_type") for s in DEFAULT_SIZES}
     types = tuple(t.strip() for t in args.types.split(",") if t.strip()) if args.types else all_types()

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from marple.families.runs import check_method, dry_run_note, dry_run_requests, journaled, per_type, run_settings
-from marple_eval.beliefs import BeliefMethod, BeliefResults, make_method, read_question_set, score
+from marple_eval.beliefs import BeliefMethod, BeliefResults, make_method, score
 from marple_eval.beliefs.results import answer_record
-from marple_eval.beliefs.sets import read_training_episodes
+from marple_gym.beliefs.questions import read_question_set
+from marple_gym.beliefs.questions.sets import read_training_episodes
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.errors import MarpleError
 

@@ -21,8 +21,8 @@ from typing import Any
 from marple.families.beliefs import POLICY_FILE, BeliefEvaluation, evaluate_beliefs, train_policy
 from marple.families.expectations import GENERALISATION, ExpectationEvaluation, evaluate_expectations
 from marple.families.report import family_report
-from marple_eval.beliefs import QuestionSpec, generate_question_set
-from marple_eval.expectations import TrialSetSpec, generate_trial_set
+from marple_gym.beliefs.questions import QuestionSpec, generate_question_set
+from marple_gym.expectations import TrialSetSpec, generate_trial_set
 
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "beliefs": {

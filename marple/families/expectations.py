@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from marple.families.runs import check_method, dry_run_note, dry_run_requests, journaled, per_type, run_settings
-from marple_eval.expectations import ExactObserver, RatingResults, UniformRater, rate_trial, read_trial_set
+from marple_eval.expectations import ExactObserver, RatingResults, UniformRater, rate_trial
 from marple_eval.expectations.llm import LLMRater
 from marple_eval.expectations.results import read_rating
 from marple_eval.expectations.scoring import GENERALISATION_TESTS, GeneralisationSplit, generalisation_tests
 from marple_eval.results import ResultsError
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.errors import MarpleError
+from marple_gym.expectations import read_trial_set
 from marple_gym.validation import message_error, reader
 
 EXPECTATION_METHODS = ("uniform", "observer", "tomnet", "llm")

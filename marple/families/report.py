@@ -10,10 +10,10 @@ from pathlib import Path
 
 from marple_eval.beliefs import BeliefResults, format_table, plot_scores
 from marple_eval.beliefs import results as belief_results
-from marple_eval.beliefs.questions import QUESTION_TYPES
 from marple_eval.expectations import RatingResults, plot_accuracy
 from marple_eval.expectations import format_table as format_accuracy
 from marple_eval.expectations import results as rating_results
+from marple_gym.beliefs.questions.question import QUESTION_TYPES
 
 FAMILY_FORMATS = {belief_results.FORMAT: "beliefs", rating_results.FORMAT: "expectations"}
 

@@ -3,7 +3,7 @@ writes, and which test of an expectation trial each session shows.
 
 A **belief question set** is a folder of MMToM-QA-style JSON lines (:func:`marple_eval.beliefs.read_questions`:
 ``questions.jsonl``, ``episodes.jsonl``, ``beliefs.jsonl``); an **expectation trial set** is AGENT's tree of
-trial files (:func:`marple_eval.expectations.export.read_trials`). :func:`family_of` tells them apart from a
+trial files (:func:`marple_gym.expectations.export.read_trials`). :func:`family_of` tells them apart from a
 whodunit dataset, and the study takes the test split of either (:func:`study_questions`, :func:`study_trials`).
 
 AGENT showed each participant one of the two tests of a trial. :func:`shown_tests` assigns them: within a
@@ -20,12 +20,12 @@ from typing import Any
 
 from marple.study.responses import TESTS
 from marple.study.trials import StudyError, culprit_sides
-from marple_eval.beliefs.export import BELIEFS
-from marple_eval.beliefs.export import read_questions as read_question_set
-from marple_eval.beliefs.questions import BeliefQuestion
-from marple_eval.expectations.export import read_trials
-from marple_eval.expectations.trial import Trial
+from marple_gym.beliefs.questions.export import BELIEFS
+from marple_gym.beliefs.questions.export import read_questions as read_question_set
+from marple_gym.beliefs.questions.question import BeliefQuestion
 from marple_gym.errors import MarpleError
+from marple_gym.expectations.export import read_trials
+from marple_gym.expectations.trial import Trial
 
 _TEST_STREAM = 4  # the seed's stream for the tests shown (trials.py uses 0-2, web.py 3)
 

@@ -9,15 +9,15 @@ k has seed + k, ordered by :func:`~marple.study.trials.trial_order`; a
 participant gets one by id or ``?order=k``).
 
 * **Belief questions**: per question the house as the episode began, what the
-  agents did up to the cut (MMToM-QA's text, :mod:`marple_eval.beliefs.text`),
+  agents did up to the cut (MMToM-QA's text, :mod:`marple_gym.beliefs.questions.text`),
   stills of the house from the start to the cut
-  (:func:`marple_eval.beliefs.conditions.frames`: closed containers drawn
+  (:func:`marple_gym.beliefs.questions.conditions.frames`: closed containers drawn
   empty), the question and its options (a) and (b). The answer is a click on
   (a) or (b), or with ``confidence`` a slider from "surely (a)" to "surely (b)".
   The folder holds no answer.
 * **Expectation trials**: per trial the familiarisation episodes and one test,
   animated at ``fps`` frames a second
-  (:func:`marple_eval.expectations.pictures.episode_frames`: the occluder drawn,
+  (:func:`marple_gym.expectations.pictures.episode_frames`: the occluder drawn,
   lifted at the end of a reveal), then a 0-100 surprise slider. Which test a
   sequence shows comes from its seed (:func:`~marple.study.families.shown_tests`);
   the folder does not say which of a trial's two test views is which (their
@@ -50,11 +50,11 @@ from marple.study.web import (
     study_header,
     write_study_data,
 )
-from marple_eval.beliefs.conditions import frame_steps, frames
-from marple_eval.beliefs.questions import BeliefQuestion
-from marple_eval.beliefs.text import describe_house, narrate, premise_words, statement_words
-from marple_eval.expectations.pictures import episode_frames, titles
-from marple_eval.expectations.trial import Trial
+from marple_gym.beliefs.questions.conditions import frame_steps, frames
+from marple_gym.beliefs.questions.question import BeliefQuestion
+from marple_gym.beliefs.questions.text import describe_house, narrate, premise_words, statement_words
+from marple_gym.expectations.pictures import episode_frames, titles
+from marple_gym.expectations.trial import Trial
 
 log = logging.getLogger(__name__)
 

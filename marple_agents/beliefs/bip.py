@@ -1,7 +1,7 @@
 """``bip`` for belief questions: Bayesian inverse planning with the learned belief policy as the likelihood.
 
 The analogue of MMToM-QA's BIP-ALM: the same inverse planning over goal and belief as the exact observer
-(:mod:`marple_eval.beliefs.inference`: prior beliefs, beliefs revised by what the agent perceived, goals
+(:mod:`marple_gym.beliefs.questions.posterior`: prior beliefs, beliefs revised by what the agent perceived, goals
 with an even prior), with each action's probability taken from a goal- and belief-conditioned policy learned
 from searching agents (:mod:`marple_agents.beliefs.policy`) instead of the agents' own planner. Every input a
 hypothesis needs is asked of the network at once, each distinct one once. A floor mixes a little of the
@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 
 from marple_agents.beliefs.policy import BeliefPolicy, belief_marks, last_code, load_belief_policy, policy_vision
-from marple_eval.beliefs.inference import ActionModel
 from marple_eval.beliefs.methods import InversePlanningMethod
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import EXCLUSION, EpisodeTrace
+from marple_gym.beliefs.questions.posterior import ActionModel
 from marple_gym.world.actions import NUM_ACTIONS
 
 SMOOTHING = 1e-3
@@ -29,7 +29,7 @@ SMOOTHING = 1e-3
 
 
 class LearnedModel:
-    """The learned belief policy as an :class:`~marple_eval.beliefs.inference.ActionModel`."""
+    """The learned belief policy as an :class:`~marple_gym.beliefs.questions.posterior.ActionModel`."""
 
     name = "learned"
 

@@ -6,7 +6,7 @@ furniture and obstacles, each of the trial's object types in a slot of its own
 (slot k: the k-th type to appear in the trial, AGENT's colour codes, so one
 agent's preference is the same slot in every episode), the agent's cell and
 heading, and the cells the occluder hides. Everything comes from the evidence
-an onlooker has (:class:`~marple_eval.expectations.trial.EpisodeEvidence`): the
+an onlooker has (:class:`~marple_gym.expectations.trial.EpisodeEvidence`): the
 hidden cells read as hidden. A test that lifts the occluder is read with what
 the lift showed filled in at every step (AGENT's reconstruction), so the model
 judges the run against what was really there.
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from marple_eval.expectations.trial import EpisodeEvidence, TrialView
+from marple_gym.expectations.trial import EpisodeEvidence, TrialView
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS, DOOR, FIRST_FURNITURE, WALL
 from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR, CH_FUR, CH_OBJ, CH_ROOM

@@ -19,7 +19,7 @@ from marple_agents.tomnet.network import ToMnetConfig
 from marple_agents.tomnet.rater import train_tomnet
 from marple_eval.expectations.raters import Rating, rate_trials
 from marple_eval.expectations.scoring import GeneralisationSplit, generalisation_tests
-from marple_eval.expectations.trial import Trial
+from marple_gym.expectations.trial import Trial
 
 
 def run_generalisation(

@@ -28,7 +28,7 @@ from marple_agents.checkpoints import CheckpointError
 from marple_agents.device import kind, lightning_placement, resolve_device
 from marple_agents.tomnet.features import stack, trial_features
 from marple_agents.tomnet.network import INPUTS, ToMnet, ToMnetConfig, ToMnetModule, surprise
-from marple_eval.expectations.trial import Trial, TrialView
+from marple_gym.expectations.trial import Trial, TrialView
 
 Item = tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]
 

@@ -1,68 +1,35 @@
-"""Belief and goal questions (MMToM-QA's seven types) about searching agents: generation, the methods that
-answer them, scoring, and the export to MMToM-QA's format.
+"""Answering belief and goal questions (MMToM-QA's seven types): the methods, their registry, scoring and
+results files. The questions themselves are made in :mod:`marple_gym.beliefs.questions`.
 
 ::
 
-    from marple_eval.beliefs import ObserverMethod, QuestionSpec, generate_questions, score
+    from marple_gym.beliefs.questions import QuestionSpec, generate_questions
+    from marple_eval.beliefs import ObserverMethod, score
 
-    questions = list(generate_questions(QuestionSpec(test_houses=10, episodes_per_house=10)))
+    questions = list(generate_questions(QuestionSpec(test_houses=2, episodes_per_house=5)))
     answers = ObserverMethod().answer_all(questions)
     print(score(questions, answers)["all"])
 
 See docs/beliefs.md.
 """
 
-from marple_eval.beliefs.export import check_mmtom_rows, read_questions, write_questions
-from marple_eval.beliefs.generate import (
-    QuestionSpec,
-    balance_types,
-    generate_questions,
-    house_config,
-    make_episode,
-    make_questions,
-)
-from marple_eval.beliefs.inference import ActionModel, InversePlanner, PlannerModel
 from marple_eval.beliefs.llm import LLMBeliefMethod
 from marple_eval.beliefs.methods import BeliefMethod, InversePlanningMethod, ObserverMethod, UniformMethod
-from marple_eval.beliefs.questions import DECISIVE, QUESTION_TYPES, BeliefQuestion, Statement, episode_questions
 from marple_eval.beliefs.registry import METHODS, make_method
 from marple_eval.beliefs.results import BeliefResults, score_answers
 from marple_eval.beliefs.scoring import format_table, plot_scores, score
-from marple_eval.beliefs.sets import generate_question_set, read_question_set, read_training_episodes
-from marple_eval.beliefs.text import question_text
 
 __all__ = [
-    "ActionModel",
     "BeliefMethod",
-    "BeliefQuestion",
     "BeliefResults",
-    "DECISIVE",
-    "InversePlanner",
     "InversePlanningMethod",
     "LLMBeliefMethod",
     "METHODS",
     "ObserverMethod",
-    "PlannerModel",
-    "QUESTION_TYPES",
-    "QuestionSpec",
-    "Statement",
     "UniformMethod",
-    "balance_types",
-    "check_mmtom_rows",
-    "episode_questions",
     "format_table",
-    "generate_question_set",
-    "generate_questions",
-    "house_config",
-    "make_episode",
     "make_method",
-    "make_questions",
     "plot_scores",
-    "question_text",
-    "read_question_set",
-    "read_questions",
-    "read_training_episodes",
     "score",
     "score_answers",
-    "write_questions",
 ]

@@ -15,9 +15,9 @@ import re
 from typing import Any
 
 from marple_eval.beliefs.methods import BeliefMethod
-from marple_eval.beliefs.questions import BeliefQuestion
-from marple_eval.beliefs.text import question_text
 from marple_eval.llm.model import chat_client, check_sampling, client_record, completions
+from marple_gym.beliefs.questions.question import BeliefQuestion
+from marple_gym.beliefs.questions.text import question_text
 
 PROMPT_VERSION = 1
 """Recorded with every run: bump when the prompt changes."""

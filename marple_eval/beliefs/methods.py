@@ -15,9 +15,9 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from marple_eval.beliefs.inference import ActionModel, InversePlanner, PlannerModel
-from marple_eval.beliefs.questions import BeliefQuestion, option_probabilities
 from marple_gym.beliefs.episodes import EXCLUSION
+from marple_gym.beliefs.questions.posterior import ActionModel, InversePlanner, PlannerModel
+from marple_gym.beliefs.questions.question import BeliefQuestion, option_probabilities
 
 CONDITIONS = ("text", "symbolic", "frames")
 """What a method may read of a question (see the module docs)."""
@@ -53,7 +53,7 @@ class UniformMethod(BeliefMethod):
 
 
 class InversePlanningMethod(BeliefMethod):
-    """Bayesian inverse planning over goal and belief with an action model (:mod:`marple_eval.beliefs.inference`),
+    """Bayesian inverse planning over goal and belief with an action model (:mod:`marple_gym.beliefs.questions.posterior`),
     from the symbols of the episode up to the cut. One inverse planner per episode serves all its questions."""
 
     condition = "symbolic"

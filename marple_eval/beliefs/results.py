@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion
 from marple_eval.beliefs.scoring import score
 from marple_eval.results import ResultsError, creation_time
+from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
 from marple_gym.files import write_json_atomic
 from marple_gym.validation import message_error, read_json_file, reader
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion
 from marple_eval.metrics import BOOTSTRAP_SEED, bootstrap_interval, few_trials_warning
 from marple_eval.plots import plot_accuracy_bars
+from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
 
 CHANCE = 0.5
 

@@ -1,9 +1,10 @@
-"""Expectation trials (the AGENT family): familiarisation episodes of an agent, then a test that is expected or
-surprising, rated for surprise and scored by pairwise accuracy.
+"""Rating expectation trials (AGENT's family) for surprise: the raters, scoring by pairwise accuracy and
+results files. The trials themselves are made in :mod:`marple_gym.expectations`.
 
 ::
 
-    from marple_eval.expectations import ExactObserver, accuracy_table, make_trials, rate_trials, trial_keys
+    from marple_gym.expectations import make_trials, trial_keys
+    from marple_eval.expectations import ExactObserver, accuracy_table, rate_trials
 
     trials = list(make_trials(trial_keys("test", per_type=20), seed=0))
     ratings = rate_trials(ExactObserver(), trials, seed=0)
@@ -15,15 +16,6 @@ See docs/expectations.md.
 from marple_eval.expectations.observer import ExactObserver
 from marple_eval.expectations.raters import Rating, SurpriseRater, UniformRater, rate_trial, rate_trials
 from marple_eval.expectations.results import RatingResults
-from marple_eval.expectations.scenarios import (
-    EXPECTATION_SCENARIOS,
-    ExpectationScenario,
-    all_types,
-    make_trial,
-    make_trials,
-    scenario_of,
-    trial_keys,
-)
 from marple_eval.expectations.scoring import (
     GENERALISATION_TESTS,
     Accuracy,
@@ -33,38 +25,20 @@ from marple_eval.expectations.scoring import (
     plot_accuracy,
     standardise,
 )
-from marple_eval.expectations.sets import TrialSetSpec, generate_trial_set, read_trial_set
-from marple_eval.expectations.trial import SPLITS, Episode, EpisodeEvidence, Trial, TrialKey, TrialView
 
 __all__ = [
     "Accuracy",
-    "EXPECTATION_SCENARIOS",
-    "Episode",
-    "EpisodeEvidence",
     "ExactObserver",
-    "ExpectationScenario",
     "GENERALISATION_TESTS",
     "Rating",
     "RatingResults",
-    "SPLITS",
     "SurpriseRater",
-    "Trial",
-    "TrialKey",
-    "TrialSetSpec",
-    "TrialView",
     "UniformRater",
     "accuracy_table",
-    "all_types",
     "format_table",
     "generalisation_tests",
-    "generate_trial_set",
-    "make_trial",
-    "make_trials",
     "plot_accuracy",
     "rate_trial",
     "rate_trials",
-    "read_trial_set",
-    "scenario_of",
     "standardise",
-    "trial_keys",
 ]

@@ -2,7 +2,7 @@
 
 Each test is one request (AGENT's participants rated one test at a time): the
 familiarisation videos and then the test, written out as text from what an
-onlooker sees (:class:`~marple_eval.expectations.trial.EpisodeEvidence`): the
+onlooker sees (:class:`~marple_gym.expectations.trial.EpisodeEvidence`): the
 house's rooms and doors, the screen (the occluder) and the cells it hides, the
 scene at the start (a scene graph cut by the occluder, as
 :func:`marple_eval.llm.scenes.describe_scene` writes it), then the agent's
@@ -22,11 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.expectations.trial import EpisodeEvidence, TrialView
 from marple_eval.llm.answers import parse_answer
 from marple_eval.llm.client import ChatClient
 from marple_eval.llm.model import chat_client, check_sampling, client_record, completions
 from marple_eval.llm.scenes import describe_scene
+from marple_gym.expectations.trial import EpisodeEvidence, TrialView
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.house import DIR_NAMES

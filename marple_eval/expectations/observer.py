@@ -1,6 +1,6 @@
 """The exact observer: Bayesian inverse planning over the utility planner (AGENT's BIPaCK, and the ceiling).
 
-It reads only what an onlooker sees (:class:`~marple_eval.expectations.trial.TrialView`:
+It reads only what an onlooker sees (:class:`~marple_gym.expectations.trial.TrialView`:
 vision arrays with the occluded cells zeroed) and inverts the model that made
 the behaviour. The hypotheses: the agent's reward for every object type in the
 trial and its action-cost scale, on the grids the agents are drawn from
@@ -38,8 +38,8 @@ from itertools import product
 
 import numpy as np
 
-from marple_eval.expectations import stages
-from marple_eval.expectations.trial import EpisodeEvidence, TrialView
+from marple_gym.expectations import stages
+from marple_gym.expectations.trial import EpisodeEvidence, TrialView
 from marple_gym.planner.utility import GOAL_ACTIONS, GoalPlan, walkable_cells
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS

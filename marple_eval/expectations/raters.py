@@ -1,7 +1,7 @@
 """Rating surprise: the interface every method implements, the uniform baseline, and the rating loop.
 
 A method is any object with a ``name`` and ``rate(view) -> one surprise per
-test``, where ``view`` is a :class:`~marple_eval.expectations.trial.TrialView`
+test``, where ``view`` is a :class:`~marple_gym.expectations.trial.TrialView`
 (what an onlooker sees; the tests unlabelled, in an order drawn per trial from
 the run's seed). Larger means more surprising; only the order of a trial's
 two ratings is scored, so any scale will do::
@@ -24,7 +24,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from marple_eval.expectations.trial import TESTS, Trial, TrialView
+from marple_gym.expectations.trial import TESTS, Trial, TrialView
 
 
 @runtime_checkable

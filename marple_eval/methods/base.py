@@ -38,7 +38,7 @@ class InferenceModel(ABC):
     device: Any = None
     """Where the model's learned parts run: a ``torch.device`` or its name (``"cpu"``, ``"cuda:0"``; None: it has
     none). A model whose constructor takes a ``device`` keyword receives the run's ``--device``, resolved once by
-    the model runner (:mod:`marple.runner`), and sets this; on a CUDA device the harness scores several trials at
+    the application's model runner, and sets this; on a CUDA device the harness scores several trials at
     a time in one process with the model's calls batched (:mod:`marple_eval.lockstep`)."""
 
     def setup(self, agents: Mapping[str, Any]) -> None:  # noqa: B027  (optional hook)

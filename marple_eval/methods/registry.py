@@ -3,7 +3,7 @@
 A method is named in one of two ways:
 
 * a registered name: this package's methods (:data:`BUILTIN`; the application adds the learned-model methods of
-  ``marple_agents`` to its own table, :data:`marple.runner.METHODS`), plus those that outside packages add
+  ``marple_agents`` to its own table), plus those that outside packages add
   through the ``marple.models`` entry-point group (each entry point names a callable
   ``factory(**kwargs) -> InferenceModel``; a plugin cannot take a registered name);
 * ``package.module:Attribute``: an :class:`InferenceModel` subclass (or a

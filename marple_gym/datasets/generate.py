@@ -26,18 +26,9 @@ from marple_gym.datasets.shards import file_sha256
 from marple_gym.datasets.spec import DatasetSpec, ShardTask
 from marple_gym.files import remove_stale_temporaries, write_json_atomic
 from marple_gym.missions.tables import table_fingerprints
-from marple_gym.moved import forward_names
 from marple_gym.version import __version__
 
 log = logging.getLogger(__name__)
-
-__getattr__ = forward_names(
-    __name__,
-    {
-        **dict.fromkeys(("PAPER_SIZES", "Sizes", "Unit"), "marple_gym.datasets.spec"),
-        "practice_pair": "marple_gym.datasets.episodes",
-    },
-)  # names this module offered before the spec and the sampling of episodes had modules of their own
 
 
 def _worker(args: tuple[dict[str, Any], ShardTask, str]) -> tuple[str, dict[str, Any]]:

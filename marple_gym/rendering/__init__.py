@@ -4,7 +4,7 @@
 ``palette``, ``canvas``, ``text``, ``compose`` (side-by-side panels),
 ``captions`` (an episode in words), ``animation`` (frames to GIF or MP4) and ``window``
 (a pygame surface to show frames on). None of them knows an env or a dataset:
-the viewers built on them are in :mod:`marple.viewers`.
+the application's viewers are built on them.
 """
 
 from marple_gym.rendering.frames import render_frame, render_grid

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from marple.cli.main import main
-from marple_eval.beliefs import BeliefResults, read_question_set
+from marple_eval.beliefs import BeliefResults
 from marple_eval.journal import journal_path
+from marple_gym.beliefs.questions import read_question_set
 from marple_gym.datasets.shards import file_sha256
 
 TINY = ["--test-houses", "1", "--episodes-per-house", "4", "--train-episodes", "6", "--no-progress"]

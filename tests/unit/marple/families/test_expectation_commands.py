@@ -12,9 +12,10 @@ from pathlib import Path
 import pytest
 
 from marple.cli.main import main
-from marple_eval.expectations import RatingResults, read_trial_set
+from marple_eval.expectations import RatingResults
 from marple_eval.journal import journal_path
 from marple_gym.datasets.shards import file_sha256
+from marple_gym.expectations import read_trial_set
 
 TYPES = "1.1,1.2"
 TINY = ["--types", TYPES, "--train-per-type", "3", "--validation-per-type", "0", "--test-per-type", "2"]

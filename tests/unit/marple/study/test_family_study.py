@@ -25,10 +25,10 @@ from marple.study.human import read_responses
 from marple.study.server import KEY_HEADER, make_server
 from marple.study.trials import StudyError
 from marple.study.web import read_web_study
-from marple_eval.beliefs import QuestionSpec, generate_questions, read_questions, write_questions
-from marple_eval.expectations import make_trials, trial_keys
-from marple_eval.expectations.export import read_trials, write_trials
 from marple_eval.results import ResultsError
+from marple_gym.beliefs.questions import QuestionSpec, generate_questions, read_questions, write_questions
+from marple_gym.expectations import make_trials, trial_keys
+from marple_gym.expectations.export import read_trials, write_trials
 
 SCREENSHOTS = os.environ.get("MARPLE_SCREENSHOTS")
 TILE = "24" if SCREENSHOTS else "8"

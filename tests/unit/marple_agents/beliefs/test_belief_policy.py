@@ -14,12 +14,12 @@ from marple_agents.beliefs.training import collect_samples, train_belief_policy
 from marple_agents.checkpoints import CheckpointError, save_checkpoint
 from marple_agents.config import ModelConfig
 from marple_agents.networks import build_model
-from marple_eval.beliefs.generate import QuestionSpec, make_episode, make_questions
-from marple_eval.beliefs.inference import InversePlanner
 from marple_eval.beliefs.methods import ObserverMethod
 from marple_eval.beliefs.scoring import score
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import search_episode
+from marple_gym.beliefs.questions.generate import QuestionSpec, make_episode, make_questions
+from marple_gym.beliefs.questions.posterior import InversePlanner
 from marple_gym.world.state import CH_OBJ
 
 SPEC = QuestionSpec(seed=5, test_houses=2, episodes_per_house=2, train_episodes=6)

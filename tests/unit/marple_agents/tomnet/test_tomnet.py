@@ -12,9 +12,9 @@ from marple_agents.tomnet import ToMnetConfig, ToMnetRater, train_tomnet
 from marple_agents.tomnet.features import CHANNELS, SIZE, UNSEEN, episode_features, object_slots
 from marple_agents.tomnet.generalisation import run_generalisation
 from marple_eval.expectations.raters import rate_trials
-from marple_eval.expectations.scenarios import make_trial, trial_keys
 from marple_eval.expectations.scoring import pooled
-from marple_eval.expectations.trial import TrialKey
+from marple_gym.expectations.scenarios import make_trial, trial_keys
+from marple_gym.expectations.trial import TrialKey
 
 TINY = ToMnetConfig(width=16, character=4, epochs=1, batch_size=8)
 TYPES = ["1.1", "3.1", "4.1"]

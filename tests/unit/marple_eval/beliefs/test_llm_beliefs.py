@@ -11,10 +11,10 @@ from llm_process import Server
 from search_houses import piece, two_rooms
 
 from marple_eval.beliefs.llm import LLMBeliefMethod, parse_choice
-from marple_eval.beliefs.questions import episode_questions
 from marple_eval.beliefs.registry import make_method
-from marple_eval.beliefs.text import question_text
 from marple_gym.beliefs.episodes import search_episode
+from marple_gym.beliefs.questions.question import episode_questions
+from marple_gym.beliefs.questions.text import question_text
 
 
 @pytest.fixture(scope="module")

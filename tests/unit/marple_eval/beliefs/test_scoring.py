@@ -8,9 +8,9 @@ import pytest
 from search_houses import piece, two_rooms
 
 from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
-from marple_eval.beliefs.questions import episode_questions
 from marple_eval.beliefs.scoring import credit, format_table, score
 from marple_gym.beliefs.episodes import search_episode
+from marple_gym.beliefs.questions.question import episode_questions
 
 
 @pytest.fixture(scope="module")
@@ -49,8 +49,8 @@ def test_answers_must_match_the_questions(questions):
 
 
 def test_an_answer_with_rounding_noise_is_recorded_within_zero_and_one_and_reads_back(tmp_path):
-    from marple_eval.beliefs import QuestionSpec, make_questions
     from marple_eval.beliefs.results import BeliefResults, answer_record
+    from marple_gym.beliefs.questions import QuestionSpec, make_questions
 
     question = make_questions(QuestionSpec(seed=1), "test", 0, 0)[0]
     record = answer_record(question, (-2.220446049250313e-16, 1.0000000000000002))  # the exact observer's sums

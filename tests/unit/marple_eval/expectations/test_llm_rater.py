@@ -9,9 +9,9 @@ import pytest
 
 from marple_eval.expectations.llm import NO_ANSWER, LLMRater, messages
 from marple_eval.expectations.raters import rate_trial
-from marple_eval.expectations.scenarios import make_trial
-from marple_eval.expectations.trial import TrialKey
 from marple_eval.llm.client import ClientSettings, LLMError, Reply
+from marple_gym.expectations.scenarios import make_trial
+from marple_gym.expectations.trial import TrialKey
 
 
 class FakeClient:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from marple_eval.expectations.raters import Rating, UniformRater, rate_trials
-from marple_eval.expectations.scenarios import all_types, make_trial, scenario_of, trial_keys
 from marple_eval.expectations.scoring import (
     ALL,
     accuracy_of,
@@ -17,6 +16,7 @@ from marple_eval.expectations.scoring import (
     plot_accuracy,
     standardise,
 )
+from marple_gym.expectations.scenarios import all_types, make_trial, scenario_of, trial_keys
 
 
 def rating(kind: str, expected: float, surprising: float, i: int = 0) -> Rating:

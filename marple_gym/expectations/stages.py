@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from marple_eval.expectations.trial import Episode, Trial, TrialError, TrialKey
+from marple_gym.expectations.trial import Episode, Trial, TrialError, TrialKey
 from marple_gym.generation.config import HouseConfigError
 from marple_gym.generation.stage import Cell, Stage, StageRoom
 from marple_gym.planner.scripted import route_actions

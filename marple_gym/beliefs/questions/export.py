@@ -3,7 +3,7 @@
 A question set is a folder of three JSON-lines files:
 
 * ``questions.jsonl``: MMToM-QA's release format (``Benchmark/questions.json``), one question a line with
-  exactly its eight fields: ``question`` (the text input, :func:`~marple_eval.beliefs.text.question_text`),
+  exactly its eight fields: ``question`` (the text input, :func:`~marple_gym.beliefs.questions.text.question_text`),
   ``answer`` (``"a"`` or ``"b"``), ``question_type`` (a number, 1.1 to 2.4), ``test`` (the inputs the text
   holds, ``["init_graph", "actions"]`` as in the release), ``episode`` (a number: the line of the episode in
   ``episodes.jsonl``, from 0), ``start_time`` and ``end_time`` (the steps the question covers) and
@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from marple_eval.beliefs.questions import QUESTION_TYPES, BeliefQuestion, QuestionError
-from marple_eval.beliefs.text import question_text
 from marple_gym.beliefs.episodes import SearchEpisode
+from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion, QuestionError
+from marple_gym.beliefs.questions.text import question_text
 from marple_gym.files import atomic_write
 from marple_gym.validation import Fields, message_error, read_json_lines
 

@@ -39,8 +39,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from marple_eval.expectations.scenarios import EXPECTATION_SCENARIOS
-from marple_eval.expectations.trial import SPLITS, Episode, Trial, TrialError, TrialKey
+from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS
+from marple_gym.expectations.trial import SPLITS, Episode, Trial, TrialError, TrialKey
 from marple_gym.files import write_json_atomic
 from marple_gym.generation.stage import Stage, StageRoom
 from marple_gym.planner.utility import ActionCosts, Preferences

@@ -3,7 +3,7 @@
 A question is asked at a cut of an episode (``end_time``: the actions before it are shown, with the state
 they led to) and offers two statements, (a) and (b). Each type finds the moments its definition (MMToM-QA,
 section 3.2) describes; a question is kept only where the exact observer
-(:class:`~marple_eval.beliefs.inference.InversePlanner` with the true policy) gives the intended statement at
+(:class:`~marple_gym.beliefs.questions.posterior.InversePlanner` with the true policy) gives the intended statement at
 least :data:`DECISIVE` (0.9) of the probability. The answer is the observer's.
 
 =====  ======================================  ===========================================================
@@ -38,9 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.beliefs.inference import InversePlanner
 from marple_gym.beliefs.episodes import EpisodeTrace, SearchEpisode
 from marple_gym.beliefs.locations import locations_of, object_piece, pieces_of, unique_objects
+from marple_gym.beliefs.questions.posterior import InversePlanner
 from marple_gym.errors import MarpleError
 from marple_gym.validation import Fields, message_error
 from marple_gym.world.actions import Action

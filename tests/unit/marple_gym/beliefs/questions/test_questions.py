@@ -9,11 +9,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from search_houses import piece, two_rooms
 
-from marple_eval.beliefs.generate import QuestionSpec, make_questions
 from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
-from marple_eval.beliefs.questions import DECISIVE, QUESTION_TYPES, episode_questions
 from marple_eval.beliefs.registry import make_method
 from marple_gym.beliefs.episodes import search_episode
+from marple_gym.beliefs.questions.generate import QuestionSpec, make_questions
+from marple_gym.beliefs.questions.question import DECISIVE, QUESTION_TYPES, episode_questions
 
 CONTENTS = {"fridge": "apple", "kitchen cabinet": "plate", "table": "fork", "living cabinet": "remote"}
 KITCHEN = [piece("fridge"), piece("kitchen cabinet"), piece("table")]

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from marple_eval.expectations import stages
-from marple_eval.expectations.trial import Episode, Trial, TrialError, TrialKey
+from marple_gym.expectations import stages
+from marple_gym.expectations.trial import Episode, Trial, TrialError, TrialKey
 from marple_gym.generation.config import HouseConfigError
 from marple_gym.generation.stage import Stage
 
@@ -33,7 +33,7 @@ LEFT_OUT = {
 
 def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
     """One draw of trial ``key`` of this scenario (see module docs) with ``rng``: the trial, or None if the drawn
-    stage or agent does not fit the type (:func:`marple_eval.expectations.scenarios.make_trial` draws again)."""
+    stage or agent does not fit the type (:func:`marple_gym.expectations.scenarios.make_trial` draws again)."""
     (kind,) = stages.object_types(rng, 1)
     fam = _familiar(key.type, kind, rng)
     agent = stages.keen_agent(fam, rng)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from marple_eval.expectations import stages
-from marple_eval.expectations.trial import Episode, Trial, TrialKey
+from marple_gym.expectations import stages
+from marple_gym.expectations.trial import Episode, Trial, TrialKey
 from marple_gym.generation.stage import Stage
 
 TYPES = ("3.1", "3.2")
@@ -26,7 +26,7 @@ TYPES = ("3.1", "3.2")
 
 def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
     """One draw of trial ``key`` of this scenario (see module docs) with ``rng``: the trial, or None if the drawn
-    stage or agent does not fit the type (:func:`marple_eval.expectations.scenarios.make_trial` draws again)."""
+    stage or agent does not fit the type (:func:`marple_gym.expectations.scenarios.make_trial` draws again)."""
     (kind,) = stages.object_types(rng, 1)
     fam = occluded(stages.barrier_stage(kind, rng))
     agent = stages.keen_agent(fam, rng)

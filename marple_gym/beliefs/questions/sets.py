@@ -21,10 +21,10 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from marple_eval.beliefs.export import EPISODES, QUESTIONS, read_questions, write_questions
-from marple_eval.beliefs.generate import SPLITS, QuestionSpec, make_episode, make_questions
-from marple_eval.beliefs.questions import BeliefQuestion
 from marple_gym.beliefs.episodes import SearchEpisode
+from marple_gym.beliefs.questions.export import EPISODES, QUESTIONS, read_questions, write_questions
+from marple_gym.beliefs.questions.generate import SPLITS, QuestionSpec, make_episode, make_questions
+from marple_gym.beliefs.questions.question import BeliefQuestion
 from marple_gym.datasets.manifest import DatasetError
 from marple_gym.datasets.sharded import Shard, ShardedReport, generate_shards, read_set_manifest, shard_folders
 from marple_gym.files import atomic_write

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from marple_eval.expectations.scenarios import EXPECTATION_SCENARIOS
-from marple_eval.expectations.trial import Episode, Trial
+from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS
+from marple_gym.expectations.trial import Episode, Trial
 from marple_gym.rendering.compose import Panel, compose
 from marple_gym.rendering.frames import render_grid
 from marple_gym.rendering.palette import AGENT_COLORS

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from marple_eval.expectations import stages
-from marple_eval.expectations.trial import Trial, TrialError, TrialKey
+from marple_gym.expectations import stages
+from marple_gym.expectations.trial import Trial, TrialError, TrialKey
 from marple_gym.generation.stage import Stage
 from marple_gym.planner.utility import Preferences
 
@@ -34,7 +34,7 @@ FAMILIARISATION = (("a", "front", True), ("a", "deep", False), ("b", "none", Tru
 
 def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
     """One draw of trial ``key`` of this scenario (see module docs) with ``rng``: the trial, or None if the drawn
-    stage or agent does not fit the type (:func:`marple_eval.expectations.scenarios.make_trial` draws again)."""
+    stage or agent does not fit the type (:func:`marple_gym.expectations.scenarios.make_trial` draws again)."""
     base = stages.room(rng)
     cx = stages.centre(base)
     a, b = stages.object_types(rng, 2)

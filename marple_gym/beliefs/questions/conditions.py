@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import networkx as nx
 import numpy as np
 
-from marple_eval.beliefs.questions import BeliefQuestion
+from marple_gym.beliefs.questions.question import BeliefQuestion
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.evidence.visibility import Visibility, closed_containers
 from marple_gym.rendering.frames import render_frame

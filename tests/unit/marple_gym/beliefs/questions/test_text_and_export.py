@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from search_houses import piece, two_rooms
 
-from marple_eval.beliefs.export import (
+from marple_gym.beliefs.episodes import false_belief_episode, search_episode
+from marple_gym.beliefs.questions.export import (
     BELIEFS,
     MMTOM_FIELDS,
     QUESTIONS,
@@ -18,10 +19,9 @@ from marple_eval.beliefs.export import (
     read_questions,
     write_questions,
 )
-from marple_eval.beliefs.generate import QuestionSpec, balance_types, make_questions
-from marple_eval.beliefs.questions import QuestionError, episode_questions
-from marple_eval.beliefs.text import describe_house, object_phrase, question_text
-from marple_gym.beliefs.episodes import false_belief_episode, search_episode
+from marple_gym.beliefs.questions.generate import QuestionSpec, balance_types, make_questions
+from marple_gym.beliefs.questions.question import QuestionError, episode_questions
+from marple_gym.beliefs.questions.text import describe_house, object_phrase, question_text
 from marple_gym.generation import generate_world
 
 CONTENTS = {"fridge": "apple", "kitchen cabinet": "plate", "table": "fork", "living cabinet": "remote"}
@@ -96,7 +96,7 @@ def test_the_export_has_exactly_mmtom_qas_fields_and_reads_back_equal(questions,
     ],
 )
 def test_a_line_off_the_release_format_is_refused_naming_the_field(questions, change, message):
-    from marple_eval.beliefs.export import mmtom_row
+    from marple_gym.beliefs.questions.export import mmtom_row
 
     row = mmtom_row(questions[0], 0)
     check_mmtom_row(row)
@@ -139,7 +139,7 @@ def test_a_split_can_be_balanced_across_types(questions):
 
 
 def test_a_posterior_that_rounds_above_one_is_written_within_zero_and_one_and_reads_back(tmp_path):
-    from marple_eval.beliefs import QuestionSpec, make_questions, read_questions, write_questions
+    from marple_gym.beliefs.questions import QuestionSpec, make_questions, read_questions, write_questions
 
     questions = make_questions(QuestionSpec(seed=0), "test", 2, 16)  # its 1.2 question's P(a) summed to 1 + 2e-16
     assert all(0.0 <= q.posterior <= 1.0 for q in questions)

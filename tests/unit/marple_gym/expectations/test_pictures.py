@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 from expectation_trials import agent_of, chosen, hand_stage
 
-from marple_eval.expectations.pictures import episode_frames, episode_still, trial_animation, trial_sheet
-from marple_eval.expectations.scenarios import make_trial
-from marple_eval.expectations.trial import Episode, TrialKey
+from marple_gym.expectations.pictures import episode_frames, episode_still, trial_animation, trial_sheet
+from marple_gym.expectations.scenarios import make_trial
+from marple_gym.expectations.trial import Episode, TrialKey
 from marple_gym.rendering.tiles import occluder_tile
 
 T = 8

@@ -24,8 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.beliefs.questions import DECISIVE, QUESTION_TYPES, BeliefQuestion, episode_questions
-from marple_eval.beliefs.text import PEOPLE
 from marple_gym.beliefs.episodes import (
     EXCLUSION,
     EpisodeError,
@@ -34,6 +32,8 @@ from marple_gym.beliefs.episodes import (
     search_episode,
 )
 from marple_gym.beliefs.houses import apartment_config
+from marple_gym.beliefs.questions.question import DECISIVE, QUESTION_TYPES, BeliefQuestion, episode_questions
+from marple_gym.beliefs.questions.text import PEOPLE
 from marple_gym.beliefs.search import SearchSettings
 from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.generation.generator import generate_world

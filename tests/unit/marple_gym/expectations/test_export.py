@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from marple_eval.expectations.export import read_trial, read_trials, trial_document, trial_path, write_trials
-from marple_eval.expectations.scenarios import make_trial
-from marple_eval.expectations.trial import TrialError, TrialKey
+from marple_gym.expectations.export import read_trial, read_trials, trial_document, trial_path, write_trials
+from marple_gym.expectations.scenarios import make_trial
+from marple_gym.expectations.trial import TrialError, TrialKey
 
 KEYS = [
     TrialKey("goal_preferences", "1.2", "test", 0),

@@ -4,10 +4,10 @@
 ::
 
     <root>/manifest.json                                            the spec, every trial file's SHA-256
-    <root>/scenario_1_goal_preferences/type_1.1/test_set/Trial_00000.json   (marple_eval.expectations.export)
+    <root>/scenario_1_goal_preferences/type_1.1/test_set/Trial_00000.json   (marple_gym.expectations.export)
 
 A shard is a run of one type's trials in one split; every trial is a function of the seed and its key
-(:func:`~marple_eval.expectations.scenarios.make_trial`), so shards are written in any order on any core, and a
+(:func:`~marple_gym.expectations.scenarios.make_trial`), so shards are written in any order on any core, and a
 killed run resumes with the shards its manifest lacks (:func:`marple_gym.datasets.sharded.generate_shards`).
 """
 
@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from marple_eval.expectations.export import read_trial, trial_path, write_trials
-from marple_eval.expectations.scenarios import all_types, make_trial, scenario_of, trial_keys
-from marple_eval.expectations.trial import SPLITS, Trial, TrialKey
 from marple_gym.datasets.manifest import DatasetError
 from marple_gym.datasets.sharded import Shard, ShardedReport, generate_shards, read_set_manifest, shard_folders
+from marple_gym.expectations.export import read_trial, trial_path, write_trials
+from marple_gym.expectations.scenarios import all_types, make_trial, scenario_of, trial_keys
+from marple_gym.expectations.trial import SPLITS, Trial, TrialKey
 
 FORMAT = "marple-expectation-trials"
 VERSION = 1
@@ -96,7 +96,7 @@ def _write_shard(spec_json: dict[str, Any], shard: Shard, root: str) -> list[str
 
 def read_trial_set(root: str | os.PathLike, split: str = "test", types: Sequence[str] | None = None) -> list[Trial]:
     """The trials of a finished set's ``split`` (of ``types``, default all), every file checked against the
-    manifest's SHA-256 and read strictly (:func:`~marple_eval.expectations.export.read_trial`: errors name the
+    manifest's SHA-256 and read strictly (:func:`~marple_gym.expectations.export.read_trial`: errors name the
     file and field)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; use one of {SPLITS}")

@@ -5,7 +5,7 @@ reach; it goes for the one it prefers (A). At test the objects may have swapped
 places (half the trials) and the barriers round them may have grown; the
 expected agent goes for A again, the surprising one for the other object (B).
 The four types vary what reaching each object costs (barrier levels of
-:mod:`marple_eval.expectations.stages`, as (A, B) in familiarisation -> at test):
+:mod:`marple_gym.expectations.stages`, as (A, B) in familiarisation -> at test):
 
 * 1.1: (L, L) -> (L, L): the same effort as before, for either object;
 * 1.2: (L, L) -> (L, L + 1): B is now harder to reach than A;
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from marple_eval.expectations import stages
-from marple_eval.expectations.trial import Trial, TrialError, TrialKey
+from marple_gym.expectations import stages
+from marple_gym.expectations.trial import Trial, TrialError, TrialKey
 from marple_gym.planner.utility import Preferences
 
 TYPES = ("1.1", "1.2", "1.3", "1.4")
@@ -42,7 +42,7 @@ def _levels(kind: str, rng: np.random.Generator) -> tuple[tuple[int, int], tuple
 
 def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
     """One draw of trial ``key`` of this scenario (see module docs) with ``rng``: the trial, or None if the drawn
-    stage or agent does not fit the type (:func:`marple_eval.expectations.scenarios.make_trial` draws again)."""
+    stage or agent does not fit the type (:func:`marple_gym.expectations.scenarios.make_trial` draws again)."""
     base = stages.room(rng)
     cx = stages.centre(base)
     spread = int(rng.choice([k for k in (2, 3) if cx - k - 1 >= 1]))

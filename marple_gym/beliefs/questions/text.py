@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from marple_eval.beliefs.questions import BeliefQuestion, Statement
 from marple_gym.beliefs.episodes import SearchEpisode
 from marple_gym.beliefs.locations import locations_of
+from marple_gym.beliefs.questions.question import BeliefQuestion, Statement
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS, DOOR, HOLDS_INSIDE
 from marple_gym.world.house import DIR_VEC, House

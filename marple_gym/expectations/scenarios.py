@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from marple_eval.expectations import action_efficiency, cost_reward, goal_preferences, stages, unobserved_constraints
-from marple_eval.expectations.trial import SPLITS, Trial, TrialKey
+from marple_gym.expectations import action_efficiency, cost_reward, goal_preferences, stages, unobserved_constraints
+from marple_gym.expectations.trial import SPLITS, Trial, TrialKey
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,56 @@
+"""Belief and goal questions (MMToM-QA's seven types) about searching agents, made where the agents are:
+the question types, their normative answers (the posterior over the searcher's goal and belief), the text and
+frames a reader is shown, and question sets on disk (sharded under a manifest, MMToM-QA's JSON lines).
+
+::
+
+    from marple_gym.beliefs.questions import QuestionSpec, generate_questions
+
+    questions = list(generate_questions(QuestionSpec(test_houses=2, episodes_per_house=5)))
+
+The methods that answer them and the scoring are in :mod:`marple_eval.beliefs`. See docs/beliefs.md.
+"""
+
+from marple_gym.beliefs.questions.export import check_mmtom_rows, read_questions, write_questions
+from marple_gym.beliefs.questions.generate import (
+    QuestionSpec,
+    balance_types,
+    generate_questions,
+    house_config,
+    make_episode,
+    make_questions,
+)
+from marple_gym.beliefs.questions.posterior import ActionModel, InversePlanner, PlannerModel
+from marple_gym.beliefs.questions.question import (
+    DECISIVE,
+    QUESTION_TYPES,
+    BeliefQuestion,
+    Statement,
+    episode_questions,
+)
+from marple_gym.beliefs.questions.sets import generate_question_set, read_question_set, read_training_episodes
+from marple_gym.beliefs.questions.text import question_text
+
+__all__ = [
+    "ActionModel",
+    "BeliefQuestion",
+    "DECISIVE",
+    "InversePlanner",
+    "PlannerModel",
+    "QUESTION_TYPES",
+    "QuestionSpec",
+    "Statement",
+    "balance_types",
+    "check_mmtom_rows",
+    "episode_questions",
+    "generate_question_set",
+    "generate_questions",
+    "house_config",
+    "make_episode",
+    "make_questions",
+    "question_text",
+    "read_question_set",
+    "read_questions",
+    "read_training_episodes",
+    "write_questions",
+]
