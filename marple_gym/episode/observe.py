@@ -141,7 +141,9 @@ def observe(
         elif key == "position":
             obs[key] = tuple(state.agent_pos[index].tolist())
         elif key == "subgoal":
-            obs[key] = subgoal_codes(None) if tracker is None else _mission_texts(tracker.mission)[1][tracker.index].copy()
+            obs[key] = (
+                subgoal_codes(None) if tracker is None else _mission_texts(tracker.mission)[1][tracker.index].copy()
+            )
         elif key == "subgoal_index":
             obs[key] = -1 if tracker is None or tracker.complete else tracker.index
         elif key == "heard":
