@@ -53,14 +53,22 @@ def _intent(subgoal: Subgoal | None) -> str:
     return intent(subgoal)
 
 
-@lru_cache(maxsize=256)
-def _mission_texts(mission: Mission) -> tuple[tuple[str, ...], np.ndarray]:
-    """A mission's intent sentence and subgoal codes at each subgoal index, the last entry for "done" (the codes
-    (subgoals + 1, 4), read-only): every step observes them, and they change only with the subgoal."""
-    subgoals = (*mission.subgoals, None)
+def _texts_of(subgoals: Sequence[Subgoal | None]) -> tuple[tuple[str, ...], np.ndarray]:
+    """The intent sentence and the subgoal codes of each of ``subgoals`` (the codes (len, 4), read-only)."""
     codes = np.stack([subgoal_codes(sg) for sg in subgoals])
     codes.flags.writeable = False
     return tuple(_intent(sg) for sg in subgoals), codes
+
+
+@lru_cache(maxsize=256)
+def _mission_texts(mission: Mission) -> tuple[tuple[str, ...], np.ndarray]:
+    """A mission's intent sentence and subgoal codes at each subgoal index, the last entry for "done": every step
+    observes them, and they change only with the subgoal."""
+    return _texts_of((*mission.subgoals, None))
+
+
+_NO_TEXTS = _texts_of((None,))
+"""The texts of an agent without a mission (read at index -1)."""
 
 
 @lru_cache(maxsize=256)
@@ -121,6 +129,8 @@ def observe(
     state = episode.world
     index = episode.agents[agent]
     tracker = episode.progress[agent]
+    intents, codes = _NO_TEXTS if tracker is None else _mission_texts(tracker.mission)
+    step = -1 if tracker is None else tracker.index
     obs: dict[str, Any] = {}
     for key in keys:
         if key == "image" and view is not None:
@@ -135,15 +145,13 @@ def observe(
         elif key == "mission":
             obs[key] = _NO_MISSION if tracker is None else tracker.mission.title
         elif key == "intent":
-            obs[key] = _intent(None) if tracker is None else _mission_texts(tracker.mission)[0][tracker.index]
+            obs[key] = intents[step]
         elif key == "audio":
             obs[key] = audio_token(episode.last_outcomes[agent], house, state)
         elif key == "position":
             obs[key] = tuple(state.agent_pos[index].tolist())
         elif key == "subgoal":
-            obs[key] = (
-                subgoal_codes(None) if tracker is None else _mission_texts(tracker.mission)[1][tracker.index].copy()
-            )
+            obs[key] = codes[step].copy()
         elif key == "subgoal_index":
             obs[key] = -1 if tracker is None or tracker.complete else tracker.index
         elif key == "heard":

@@ -92,7 +92,10 @@ class EpisodeState:
         if len(actions) != len(self.agents):
             raise ValueError(f"expected {len(self.agents)} actions (one per acting agent), got {len(actions)}")
         state = self.world
-        outcomes = tuple([apply_action(house, state, agent, int(a)) for agent, a in zip(self.agents, actions)])
+        if len(actions) == 1:  # one acting agent, as in every single env: a tenth of its step without the lists
+            outcomes = (apply_action(house, state, self.agents[0], int(actions[0])),)
+        else:
+            outcomes = tuple([apply_action(house, state, agent, int(a)) for agent, a in zip(self.agents, actions)])
         return self.follow(house, outcomes)
 
     def follow(self, house: House, outcomes: tuple[Outcome, ...]) -> tuple[AgentStep, ...]:
