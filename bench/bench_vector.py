@@ -17,10 +17,10 @@ Every figure is measured in this process with uniformly random actions:
 * ``XLand-MiniGrid``: its ``XLand-MiniGrid-R1-9x9`` env (one room, its default
   empty rules, the 5 x 5 egocentric view) with Gym-style autoreset, ``reset``
   and ``step`` vmapped over N and jit-compiled, timed after the compilation
-  and a warm-up step, each step waited for with ``block_until_ready``. It runs
-  when ``xminigrid`` is importable (``pip install xminigrid``, which brings
-  JAX: best in a virtual environment of its own); JAX's CPU backend uses every
-  core, so compare it per CPU second.
+  and a warm-up step, each step waited for with ``block_until_ready``, on one
+  CPU thread as the vector env (``XLA_FLAGS``, unless set). It runs when
+  ``xminigrid`` is importable (``pip install xminigrid``, which brings JAX:
+  best in a virtual environment of its own).
 
 Each row gives steps per wall-clock second and per CPU second of this process
 (on a shared machine the first depends on the other load, the second much
@@ -34,6 +34,7 @@ XLand-MiniGrid at N = 4096 with the observations copied).
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from collections.abc import Callable
 
@@ -106,6 +107,9 @@ def single_env(n: int, seconds: float) -> Rate:
 
 def xland(n: int, seconds: float) -> Rate | None:
     """XLand-MiniGrid's :data:`XLAND_ID` stepped N at a time by its jit-compiled, vmapped step (None without it)."""
+    # One thread, as the vector env runs: per CPU second either way, but a thread pool waiting on a busy machine
+    # counts as CPU time, and the peer's figure would swing with the load (set XLA_FLAGS yourself to measure others).
+    os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
     try:  # an optional peer with a heavy dependency (JAX): imported only here
         import jax
         import jax.numpy as jnp
