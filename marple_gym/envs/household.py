@@ -212,12 +212,13 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         return self._observation(), self._info(None)
 
     def step(self, action):
-        if self.episode is None:
+        episode = self.episode
+        if episode is None:
             raise RuntimeError("call reset() before step()")
-        ((outcome, achieved),) = self.episode.advance(self.house, (int(action),))
-        terminated = self.progress.complete
+        ((outcome, achieved),) = episode.advance(self.house, (int(action),))
+        terminated = episode.progress[0].complete
         reward = (1.0 if terminated else 0.0) + (self.subgoal_reward if achieved is not None else 0.0)
-        truncated = not terminated and self.step_count >= self.max_steps
+        truncated = not terminated and episode.step_count >= self.max_steps
         obs = self._observation()
         if self.render_mode == "human":
             self.render()
@@ -292,9 +293,10 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         )
 
     def _info(self, outcome: Outcome | None, achieved: int | None = None) -> dict[str, Any]:
+        progress = self.episode.progress[0]
         info: dict[str, Any] = {
-            "mission": self.mission.name,
-            "subgoal": self.progress.index,
+            "mission": progress.mission.name,
+            "subgoal": progress.index,
             "achieved": NOT_ACHIEVED if achieved is None else int(achieved),
             "action_success": True if outcome is None else bool(outcome.success),
         }
