@@ -23,6 +23,7 @@ from marple.cli import (
     report,
     slices,
     stats,
+    stopping,
     study,
     study_score,
     study_server,
@@ -86,11 +87,14 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    stopping.install()
     try:
         return int(args.run(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, stopping.Stopped, SystemExit) as exc:  # SystemExit: Lightning's, on a signal
+        signum = stopping.stopped_by(exc)
+        if signum is None:
+            raise
+        return stopping.report(args.command, signum)
     except ModuleNotFoundError as exc:  # an optional part not installed: name the extra, exit 2; else a bug
         hint = missing_module_hint(exc)
         _report(args, f"error: {hint}" if hint else f"internal error: {type(exc).__name__}: {exc}", bug=not hint)

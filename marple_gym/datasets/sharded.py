@@ -19,6 +19,7 @@ against its checksum.
 from __future__ import annotations
 
 import json
+import logging
 import multiprocessing as mp
 import os
 import shutil
@@ -34,6 +35,8 @@ from marple_gym.datasets.shards import file_sha256
 from marple_gym.files import remove_stale_temporaries, write_json_atomic
 from marple_gym.validation import message_error, read_json_file, reader
 from marple_gym.version import __version__
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,9 @@ def generate_shards(
         remove_stale_temporaries(root)
         if created and not manifest["shards"]:
             shutil.rmtree(root, ignore_errors=True)  # nothing worth keeping
+        elif manifest["shards"]:
+            log.warning("%s keeps the %d shards written so far; run the same command again to resume", root,
+                        len(manifest["shards"]))  # fmt: skip
         raise
     finally:
         bar.close()
