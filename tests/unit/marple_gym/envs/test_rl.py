@@ -15,9 +15,9 @@ import pytest
 from bench_scripts import load_bench
 from gymnasium.utils.env_checker import check_env
 from paths import ROOT
+from registered import REGISTERED_IDS
 from worlds import make_world
 
-import marple_gym
 from marple_gym import EgocentricView, NumericObservation
 from marple_gym.envs.household import NOT_ACHIEVED
 from marple_gym.envs.registration import HOUSEHOLD_ID
@@ -28,7 +28,7 @@ from marple_gym.world.assets import DOOR, OPEN_BIT, WALL
 from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_ROOM
 
 LEVEL_IDS = level_ids(include_missions=False)
-EVERY_ID = marple_gym.env_ids() + LEVEL_IDS
+EVERY_ID = REGISTERED_IDS
 
 
 # ---- the egocentric view against hand-built houses ----------------------------------------------------
