@@ -37,6 +37,7 @@ from marple_agents.rl import (
     episode_outcomes,
     greedy_actions,
     make_ppo,
+    random_actions,
     save_ppo,
     wilson_interval,
 )
@@ -46,11 +47,14 @@ FRESH_SEEDS = 1_000_000
 
 
 def evaluate(model, stack: EnvStack, episodes: int, seed: int) -> dict:
-    """Success (task done before the step limit) and subgoals per episode, sampling and acting greedily."""
+    """Success (task done before the step limit, with its 95% Wilson interval) and subgoals per episode on the
+    same fresh episodes: the policy sampling its actions, acting greedily, and uniformly random actions."""
     results = {}
-    for mode, deterministic in (("sampling", False), ("greedy", True)):
+    for mode in ("sampling", "greedy", "random"):
+        env = stack.make()
         set_random_seed(seed)  # the sampled actions are a function of the seed
-        outcomes = episode_outcomes(stack.make(), greedy_actions(model, deterministic), episodes, FRESH_SEEDS)
+        act = random_actions(env, seed) if mode == "random" else greedy_actions(model, mode == "greedy")
+        outcomes = episode_outcomes(env, act, episodes, FRESH_SEEDS)
         wins = sum(done for done, _ in outcomes)
         results[mode] = {
             "success": wins / episodes,
@@ -58,6 +62,16 @@ def evaluate(model, stack: EnvStack, episodes: int, seed: int) -> dict:
             "subgoals_per_episode": sum(n for _, n in outcomes) / episodes,
         }
     return {"episodes": episodes, "first_seed": FRESH_SEEDS, **results}
+
+
+def report(env_id: str, evaluation: dict) -> str:
+    """The evaluation as lines to read: each player's success with its interval."""
+    lines = [f"{env_id}, success on {evaluation['episodes']} fresh episodes (95% Wilson intervals):"]
+    for mode, who in (("sampling", "PPO, sampling"), ("greedy", "PPO, greedy"), ("random", "random actions")):
+        result = evaluation[mode]
+        low, high = result["interval"]
+        lines.append(f"  {who:15} {result['success']:.2f} [{low:.2f}, {high:.2f}]")
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -85,6 +99,7 @@ def main() -> None:
     evaluation = evaluate(model, stack, args.episodes, args.seed)
     meta = {"seed": args.seed, "steps": int(model.num_timesteps), "mission_recipe": args.mission}
     save_ppo(model, args.out, stack, {**meta, "evaluation": evaluation})
+    print(report(args.env, evaluation))
     print(json.dumps({"out": args.out, **meta, "evaluation": evaluation}, indent=1))
 
 

@@ -164,6 +164,22 @@ def test_a_page_points_users_at_nothing_only_a_clones_tests_have(page):
     assert "tests/data" not in page.read_text()
 
 
+FAMILY_PAGES = {
+    "beliefs.md": "MMToM-QA",
+    "expectations.md": "AGENT",
+    "evaluation.md": "MARPLE",
+    "agents.md": "MARPLE",
+    "suspects.md": "MARPLE",
+}
+"""Each family's pages and the paper it follows."""
+
+
+@pytest.mark.parametrize(("page", "paper"), FAMILY_PAGES.items())
+def test_a_family_page_says_after_its_opening_paragraph_which_paper_it_follows_and_where_it_departs(page, paper):
+    title, opening, source, *_ = (ROOT / "docs" / page).read_text().split("\n\n")
+    assert title.startswith("# ") and source.startswith("**Source and departures.**") and paper in source
+
+
 NOT_IN_THE_API = {"marple", "marple.cli", "marple.families", "marple.viewers"}
 """The top package and the commands, documented by ``marple COMMAND --help`` and the pages."""
 
