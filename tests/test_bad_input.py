@@ -375,7 +375,10 @@ def results_document() -> dict:
         (lambda d: d["trials"][0].__setitem__("horizn", 3), "trials[0].horizn: unknown key; did you mean 'horizon'?"),
         (lambda d: d.__setitem__("trials", {}), "trials: expected a list"),
         (lambda d: d.__setitem__("settings", []), "settings: expected a JSON object"),
-        (lambda d: d.__setitem__("version", 3), "version: results version 3 is not supported"),
+        (lambda d: d.__setitem__("version", 4), "version: results version 4 is not supported"),
+        (lambda d: d.update(version=3, family="beliefs"), "family: results of beliefs, not of whodunit"),
+        (lambda d: d.update(version=3, family="whodunit", role="oracle"), "role: "),
+        (lambda d: d.update(version=3), "family: missing"),
     ],
 )
 def test_a_bad_results_file_names_the_file_and_field(edit, message, tmp_path):

@@ -113,9 +113,9 @@ def test_a_corrupt_trial_file_is_named_and_bad_requests_exit_2(trial_set, tmp_pa
     code, _, err = run([*argv, "--data", str(root)], capsys)
     assert code == 2 and str(target) in err
     for extra, words in [
-        (["--model", "oracle"], "unknown expectation method 'oracle'"),
-        (["--model", "tomnet", "--checkpoint", "nowhere.pt"], "nowhere.pt: no such ToMnet rater"),
-        (["--model", "observer", "--generalisation"], "only the learned rater"),
+        (["--model", "oracle"], "unknown expectations method 'oracle'"),
+        (["--model", "tomnet", "--checkpoint", "nowhere.pt"], "nowhere.pt: no such ToMnet checkpoint"),
+        (["--model", "observer", "--generalisation"], "only a learned method"),
         (["--model", "tomnet", "--model-arg", "depth=3"], "tomnet takes width"),
     ]:
         code, _, err = run([*argv, "--data", str(trial_set), *extra], capsys)
