@@ -59,6 +59,7 @@ from typing import Any
 from marple.families.runs import dry_run_note, dry_run_requests, journaled, per_type, run_settings
 from marple.options import add_device_argument, parse_method_args, positive_int, seed
 from marple.registry import METHODS, takes_argument
+from marple_agents.device import resolve_device
 from marple_eval.items import ItemResults, answer_record, format_items_table, plot_items, score_items
 from marple_eval.methods.base import Method
 from marple_eval.methods.registry import Factory, available_methods, build_method, method_class
@@ -201,6 +202,8 @@ class Family:
         ``device``, ``dry_run``, ``checkpoint``, ...), what its factory takes."""
         factory = self.method_class(name)
         offered = {key: value for key, value in context.items() if takes_argument(factory, key) and key not in args}
+        if "device" in offered:  # resolved once, here, for the one method that runs on it (a GPU for "auto")
+            offered["device"] = str(resolve_device(offered["device"]))
         return build_method(self.name, name, factory, {**args, **offered})
 
     # ---- evaluate --------------------------------------------------------------------------------------------

@@ -90,7 +90,8 @@ def test_every_method_scores_the_set_into_a_results_file_and_report_prints_the_t
         argv = ["evaluate", "--family", "beliefs", "--data", str(question_set), "--model", method, "--out", str(out)]
         argv += ["--checkpoint", str(policy)] if method == "bip" else []
         argv += ["--dry-run"] if method == "llm" else []
-        code, stdout, err = run([*argv, "--device", "cpu", "--no-progress"], capsys)
+        argv += [] if method == "bip" else ["--device", "cpu"]  # bip on the default, auto: resolved to a device
+        code, stdout, err = run([*argv, "--no-progress"], capsys)
         assert code == 0, err
         assert "| all |" in stdout and f"results: {out}" in stdout
         paths.append(out)
