@@ -35,7 +35,7 @@ import json
 
 from stable_baselines3.common.utils import set_random_seed
 
-from marple.cli.options import env_id, positive_int, seed
+from marple.options import env_id, positive_int, seed
 from marple_agents.rl import (
     MISSION_RECIPE,
     EnvStack,

@@ -45,7 +45,7 @@ def test_the_environments_page_lists_every_registered_id(site):
 
 def test_the_api_reference_shows_the_public_names_in_markdown(site):
     html = "".join(p.read_text() for p in (site / "api").rglob("index.html"))
-    for name in ("MarpleEnv", "HierarchicalPlanner", "MarpleDataset", "RunResults", "SimulationModel", "run_method"):
+    for name in ("MarpleEnv", "HierarchicalPlanner", "MarpleDataset", "RunResults", "SimulationMethod", "run_method"):
         assert f'id="{name}' in html or f".{name}" in html, name
     assert ":func:" not in html and ":class:" not in html  # reStructuredText roles rendered as code
 
