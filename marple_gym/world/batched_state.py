@@ -12,8 +12,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from marple_gym.world.actions import Outcome
+from marple_gym.world.actions import Action, Outcome
+from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.state import WorldState
+
+_IDLE = int(Action.idle)
 
 
 @dataclass(eq=False)
@@ -94,3 +97,24 @@ class BatchOutcome(NamedTuple):
             int(self.x[i]),
             int(self.y[i]),
         )
+
+    def written_cells(self, houses: HouseBatch, before: np.ndarray) -> np.ndarray:
+        """Flat indices into the batch's ``N * H * W`` cells (in episode order, some repeated) of every cell that the
+        step with this outcome may have changed; ``before`` is the acting agent's (N, 2) positions before the step.
+
+        A failed action changes nothing. A successful one writes at most the agent's cell (its direction, the
+        object it shows in hand, the agent leaving it), the faced cell (entered, an object taken, put down or
+        changed) and, where it changed a piece of furniture (toggle, open, close or clean, no object named), the
+        cells of that piece: what :func:`marple_gym.world.batch.apply_actions` writes, which the tests check.
+        """
+        done = np.flatnonzero(self.success)
+        base = done * houses.num_cells
+        here = base + before[done, 1].astype(np.int64) * houses.width + before[done, 0]
+        front = base + self.y[done] * houses.width + self.x[done]
+        cells = [np.stack((here, front), axis=1).reshape(-1)]
+        fur = self.fur[done]
+        changed = done[(fur >= 0) & (self.obj[done] < 0) & (self.action[done] != _IDLE)]
+        if changed.size:
+            pieces = houses.cells_of(changed, self.fur[changed])
+            cells.append((changed[:, None] * houses.num_cells + pieces).reshape(-1))
+        return np.concatenate(cells)
