@@ -270,10 +270,6 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         return self._pending_mission if self.episode is None else self.episode.progress[0].mission
 
     @property
-    def step_count(self) -> int:
-        return 0 if self.episode is None else self.episode.step_count
-
-    @property
     def last_outcome(self) -> Outcome | None:
         """What the agent's last action did (None before the first step)."""
         return None if self.episode is None else self.episode.last_outcomes[0]
@@ -303,15 +299,6 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         if self.with_scene_graph:
             info["scene_graph"] = self.scene_graph()
         return info
-
-    # ---- the attributes MiniGrid's wrappers and tools read (more in MiniGridAPI) ---------------------
-    @property
-    def width(self) -> int:
-        return self.config.width
-
-    @property
-    def height(self) -> int:
-        return self.config.height
 
     def scene_graph(self):
         """The scene graph of the current state (a new ``networkx.DiGraph``)."""

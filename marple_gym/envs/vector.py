@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -229,6 +230,28 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         }
         masks = {f"_{key}": np.ones(self.num_envs, dtype=bool) for key in values}
         return {**values, **masks}
+
+
+class SerialVectorEnv(gym.vector.SyncVectorEnv):
+    """``num_envs`` single envs of one class stepped one after another (Gymnasium's ``SyncVectorEnv``): the
+    ``vector_entry_point`` of the ids whose episodes cannot share one house, as :class:`MarpleVectorEnv`'s do
+    (a ladder level draws a house for each episode's task, a search one for each episode's object).
+
+    A subclass names the single env (:attr:`env_class`) and its step limit (:attr:`max_steps`); every
+    sub-env takes the single env's arguments.
+    """
+
+    env_class: type[gym.Env]
+    """The single env each sub-env is."""
+    max_steps: int
+    """The single env's ``max_steps`` default."""
+
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if max_episode_steps is not None:  # Gymnasium passes the spec's limit: the first limit ends an episode
+            kwargs["max_steps"] = min(kwargs.get("max_steps", self.max_steps), max_episode_steps)
+        super().__init__([partial(self.env_class, **kwargs) for _ in range(int(num_envs))])
 
 
 def _make_class(mission: str) -> type[MarpleVectorEnv]:
