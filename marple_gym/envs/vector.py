@@ -118,6 +118,8 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self.episodes: EpisodeBatch | None = None
         self._restart = np.zeros(self.num_envs, dtype=bool)
         self._images = ImageCopies()
+        self._every = np.ones(self.num_envs, dtype=bool)
+        self._every.flags.writeable = False  # every info key's mask, shared by all steps: read-only
 
     # ---- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
@@ -228,8 +230,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
             "achieved": achieved,
             "action_success": np.asarray(success, dtype=bool),
         }
-        masks = {f"_{key}": np.ones(self.num_envs, dtype=bool) for key in values}
-        return {**values, **masks}
+        return {**values, **{f"_{key}": self._every for key in values}}
 
 
 class SerialVectorEnv(gym.vector.SyncVectorEnv):

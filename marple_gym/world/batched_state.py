@@ -99,22 +99,21 @@ class BatchOutcome(NamedTuple):
         )
 
     def written_cells(self, houses: HouseBatch, before: np.ndarray) -> np.ndarray:
-        """Flat indices into the batch's ``N * H * W`` cells (in episode order, some repeated) of every cell that the
-        step with this outcome may have changed; ``before`` is the acting agent's (N, 2) positions before the step.
+        """Flat indices into the batch's ``N * H * W`` cells (some repeated) of every cell that the step with this
+        outcome may have changed; ``before`` is the acting agent's (N, 2) positions before the step.
 
-        A failed action changes nothing. A successful one writes at most the agent's cell (its direction, the
-        object it shows in hand, the agent leaving it), the faced cell (entered, an object taken, put down or
-        changed) and, where it changed a piece of furniture (toggle, open, close or clean, no object named), the
-        cells of that piece: what :func:`marple_gym.world.batch.apply_actions` writes, which the tests check.
+        An action writes at most the agent's cell (its direction, the object it shows in hand, the agent leaving
+        it), the faced cell (entered, an object taken, put down or changed) and, where it changed a piece of
+        furniture (toggle, open, close or clean, no object named), the cells of that piece: what
+        :func:`marple_gym.world.batch.apply_actions` writes, which the tests check. The two cells of every
+        episode are named whether its action succeeded or not: one more cell copied costs less than a search.
         """
-        done = np.flatnonzero(self.success)
-        base = done * houses.num_cells
-        here = base + before[done, 1].astype(np.int64) * houses.width + before[done, 0]
-        front = base + self.y[done] * houses.width + self.x[done]
-        cells = [np.stack((here, front), axis=1).reshape(-1)]
-        fur = self.fur[done]
-        changed = done[(fur >= 0) & (self.obj[done] < 0) & (self.action[done] != _IDLE)]
+        width = np.int64(houses.width)
+        first = np.arange(len(self.action), dtype=np.int64) * houses.num_cells
+        here = first + before[:, 1] * width + before[:, 0]
+        cells = [here, first + self.y * width + self.x]
+        changed = np.flatnonzero(self.success & (self.fur >= 0) & (self.obj < 0) & (self.action != _IDLE))
         if changed.size:
             pieces = houses.cells_of(changed, self.fur[changed])
-            cells.append((changed[:, None] * houses.num_cells + pieces).reshape(-1))
+            cells.append((first[changed, None] + pieces).reshape(-1))
         return np.concatenate(cells)
