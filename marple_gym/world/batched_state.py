@@ -106,12 +106,13 @@ class BatchOutcome(NamedTuple):
         it), the faced cell (entered, an object taken, put down or changed) and, where it changed a piece of
         furniture (toggle, open, close or clean, no object named), the cells of that piece: what
         :func:`marple_gym.world.batch.apply_actions` writes, which the tests check. The two cells of every
-        episode are named whether its action succeeded or not: one more cell copied costs less than a search.
+        episode are named whether its action succeeded or not: one more cell copied costs less than a search,
+        and side by side, in episode order, they are read and written in one sweep through memory.
         """
         width = np.int64(houses.width)
         first = np.arange(len(self.action), dtype=np.int64) * houses.num_cells
         here = first + before[:, 1] * width + before[:, 0]
-        cells = [here, first + self.y * width + self.x]
+        cells = [np.stack((here, first + self.y * width + self.x), axis=1).reshape(-1)]
         changed = np.flatnonzero(self.success & (self.fur >= 0) & (self.obj < 0) & (self.action != _IDLE))
         if changed.size:
             pieces = houses.cells_of(changed, self.fur[changed])
