@@ -207,6 +207,9 @@ class SearchEnv(MiniGridAPI, gym.Env):
     @property
     def holds_goal(self) -> bool:
         """Does the agent hold an object of the type it searches for?"""
+        return self._holds_goal
+
+    def _holding_goal(self) -> bool:
         # An empty hand (-1) reads the codes' last entry, 0, which no goal is (code 0 is no object).
         return self.goal in self.house.obj_codes[self.episode.world.carrying[0]].tolist()
 
@@ -218,6 +221,7 @@ class SearchEnv(MiniGridAPI, gym.Env):
 
     def _perceive(self) -> None:
         state = self.episode.world
+        self._holds_goal = self._holding_goal()  # read three times a step; the state changes only here
         self.percept = perceive(self.house, state, 0, self.perception, self.window_size)
         seen = sighting_of(self.house, state, self.percept, self.goal)
         self.belief = self.belief.revise(self.percept, seen, locations_of(self.house).candidates(self.goal))
