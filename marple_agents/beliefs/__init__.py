@@ -17,6 +17,7 @@ _EXPORTS = {
     "BeliefTrainResult": "marple_agents.beliefs.training",
     "train_belief_policy": "marple_agents.beliefs.training",
     "BipMethod": "marple_agents.beliefs.bip",
+    "PrivilegedBipMethod": "marple_agents.beliefs.bip",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -135,7 +135,7 @@ def test_a_journal_of_another_method_is_refused_by_name(question_set, tmp_path, 
 def test_a_corrupt_question_line_is_named_with_its_file_and_line(question_set, tmp_path, capsys):
     root = tmp_path / "set"
     shutil.copytree(question_set, root)
-    target = root / "test" / "shard-00000" / "beliefs.jsonl"
+    target = root / "mmtom" / "beliefs.jsonl"  # the balanced test split, which evaluate reads
     lines = target.read_text().splitlines()
     lines[0] = lines[0][:40]
     target.write_text("\n".join(lines) + "\n")
@@ -143,7 +143,7 @@ def test_a_corrupt_question_line_is_named_with_its_file_and_line(question_set, t
     code, _, err = run([*argv, "--no-progress"], capsys)
     assert code == 2 and str(target) in err and "SHA-256" in err  # the manifest's checksum catches it first
     manifest = json.loads((root / "manifest.json").read_text())
-    manifest["shards"]["test/shard-00000"]["files"]["test/shard-00000/beliefs.jsonl"] = file_sha256(target)
+    manifest["shards"]["mmtom"]["files"]["mmtom/beliefs.jsonl"] = file_sha256(target)
     (root / "manifest.json").write_text(json.dumps(manifest))
     code, _, err = run([*argv, "--no-progress"], capsys)
     assert code == 2 and str(target) in err and "line 1" in err

@@ -10,7 +10,7 @@ from search_houses import piece, two_rooms
 from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
 from marple_eval.beliefs.scoring import credit, format_table, score
 from marple_gym.beliefs.episodes import search_episode
-from marple_gym.beliefs.questions.question import episode_questions
+from marple_gym.beliefs.questions.moments import episode_questions
 
 
 @pytest.fixture(scope="module")
