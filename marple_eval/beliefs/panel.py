@@ -161,18 +161,36 @@ def _one_hot(value: str, values: tuple[str, ...]) -> np.ndarray:
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, penalty: float, steps: int = 50) -> np.ndarray:
     """Weights of an L2-penalised logistic regression (no separate bias: give a constant feature), by Newton's
-    method: P(y = 1 | x) = sigmoid(x @ w)."""
+    method: P(y = 1 | x) = sigmoid(x @ w). Each step is solved by conjugate gradients, with products of ``x``
+    and vectors only: small, and free of the matrix products a threaded BLAS slows down on a busy machine."""
     w = np.zeros(x.shape[1])
-    eye = penalty * np.eye(x.shape[1])
     for _ in range(steps):
         p = 1.0 / (1.0 + np.exp(-(x @ w)))
         gradient = x.T @ (p - y) + penalty * w
-        hessian = (x * (p * (1.0 - p))[:, None]).T @ x + eye
-        step = np.linalg.solve(hessian, gradient)
+        curvature = p * (1.0 - p)
+        step = _conjugate_gradient(lambda v, c=curvature: x.T @ (c * (x @ v)) + penalty * v, gradient)
         w -= step
         if np.abs(step).max() < 1e-8:
             break
     return w
+
+
+def _conjugate_gradient(product, b: np.ndarray, tolerance: float = 1e-12) -> np.ndarray:
+    """The solution of A s = b for a symmetric positive definite A given as ``product(v) = A v``."""
+    s = np.zeros_like(b)
+    r = b.copy()
+    d = r.copy()
+    rr = float(r @ r)
+    for _ in range(len(b)):
+        if rr <= tolerance:
+            break
+        ad = product(d)
+        alpha = rr / float(d @ ad)
+        s += alpha * d
+        r -= alpha * ad
+        rr, previous = float(r @ r), rr
+        d = r + (rr / previous) * d
+    return s
 
 
 class TextClassifier(BeliefMethod):

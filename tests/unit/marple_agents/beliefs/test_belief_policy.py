@@ -3,6 +3,8 @@ a whodunit policy's), its inputs carry the belief and not the true state, and ``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -20,6 +22,7 @@ from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import search_episode
 from marple_gym.beliefs.questions.generate import QuestionSpec, make_episode, make_questions
 from marple_gym.beliefs.questions.posterior import InversePlanner
+from marple_gym.beliefs.questions.question import Statement
 from marple_gym.world.state import CH_OBJ
 
 SPEC = QuestionSpec(seed=5, test_houses=2, episodes_per_house=2, train_episodes=6)
@@ -83,3 +86,21 @@ def test_bip_trained_on_the_training_houses_beats_chance_on_test_houses(tmp_path
     questions = [q for k, i in spec.episodes("test") for q in make_questions(spec, "test", k, i)]
     scores = score(questions, BipMethod(result.checkpoint).answer_all(questions))
     assert result.val_accuracy > 0.6 and scores["all"]["accuracy"] > 0.7 and scores["all"]["n"] >= 40
+
+
+def test_bip_reads_a_uniform_belief_over_the_houses_places_and_takes_its_hypotheses_from_the_question():
+    from marple_agents.beliefs import BipMethod, PrivilegedBipMethod
+    from marple_gym.beliefs.locations import locations_of
+    from marple_gym.beliefs.questions.posterior import UniformPriors
+
+    q = next(q for q in make_questions(SPEC, "test", 0, 0) if q.type.startswith("1."))
+    house = q.episode.trace().house
+    priors = BipMethod.priors(None, q)
+    everywhere = locations_of(house).all
+    assert priors == UniformPriors(q.options[0].piece)
+    supports, weights = priors.supports(house, q.episode.goal_code)
+    assert supports == (everywhere, everywhere & ~(1 << q.options[0].piece)) and list(weights) == [0.5, 0.5]
+    assert priors.restart(house, q.episode.goal_code) == everywhere  # not the generator's candidates
+    assert PrivilegedBipMethod.priors(None, q) is None and PrivilegedBipMethod.reads >= {"priors"}
+    goal_question = replace(q, options=(Statement(goal="apple"), Statement(goal="cup")), given=None)
+    assert BipMethod.priors(None, goal_question) == UniformPriors(-1)
