@@ -63,7 +63,7 @@ FAR = 8
 """Type 2.4: the least number of cells (Manhattan) between the searcher and one of the two objects."""
 WALKED = 4
 """Type 2.4: the least number of steps the searcher has searched for before the cut (a heading to read)."""
-PER_TYPE = 2
+PER_TYPE = 3
 """Questions one episode gives at most of each type and cell (what the cues do with them,
 :func:`~marple_gym.beliefs.questions.balance.cell`), each type's at cuts of their own."""
 TRIES = 200

@@ -425,9 +425,10 @@ def _stop(teller: _Teller, piece: int) -> list[Clause]:
 
 
 def statement_words(house: House, statement: Statement, name: str) -> str:
-    """One option, as MMToM-QA words it."""
+    """One option, as MMToM-QA words it (a goal with "the": a question's objects are the house's only ones of
+    their kind, and an article of their own would set two options apart by a word)."""
     if statement.is_goal:
-        return f"{name} has been trying to get {object_phrase(statement.goal)}."
+        return f"{name} has been trying to get the {object_words(statement.goal)}."
     thing = object_words(statement.obj)
     where = f"{_preposition(house, statement.piece)} {furniture_words(house, statement.piece)}"
     if statement.inside:
@@ -440,7 +441,7 @@ def premise_words(house: House, question: BeliefQuestion, name: str) -> str:
     if given is None:
         return "Which one of the following statements is more likely to be true?"
     if given.is_goal:
-        supposed = f"If {name} has been trying to get {object_phrase(given.goal)}"
+        supposed = f"If {name} has been trying to get the {object_words(given.goal)}"
     else:
         where = f"{_preposition(house, given.piece)} {furniture_words(house, given.piece)}"
         thing = object_phrase(given.obj)

@@ -54,7 +54,7 @@ def test_a_question_reads_as_mmtom_qa_asks_it(questions):
     actions, question = rest.split(" \nQuestion: ")
     assert head.startswith("What's inside the apartment: The apartment has 2 rooms")
     assert actions == "Alice is in the living room. She walks to the kitchen and goes to the cabinet in the kitchen."
-    assert question.startswith("If Alice has been trying to get a")
+    assert question.startswith("If Alice has been trying to get the ")
     assert "Alice thinks that there is a" in question and "inside the cabinet in the kitchen." in question
     assert question.endswith("Please respond with either a or b.")
 
