@@ -8,7 +8,9 @@ wants:
   naming the last piece of furniture the narration has anyone go to or act on: "there is" for a container
   that is the last target, "there isn't" for one that is not; for a goal, the object the house description
   puts there); **the premise's object** (the option naming the object the premise names; its opposite is
-  "against the premise"); **the longer option**; **more words from the narration**;
+  "against the premise"); **the object that could be in more places** (for a goal, the option whose object
+  the described house could hold in more places, by what goes where in houses); **the longer option**; **more
+  words from the narration**;
 * **a text classifier** (:class:`TextClassifier`): a logistic regression on the differences between the two
   options' words and cues, each cue also per type and per verb naming the last target, trained on the
   training split's questions and scored on the test split.
@@ -47,6 +49,7 @@ READS: dict[str, frozenset[str]] = {
     "always there is": frozenset({"options"}),
     "last target": frozenset({"options", "text"}),
     "the premise's object": frozenset({"options", "premise"}),
+    "the object that could be in more places": frozenset({"options", "house", "what goes where"}),
     "longer option": frozenset({"options"}),
     "more words from the narration": frozenset({"options", "text"}),
 }
@@ -263,6 +266,8 @@ def cross_fitted(questions: Sequence[BeliefQuestion | TextQuestion], seed: int =
     answers: list[tuple[float, float]] = [(0.5, 0.5)] * len(questions)
     for k in np.unique(folds):
         train = [q for q, f in zip(questions, folds) if f != k]
+        if len({_group(q) for q in train}) < 2:
+            continue  # too few episodes to learn from: these questions keep a coin's answer
         model = TextClassifier().fit(train, seed)
         for i in np.flatnonzero(folds == k):
             answers[i] = model.answer(questions[i])
@@ -319,10 +324,12 @@ def format_verdict(result: dict[str, Any]) -> str:
 
 
 def check_set(root: str | os.PathLike, seed: int = 0) -> dict[str, Any]:
-    """Run the panel on a finished set (the classifier trained on its training split's questions), record its
-    verdict beside the set's manifest (:func:`~marple_gym.beliefs.questions.sets.record_panel`) and return
-    it."""
+    """Run the panel on a finished set (the classifier trained on its training split's questions, or cross-fitted
+    over the test split's episodes where the training split has none), record its verdict beside the set's
+    manifest (:func:`~marple_gym.beliefs.questions.sets.record_panel`) and return it."""
     test = read_question_set(root, "test")
+    if not test:
+        raise ValueError(f"{root}: the set's test split has no questions (a set this small has no balanced pair)")
     train = read_question_set(root, "train")
     result = verdict(panel_scores(test, train, seed), test)
     record_panel(root, result)

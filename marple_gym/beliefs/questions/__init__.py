@@ -1,12 +1,14 @@
 """Belief and goal questions (MMToM-QA's seven types) about searching agents, made where the agents are:
-the question types, their normative answers (the posterior over the searcher's goal and belief), the text and
-frames a reader is shown, and question sets on disk (sharded under a manifest, MMToM-QA's JSON lines).
+the moments each type describes (:mod:`.moments`), their normative answers (the posterior over the searcher's
+goal and belief), the text and frames a reader is shown, the cues a surface reader takes from the words
+(:mod:`.cues`) and the balancing that leaves them at chance (:mod:`.balance`), and question sets on disk
+(sharded under a manifest, MMToM-QA's JSON lines).
 
 ::
 
     from marple_gym.beliefs.questions import QuestionSpec, generate_questions
 
-    questions = list(generate_questions(QuestionSpec(test_houses=2, episodes_per_house=5)))
+    questions = generate_questions(QuestionSpec(test_houses=4, episodes_per_house=10))  # a balanced split
 
 The methods that answer them and the scoring are in :mod:`marple_eval.beliefs`. See docs/beliefs.md.
 """

@@ -19,6 +19,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
+from marple_gym.beliefs.questions.text import furniture_name, object_name, room_type
+from marple_gym.world.assets import ASSETS
+
 ROOM_HEAD = re.compile(r"^In (the [a-z ]+?) there (?:is|are) ")
 """A room's line in the house description."""
 _HOLDING = re.compile(r"(?:Inside|On) (the [a-z ]+?) there (?:is|are) ([^.]+)\.")
@@ -54,6 +57,8 @@ class Reading:
 
     house: dict[str, tuple[str, ...]]
     """Each piece of furniture (with its room) -> the objects the description puts on or in it."""
+    pieces: tuple[tuple[str, str], ...]
+    """Every piece of furniture the description lists: (furniture type, room type)."""
     narration: str
     premise: str
     options: tuple[Option, Option]
@@ -87,8 +92,8 @@ def read_text(text: str) -> Reading:
         raise CueError("expected a question followed by options (a) and (b)")
     premise, a, b = found.groups()
     target, verb = last_target(narration)
-    return Reading(house_contents(head), narration, premise, (_option(a), _option(b)), target, verb,
-                   _premise_object(premise))  # fmt: skip
+    return Reading(house_contents(head), house_pieces(head), narration, premise, (_option(a), _option(b)), target,
+                   verb, _premise_object(premise))  # fmt: skip
 
 
 @lru_cache(maxsize=64)
@@ -106,6 +111,36 @@ def house_contents(description: str) -> dict[str, tuple[str, ...]]:
     return out
 
 
+@lru_cache(maxsize=64)
+def house_pieces(description: str) -> tuple[tuple[str, str], ...]:
+    """(furniture type, room type) of every piece of furniture a house description lists, room by room."""
+    out = []
+    for line in description.replace("What's inside the apartment: ", "").splitlines():
+        room = ROOM_HEAD.match(line.strip())
+        if room is None:
+            continue
+        listed = line.strip()[room.end() :].split(".", 1)[0]
+        for words in re.split(r", | and ", listed):
+            out.append((furniture_name(_COUNTED.sub("", words.strip())), room_type(room.group(1))))
+    return tuple(out)
+
+
+def places(reading: Reading, thing: str) -> int:
+    """How many of the described pieces could hold an object ``thing`` (its words), by what houses are like:
+    a piece that accepts its kind, in a room where it is found (what the generator itself follows)."""
+    name = object_name(thing)
+    if name not in ASSETS.object_code:
+        return 0
+    kind = ASSETS.object_type(name)
+    count = 0
+    for furniture, room in reading.pieces:
+        if furniture in ASSETS.furniture_code:
+            accepts = ASSETS.furniture_type(furniture).accepts
+            count += kind.category in accepts and room in kind.rooms
+    return count
+
+
+@lru_cache(maxsize=1024)
 def last_target(narration: str) -> tuple[str | None, str]:
     """(the last target with its room, its verb) of a narration (see the module docs); (None, "") if none.
 
@@ -190,6 +225,15 @@ def last_target_rule(r: Reading) -> int | None:
     return _one([o.object in held for o in r.options])
 
 
+def wider(r: Reading) -> int | None:
+    """For a goal, the object that could lie in more of the house's places (knowing what goes where, and nothing
+    of anyone's actions); abstains on belief questions (one object in both options)."""
+    if r.is_belief:
+        return None
+    a, b = (places(r, o.object) for o in r.options)
+    return None if a == b else int(b > a)
+
+
 def premise_rule(r: Reading) -> int | None:
     """The option naming the object the premise names (its opposite: against the premise)."""
     if r.premise_object is None:
@@ -215,6 +259,7 @@ RULES: dict[str, Rule] = {
     "always there is": positive,
     "last target": last_target_rule,
     "the premise's object": premise_rule,
+    "the object that could be in more places": wider,
     "longer option": longer,
     "more words from the narration": overlap,
 }

@@ -70,7 +70,7 @@ TRIES = 200
 """Moments of each type (of one episode) put to the observer at most."""
 PLAUSIBLE = 0.01
 """A goal is plausible where the actions make it at least this likely, relative to the likeliest one
-(:meth:`Moments.plausible`): a slip (:attr:`~marple_gym.beliefs.search.SearchSettings.lapse`) or two, no more."""
+(:meth:`Moments.plausible`): about one slip (:attr:`~marple_gym.beliefs.search.SearchSettings.lapse`), no more."""
 OPEN, CLOSE, PICKUP, FORWARD = int(Action.open), int(Action.close), int(Action.pickup), int(Action.forward)
 MOVES = frozenset({int(Action.left), int(Action.right), FORWARD})
 
@@ -109,9 +109,9 @@ class Moments:
         """For every cut t (index t), :func:`last_target` of the story up to it."""
         return [(-1, -1, "")] + [last_target(story(self.episode, t)) for t in self.cuts]
 
-    def outcome(self, t: int, agent: int | None = None):
-        """What an agent's action before cut ``t`` did (the searcher's by default)."""
-        return self.trace.outcomes[t - 1][self.me if agent is None else agent]
+    def outcome(self, t: int):
+        """What the searcher's action before cut ``t`` did."""
+        return self.trace.outcomes[t - 1][self.me]
 
     def faced(self, t: int) -> int:
         """The closed container the searcher faces at cut ``t`` having just walked or turned to it, else -1."""
@@ -205,6 +205,7 @@ def _short_term(m: Moments) -> Iterator[Candidate]:
 
 
 def _tracking(m: Moments) -> Iterator[Candidate]:
+    """1.3: a container of a room the searcher has left without opening it, an object it has never seen."""
     visited: set[int] = set()
     for t in m.search:
         visited.add(m.room(t - 1))
@@ -220,6 +221,7 @@ def _tracking(m: Moments) -> Iterator[Candidate]:
 
 
 def _true_belief_goal(m: Moments) -> Iterator[Candidate]:
+    """2.1: about to open a container holding an object not seen so far, and any other object."""
     for t in m.search:
         c = m.faced(t)
         if c < 0:
@@ -232,6 +234,7 @@ def _true_belief_goal(m: Moments) -> Iterator[Candidate]:
 
 
 def _false_belief_goal(m: Moments) -> Iterator[Candidate]:
+    """2.2: about to open a container, supposing the searcher thinks an object in it (not seen) is not."""
     for t in m.search:
         c = m.faced(t)
         if c < 0:
@@ -246,6 +249,7 @@ def _false_belief_goal(m: Moments) -> Iterator[Candidate]:
 
 
 def _updated_belief_goal(m: Moments) -> Iterator[Candidate]:
+    """2.3: a container closed again in vain, two objects elsewhere."""
     closed = -1  # the container the searcher last closed in vain, while the story names no other target since
     for t in m.search:
         agent, target, verb = m.targets[t]
@@ -253,16 +257,16 @@ def _updated_belief_goal(m: Moments) -> Iterator[Candidate]:
             closed = m.closed_in_vain(t)
         elif (agent, target, verb) != (m.me, closed, "closes {}"):
             closed = -1
-        c = closed
-        if c < 0:
+        if closed < 0:
             continue
-        away = [code for code in m.objects if m.piece_of(code, t) not in (-1, c) and not m.carried(code, t)]
+        away = [code for code in m.objects if m.piece_of(code, t) not in (-1, closed) and not m.carried(code, t)]
         for i, x in enumerate(away):
             for y in away[i + 1 :]:
                 yield Candidate("2.3", t, (_goal(m, x), _goal(m, y)))
 
 
 def _future_actions_goal(m: Moments) -> Iterator[Candidate]:
+    """2.4: walking, two unseen objects away from the last target and the room, one of them far."""
     for t in m.search:
         if t - m.episode.search_start < WALKED or m.episode.actions[t - 1, m.me] != FORWARD or m.targets[t][2] == "go":
             continue
@@ -320,9 +324,10 @@ def episode_questions(
     planner: InversePlanner | None = None,
 ) -> list[BeliefQuestion]:
     """The questions of ``episode``: of each type's moments, up to :data:`TRIES` drawn at random are put to the
-    observer, and those it decides (one option at least ``threshold``, about a plausible goal) are kept, up to
-    ``per_type`` of each type and cell (:func:`~marple_gym.beliefs.questions.balance.cell`), each type's at
-    cuts of their own, each with its options in a random order (a balanced split orders them again)."""
+    observer, and of those it decides (one option at least ``threshold``, about a plausible goal) at most two are
+    kept a type and cut (those the cues get most wrong and most right), up to ``per_type`` of each type and
+    cell (:func:`~marple_gym.beliefs.questions.balance.cell`), each with its options in a random order (a
+    balanced split orders them again, and keeps at most one a type and cut)."""
     unknown = [t for t in types if t not in QUESTION_TYPES]
     if unknown:
         raise ValueError(f"unknown question types {unknown}; choose from {', '.join(QUESTION_TYPES)}")
@@ -331,18 +336,22 @@ def episode_questions(
     pools: dict[str, list[Candidate]] = {}
     for c in candidates(episode, types):
         pools.setdefault(c.type, []).append(c)
-    kept: list[BeliefQuestion] = []
-    counts: dict[tuple, int] = {}
-    cuts: set[tuple[str, int]] = set()
+    at_cut: dict[tuple[str, int], list[tuple[BeliefQuestion, tuple]]] = {}
     for pool in (pools[k] for k in sorted(pools)):
         for i in rng.permutation(len(pool))[:TRIES].tolist():
             question = _decide(m, planner, pool[i], threshold, split, names)
-            if question is None or question.type not in types or (question.type, question.end_time) in cuts:
-                continue
-            where = (question.type, cell(question))
-            if counts.get(where, 0) < per_type:
-                counts[where] = counts.get(where, 0) + 1
-                cuts.add((question.type, question.end_time))
+            if question is not None and question.type in types:
+                at_cut.setdefault((question.type, question.end_time), []).append((question, cell(question)))
+    kept: list[BeliefQuestion] = []
+    counts: dict[tuple, int] = {}
+    for (kind, _), found in at_cut.items():
+        # At most two candidates a type and cut: the one the cues get wrong most often and the one they get right
+        # most often. A type's moments favour one side of most cues, and balancing keeps a question only with a
+        # partner from the other side (and then only one question of the type at the cut).
+        ordered = sorted(found, key=lambda f: sum(f[1][1]))
+        for question, where in dict.fromkeys([ordered[0], ordered[-1]]):
+            if counts.get((kind, where), 0) < per_type:
+                counts[(kind, where)] = counts.get((kind, where), 0) + 1
                 kept.append(question)
     order = rng.random(len(kept)) < 0.5
     return [q.ordered(bool(first)) for q, first in zip(sorted(kept, key=lambda q: (q.type, q.end_time)), order)]

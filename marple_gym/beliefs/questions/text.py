@@ -73,8 +73,35 @@ MASS_NOUNS = frozenset(
 _NUMBERS = ("no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
 
+_OBJECT_WORDS = {"dogfood": "dog food"}
+
+
 def object_words(name: str) -> str:
-    return {"dogfood": "dog food"}.get(name, name.replace("_", " "))
+    """ "pot plant" for ``pot_plant``."""
+    return _OBJECT_WORDS.get(name, name.replace("_", " "))
+
+
+def object_name(words: str) -> str:
+    """The object type :func:`object_words` tells as ``words`` (the words themselves where none does)."""
+    named = {v: k for k, v in _OBJECT_WORDS.items()}
+    return named.get(words, words.replace(" ", "_"))
+
+
+def furniture_name(words: str) -> str:
+    """The furniture type a description names ``words`` ("fridge", "second cabinet"), its number dropped."""
+    if words.split(" ", 1)[0] in _ORDINALS:
+        words = words.split(" ", 1)[1]
+    named = {v: k for k, v in _FURNITURE_WORDS.items()}
+    return named.get(words, words.replace(" ", "_"))
+
+
+def room_type(words: str) -> str:
+    """The room type of ``words`` ("the living room", "the second bedroom")."""
+    words = words.removeprefix("the ")
+    if words.split(" ", 1)[0] in _ORDINALS:
+        words = words.split(" ", 1)[1]
+    named = {v: k for k, v in _ROOM_WORDS.items()}
+    return named.get(words, words.capitalize())
 
 
 def with_article(words: str) -> str:
@@ -244,6 +271,8 @@ class _Chronicle:
                 self.told += [(i, c) for c in _tell(house, trace.states[t + 1], i, tellers[i], outcome)]
             self.marks.append((len(self.told), _snapshot(tellers)))
         self.house_text = describe_house(house, trace.states[0])
+        self.told_as: dict[tuple[int, tuple[str, ...]], str] = {}
+        """Narrations already worked out, by (cut, names)."""
 
     def story(self, end_time: int) -> list[tuple[int, list[Clause]]]:
         end_time = max(0, min(end_time, len(self.marks) - 1))
@@ -298,6 +327,14 @@ def narrate(episode: SearchEpisode, end_time: int, names: tuple[str, ...]) -> st
     """The story before joint step ``end_time`` (:func:`story`) in words: who is where at the start, then each
     run of one agent's clauses as a sentence. Pieces are named with their room; "it" stands only for the piece
     the clause before named, in the same sentence, so a reader always knows whose furniture and which."""
+    chronicle = _chronicle(episode.trace())
+    key = (end_time, tuple(names))
+    if key not in chronicle.told_as:  # the questions of a moment share their narration: worked out once
+        chronicle.told_as[key] = _narrate(episode, end_time, names)
+    return chronicle.told_as[key]
+
+
+def _narrate(episode: SearchEpisode, end_time: int, names: tuple[str, ...]) -> str:
     trace = episode.trace()
     house = trace.house
     me = episode.searcher

@@ -80,12 +80,16 @@ def test_bip_answers_with_the_learned_likelihood_each_distinct_input_once(traine
 
 @pytest.mark.slow
 def test_bip_trained_on_the_training_houses_beats_chance_on_test_houses(tmp_path):
+    from marple_agents.beliefs import PrivilegedBipMethod
+
     spec = QuestionSpec(seed=0, test_houses=3, episodes_per_house=8, train_episodes=150)
     episodes = [make_episode(spec, "train", k, i) for k, i in spec.episodes("train")]
     result = train_belief_policy(episodes, tmp_path, max_steps=600, seed=0)
     questions = [q for k, i in spec.episodes("test") for q in make_questions(spec, "test", k, i)]
-    scores = score(questions, BipMethod(result.checkpoint).answer_all(questions))
-    assert result.val_accuracy > 0.6 and scores["all"]["accuracy"] > 0.7 and scores["all"]["n"] >= 40
+    readable = score(questions, BipMethod(result.checkpoint).answer_all(questions))
+    privileged = score(questions, PrivilegedBipMethod(result.checkpoint).answer_all(questions))
+    assert result.val_accuracy > 0.6 and readable["all"]["n"] >= 40
+    assert readable["belief"]["accuracy"] > 0.7 and privileged["all"]["accuracy"] > 0.7
 
 
 def test_bip_reads_a_uniform_belief_over_the_houses_places_and_takes_its_hypotheses_from_the_question():

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 
 from marple_gym.beliefs.questions.balance import SIGNED, balance_split, cell
-from marple_gym.beliefs.questions.cues import RULES, CueError, read_text
+from marple_gym.beliefs.questions.cues import RULES, CueError, places, read_text
 from marple_gym.beliefs.questions.generate import PRESETS, QuestionSpec, make_questions
 from marple_gym.beliefs.questions.question import QUESTION_TYPES
+from marple_gym.world.assets import ASSETS
 
 HOUSE = (
     "What's inside the apartment: The apartment has 2 rooms: a kitchen and a living room.\n"
@@ -35,6 +36,7 @@ def belief(a_there: bool, piece: str, actions: str, thing: str = "apple") -> str
     return text(actions, f"If Alice has been trying to get an {thing}", *((yes, no) if a_there else (no, yes)))
 
 
+PIECE = "the sofa in the living room"
 GOES_TO_FRIDGE = "Alice is in the living room. She walks to the kitchen and goes to the fridge in the kitchen."
 CLOSED_CABINET = "Alice is in the kitchen. She goes to the cabinet in the kitchen, opens it and closes it."
 
@@ -104,6 +106,22 @@ def test_every_rule_both_wins_and_loses_on_the_hand_written_cases():
     assert all(outcomes[r] == {True, False} for r in ("always there is", "last target"))
 
 
+def test_the_object_that_could_be_in_more_places_is_counted_from_the_described_house_and_what_goes_where():
+    r = read_text(text(GOES_TO_FRIDGE, "Hmm", "Alice has been trying to get the apple.",
+                       "Alice has been trying to get the remote."))  # fmt: skip
+    assert r.pieces == (("electric_refrigerator", "Kitchen"), ("cabinet", "Kitchen"), ("table", "Kitchen"),
+                        ("cabinet", "LivingRoom"), ("sofa", "LivingRoom"))  # fmt: skip
+    counts = [places(r, o.object) for o in r.options]
+    expected = []
+    for thing in ("apple", "remote"):
+        kind = ASSETS.object_type(thing)
+        expected.append(sum(kind.category in ASSETS.furniture_type(f).accepts and room in kind.rooms
+                            for f, room in r.pieces))  # fmt: skip
+    assert counts == expected and counts[0] != counts[1]
+    assert RULES["the object that could be in more places"](r) == int(counts[1] > counts[0])
+    assert RULES["the object that could be in more places"](read_text(belief(True, PIECE, GOES_TO_FRIDGE))) is None
+
+
 def test_a_rule_abstains_where_its_cue_says_nothing():
     goal = text(CLOSED_CABINET, "Hmm", "Alice has been trying to get an apple.", "Alice has been trying to get a fork.")
     r = read_text(goal)
@@ -129,8 +147,8 @@ def test_a_balanced_split_leaves_every_rule_at_exactly_one_half_on_every_type(po
         for k, name in enumerate(SIGNED):
             signs = [cell(q)[1][k] for q in group]
             assert signs.count(1) == signs.count(-1), (kind, name)  # right exactly as often as wrong
-    cuts = [(q.episode.id, q.end_time) for q in balanced]
-    assert len(cuts) == len(set(cuts))  # at most one question at a moment
+    cuts = [(q.episode.id, q.type, q.end_time) for q in balanced]
+    assert len(cuts) == len(set(cuts))  # at most one question of a type at a moment
     assert balance_split(pool, np.random.default_rng(0)) == balanced
 
 

@@ -4,6 +4,7 @@ is decided by the exact observer, and shows nothing after its cut."""
 
 from __future__ import annotations
 
+import collections
 from dataclasses import replace
 
 import numpy as np
@@ -142,9 +143,9 @@ def test_no_word_of_a_question_tells_what_happens_after_its_cut(questions):
         assert question_text(q) == question_text(replace(q, episode=_before(q.episode, q.end_time))), q.id
 
 
-def test_questions_of_an_episode_sit_at_distinct_cuts_within_a_type_and_both_letters_occur(questions):
-    keys = [(q.episode.id, q.type, q.end_time) for q in questions]
-    assert len(keys) == len(set(keys))
+def test_an_episode_gives_at_most_two_questions_of_a_type_at_a_cut_and_both_letters_occur(questions):
+    keys = collections.Counter((q.episode.id, q.type, q.end_time) for q in questions)
+    assert max(keys.values()) <= 2  # the candidates the cues get most wrong and most right; a split keeps one
     assert {q.letter for q in questions} == {"a", "b"}
 
 
