@@ -37,7 +37,7 @@ import numpy as np
 
 from marple_eval.beliefs.methods import BeliefMethod
 from marple_eval.beliefs.scoring import score
-from marple_gym.beliefs.questions.cues import RULES, Reading, read_text, words
+from marple_gym.beliefs.questions.cues import RULES, Reading, places, read_text, words
 from marple_gym.beliefs.questions.question import DECISIVE, QUESTION_TYPES, BeliefQuestion
 from marple_gym.beliefs.questions.sets import read_question_set, record_panel
 from marple_gym.beliefs.questions.text import question_text
@@ -112,8 +112,8 @@ class ShortcutRule(BeliefMethod):
 
 
 def _cues(reading: Reading, option: int) -> np.ndarray:
-    """The cues of one option: polarity, the last target, the premise's object, length, words shared with the
-    narration, its object named in the narration."""
+    """The cues of one option: polarity, the last target, the premise's object, the places its object could lie,
+    length, words shared with the narration, its object named in the narration."""
     o = reading.options[option]
     told = words(reading.narration)
     if reading.is_belief:
@@ -124,6 +124,7 @@ def _cues(reading: Reading, option: int) -> np.ndarray:
         0.0 if o.positive is None else (1.0 if o.positive else -1.0),
         at_target,
         float(o.object == reading.premise_object),
+        places(reading, o.object) / 5.0,
         len(o.text) / 50.0,
         len(words(o.text) & told) / 5.0,
         float(words(o.object) <= told),
