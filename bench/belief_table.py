@@ -24,8 +24,8 @@ from pathlib import Path
 
 import torch
 
-from marple_agents.beliefs import BipMethod, PrivilegedBipMethod, train_belief_policy
-from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
+from marple_agents.beliefs import BeliefBip, BeliefBipPrivileged, train_belief_policy
+from marple_eval.beliefs.methods import BeliefObserver, BeliefUniform
 from marple_eval.beliefs.panel import check_set, format_verdict
 from marple_eval.beliefs.scoring import format_table, score, score_seeds
 from marple_gym.beliefs.questions import QuestionSpec, generate_question_set, read_question_set
@@ -103,13 +103,13 @@ def main(argv: list[str] | None = None) -> str:
         policies.append(folder / "belief-policy.pt")
     results = root / "results"
     observer = stages.run(
-        "scoring the answer key", lambda: answers_of(ObserverMethod(), questions, results / "observer.json")
+        "scoring the answer key", lambda: answers_of(BeliefObserver(), questions, results / "observer.json")
     )
     methods = {
-        ObserverMethod.label: score(questions, observer),
-        "chance (uniform)": score(questions, UniformMethod().answer_all(questions)),
+        BeliefObserver.label: score(questions, observer),
+        "chance (uniform)": score(questions, BeliefUniform().answer_all(questions)),
     }
-    for cls in (BipMethod, PrivilegedBipMethod):
+    for cls in (BeliefBip, BeliefBipPrivileged):
         label = getattr(cls, "label", cls.name)
         answers = [
             stages.run(

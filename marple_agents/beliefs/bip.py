@@ -12,7 +12,7 @@ Like BIP-ALM it reads what a model could: the states (the vision arrays up to th
 searcher perceives, and the question. It starts the searcher's belief even over every place of the house that
 holds objects, and takes its hypotheses from the question: the two options' goals, or the two beliefs about one
 container that a belief question's options (or a premise) name (:class:`~marple_gym.beliefs.questions.posterior.UniformPriors`).
-:class:`PrivilegedBipMethod` is the same given the searchers' own priors, which only the generator knows.
+:class:`BeliefBipPrivileged` is the same given the searchers' own priors, which only the generator knows.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from marple_agents.beliefs.policy import BeliefPolicy, belief_marks, last_code, load_belief_policy, policy_vision
-from marple_eval.beliefs.methods import InversePlanningMethod
+from marple_eval.beliefs.methods import BeliefInversePlanning
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import EXCLUSION, EpisodeTrace
 from marple_gym.beliefs.questions.posterior import ActionModel, Priors, UniformPriors
@@ -69,13 +69,12 @@ class LearnedModel:
         return out
 
 
-class BipMethod(InversePlanningMethod):
+class BeliefBip(BeliefInversePlanning):
     """Inverse planning with a learned belief policy, from what a model can read (see the module docs): give it
     a trained policy or the path of its checkpoint (``policy=``)."""
 
     name = "bip"
-    role = "method"
-    reads = frozenset({"symbols", "options", "premise"})
+    reads = frozenset({"symbolic"})
     prior_name = "uniform over the house's places; the options' two beliefs"
 
     def __init__(self, policy: BeliefPolicy | str | Path, exclusion: float = EXCLUSION, device: str = "cpu") -> None:
@@ -100,13 +99,12 @@ class BipMethod(InversePlanningMethod):
         return {**super().settings(), "policy": self.source, "smoothing": SMOOTHING, "priors": self.prior_name}
 
 
-class PrivilegedBipMethod(BipMethod):
+class BeliefBipPrivileged(BeliefBip):
     """``bip`` given what no model could read: the searchers' own priors (every place the generator could put
     the object, or all but one, weighted as searchers draw them), as the answer key has them."""
 
     name = "bip-privileged"
     label = "bip (privileged: the generator's priors)"
-    reads = frozenset({"symbols", "options", "premise", "priors"})
     prior_name = "the generator's (privileged)"
 
     def priors(self, question: BeliefQuestion) -> Priors | None:

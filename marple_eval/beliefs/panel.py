@@ -92,7 +92,6 @@ class ShortcutRule(BeliefMethod):
     """One rule of the panel (see the module docs) as a method."""
 
     role = "shortcut"
-    condition = "text"
 
     def __init__(self, name: str) -> None:
         if name not in RULES:
@@ -103,9 +102,6 @@ class ShortcutRule(BeliefMethod):
 
     def answer(self, question: BeliefQuestion | TextQuestion) -> tuple[float, float]:
         return _choice(self.rule(read_text(_text(question))))
-
-    def settings(self) -> dict[str, Any]:
-        return {**super().settings(), "role": self.role, "reads": sorted(self.reads)}
 
 
 # ---- the text classifier --------------------------------------------------------------------------------------
@@ -203,7 +199,6 @@ class TextClassifier(BeliefMethod):
     name = "text classifier"
     role = "shortcut"
     reads = frozenset({"text", "options", "premise"})
-    condition = "text"
 
     def __init__(self) -> None:
         self.design: _Design | None = None
@@ -235,7 +230,7 @@ class TextClassifier(BeliefMethod):
         return a, 1.0 - a
 
     def settings(self) -> dict[str, Any]:
-        return {**super().settings(), "role": self.role, "reads": sorted(self.reads), "penalty": self.penalty}
+        return {**super().settings(), "penalty": self.penalty}
 
 
 def _group(question: BeliefQuestion | TextQuestion) -> str:

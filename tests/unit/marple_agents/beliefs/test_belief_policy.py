@@ -10,13 +10,13 @@ import pytest
 import torch
 from search_houses import piece, two_rooms
 
-from marple_agents.beliefs.bip import BipMethod, LearnedModel
+from marple_agents.beliefs.bip import BeliefBip, LearnedModel
 from marple_agents.beliefs.policy import belief_marks, load_belief_policy, policy_vision
 from marple_agents.beliefs.training import collect_samples, train_belief_policy
 from marple_agents.checkpoints import CheckpointError, save_checkpoint
 from marple_agents.config import ModelConfig
 from marple_agents.networks import build_model
-from marple_eval.beliefs.methods import ObserverMethod
+from marple_eval.beliefs.methods import BeliefObserver
 from marple_eval.beliefs.scoring import score
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import search_episode
@@ -60,7 +60,7 @@ def test_a_training_run_writes_a_belief_policy_that_loads_back(trained, tmp_path
 def test_bip_answers_with_the_learned_likelihood_each_distinct_input_once(trained):
     questions = make_questions(SPEC, "test", 0, 0) + make_questions(SPEC, "test", 1, 1)
     assert questions
-    bip = BipMethod(trained.checkpoint)
+    bip = BeliefBip(trained.checkpoint)
     answers = bip.answer_all(questions)
     assert all(a + b == pytest.approx(1.0) and 0 <= a <= 1 for a, b in answers)
     scores = score(questions, answers)
@@ -75,36 +75,36 @@ def test_bip_answers_with_the_learned_likelihood_each_distinct_input_once(traine
     batched = planner.model.action_probabilities(planner.trace, goal, steps, table)
     one = planner.model.action_probabilities(planner.trace, goal, steps[:1], [table[1][:1]])
     assert batched[1, 0] == pytest.approx(one[0, 0], rel=1e-5)
-    assert ObserverMethod().answer(questions[0]) == pytest.approx(questions[0].normative)
+    assert BeliefObserver().answer(questions[0]) == pytest.approx(questions[0].normative)
 
 
 @pytest.mark.slow
 def test_bip_trained_on_the_training_houses_beats_chance_on_test_houses(tmp_path):
-    from marple_agents.beliefs import PrivilegedBipMethod
+    from marple_agents.beliefs import BeliefBipPrivileged
 
     spec = QuestionSpec(seed=0, test_houses=3, episodes_per_house=8, train_episodes=150)
     episodes = [make_episode(spec, "train", k, i) for k, i in spec.episodes("train")]
     result = train_belief_policy(episodes, tmp_path, max_steps=600, seed=0)
     questions = [q for k, i in spec.episodes("test") for q in make_questions(spec, "test", k, i)]
-    readable = score(questions, BipMethod(result.checkpoint).answer_all(questions))
-    privileged = score(questions, PrivilegedBipMethod(result.checkpoint).answer_all(questions))
+    readable = score(questions, BeliefBip(result.checkpoint).answer_all(questions))
+    privileged = score(questions, BeliefBipPrivileged(result.checkpoint).answer_all(questions))
     assert result.val_accuracy > 0.6 and readable["all"]["n"] >= 40
     assert readable["belief"]["accuracy"] > 0.7 and privileged["all"]["accuracy"] > 0.7
 
 
 def test_bip_reads_a_uniform_belief_over_the_houses_places_and_takes_its_hypotheses_from_the_question():
-    from marple_agents.beliefs import BipMethod, PrivilegedBipMethod
+    from marple_agents.beliefs import BeliefBip, BeliefBipPrivileged
     from marple_gym.beliefs.locations import locations_of
     from marple_gym.beliefs.questions.posterior import UniformPriors
 
     q = next(q for q in make_questions(SPEC, "test", 0, 0) if q.type.startswith("1."))
     house = q.episode.trace().house
-    priors = BipMethod.priors(None, q)
+    priors = BeliefBip.priors(None, q)
     everywhere = locations_of(house).all
     assert priors == UniformPriors(q.options[0].piece)
     supports, weights = priors.supports(house, q.episode.goal_code)
     assert supports == (everywhere, everywhere & ~(1 << q.options[0].piece)) and list(weights) == [0.5, 0.5]
     assert priors.restart(house, q.episode.goal_code) == everywhere  # not the generator's candidates
-    assert PrivilegedBipMethod.priors(None, q) is None and PrivilegedBipMethod.reads >= {"priors"}
+    assert BeliefBipPrivileged.priors(None, q) is None and BeliefBipPrivileged.name == "bip-privileged"
     goal_question = replace(q, options=(Statement(goal="apple"), Statement(goal="cup")), given=None)
-    assert BipMethod.priors(None, goal_question) == UniformPriors(-1)
+    assert BeliefBip.priors(None, goal_question) == UniformPriors(-1)

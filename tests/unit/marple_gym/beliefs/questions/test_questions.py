@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from search_houses import piece, two_rooms
 
-from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
-from marple_eval.beliefs.registry import make_method
+from marple_eval.beliefs.methods import BeliefObserver, BeliefUniform
+from marple_eval.methods.registry import make_method
 from marple_gym.beliefs.episodes import SearchEpisode, false_belief_episode, search_episode
 from marple_gym.beliefs.locations import locations_of, object_piece, unique_objects
 from marple_gym.beliefs.questions.generate import QuestionSpec, make_episode, make_questions
@@ -113,7 +113,7 @@ def test_every_question_satisfies_its_types_definition(questions):
 
 
 def test_every_answer_is_the_exact_observers_and_decisive(questions):
-    observer = ObserverMethod()
+    observer = BeliefObserver()
     for q in questions:
         assert max(q.normative) >= DECISIVE
         assert observer.answer(q) == pytest.approx(q.normative, abs=1e-9)
@@ -152,9 +152,9 @@ def test_an_episode_gives_at_most_two_questions_of_a_type_at_a_cut_and_both_lett
 def test_unknown_types_and_methods_are_refused(episodes):
     with pytest.raises(ValueError, match="unknown question types"):
         episode_questions(episodes[0], np.random.default_rng(0), ["3.1"])
-    with pytest.raises(ValueError, match="unknown belief method"):
-        make_method("oracle")
-    assert UniformMethod().answer(None) == (0.5, 0.5)
+    with pytest.raises(ValueError, match="unknown beliefs method"):
+        make_method("beliefs", "oracle")
+    assert BeliefUniform().answer(None) == (0.5, 0.5)
 
 
 def test_an_episode_s_candidates_are_a_pure_function_of_the_spec_and_their_index():
