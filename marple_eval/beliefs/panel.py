@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from marple_eval.beliefs.methods import BeliefMethod
+from marple_eval.beliefs.results import BeliefResults, answer_record
 from marple_eval.beliefs.scoring import score
 from marple_gym.beliefs.questions.cues import RULES, Reading, places, read_text, words
 from marple_gym.beliefs.questions.question import DECISIVE, QUESTION_TYPES, BeliefQuestion
@@ -278,17 +279,26 @@ def panel_methods() -> list[ShortcutRule]:
     return [ShortcutRule(name) for name in RULES]
 
 
+def panel_answers(
+    test: Sequence[BeliefQuestion | TextQuestion], train: Sequence[BeliefQuestion | TextQuestion] = (), seed: int = 0
+) -> dict[str, tuple[dict[str, Any], list[tuple[float, float]]]]:
+    """Every rule's settings and answers to ``test`` by name, the classifier's trained on ``train``
+    (cross-fitted over ``test``'s episodes when ``train`` is empty, named so)."""
+    out = {rule.name: (rule.settings(), rule.answer_all(test)) for rule in panel_methods()}
+    if train:
+        classifier = TextClassifier().fit(train, seed)
+        out[classifier.name] = (classifier.settings(), classifier.answer_all(test))
+    else:
+        name = f"{TextClassifier.name} (cross-fitted)"
+        out[name] = ({**TextClassifier().settings(), "name": name}, cross_fitted(test, seed))
+    return out
+
+
 def panel_scores(
     test: Sequence[BeliefQuestion | TextQuestion], train: Sequence[BeliefQuestion | TextQuestion] = (), seed: int = 0
 ) -> dict[str, dict[str, Any]]:
-    """Every rule's :func:`~marple_eval.beliefs.scoring.score` on ``test`` by name, the classifier's trained on
-    ``train`` (cross-fitted over ``test``'s episodes when ``train`` is empty, named so)."""
-    out = {rule.name: score(test, rule.answer_all(test)) for rule in panel_methods()}
-    if train:
-        out[TextClassifier.name] = score(test, TextClassifier().fit(train, seed).answer_all(test))
-    else:
-        out[f"{TextClassifier.name} (cross-fitted)"] = score(test, cross_fitted(test, seed))
-    return out
+    """Every rule's :func:`~marple_eval.beliefs.scoring.score` on ``test`` by name (see :func:`panel_answers`)."""
+    return {name: score(test, answers) for name, (_, answers) in panel_answers(test, train, seed).items()}
 
 
 def verdict(
@@ -323,10 +333,23 @@ def check_set(root: str | os.PathLike, seed: int = 0) -> dict[str, Any]:
     """Run the panel on a finished set (the classifier trained on its training split's questions, or cross-fitted
     over the test split's episodes where the training split has none), record its verdict beside the set's
     manifest (:func:`~marple_gym.beliefs.questions.sets.record_panel`) and return it."""
+    return run_panel(root, seed)[0]
+
+
+def run_panel(root: str | os.PathLike, seed: int = 0) -> tuple[dict[str, Any], list[BeliefResults]]:
+    """:func:`check_set`'s verdict (recorded beside the set's manifest) and every rule's results on the set's test
+    split, role ``shortcut``, to save and set beside the methods' in a table."""
     test = read_question_set(root, "test")
     if not test:
         raise ValueError(f"{root}: the set's test split has no questions (a set this small has no balanced pair)")
     train = read_question_set(root, "train")
-    result = verdict(panel_scores(test, train, seed), test)
+    answered = panel_answers(test, train, seed)
+    scores = {name: score(test, answers) for name, (_, answers) in answered.items()}
+    result = verdict(scores, test)
     record_panel(root, result)
-    return result
+    runs = [
+        BeliefResults(name, {**settings, "data": str(root), "seed": seed},
+                      [answer_record(q, a) for q, a in zip(test, answers)], scores[name], role="shortcut")
+        for name, (settings, answers) in answered.items()
+    ]  # fmt: skip
+    return result, runs

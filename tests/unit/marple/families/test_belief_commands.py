@@ -14,6 +14,7 @@ from marple.cli.main import main
 from marple_eval.beliefs import BeliefResults
 from marple_eval.journal import journal_path
 from marple_gym.beliefs.questions import read_question_set
+from marple_gym.beliefs.questions.sets import read_panel
 from marple_gym.datasets.shards import file_sha256
 
 TINY = ["--test-houses", "1", "--episodes-per-house", "4", "--train-episodes", "6", "--no-progress"]
@@ -104,7 +105,7 @@ def test_every_method_scores_the_set_into_a_results_file_and_report_prints_the_t
     plot = tmp_path / "accuracy.png"
     code, stdout, _ = run(["report", *map(str, paths), "--plot", str(plot)], capsys)
     assert code == 0 and plot.stat().st_size > 0
-    assert "| type | n | uniform | bip | llm (dry run) | observer (answer key) |" in stdout and "Brier" in stdout
+    assert "| type | n | uniform | bip | llm (dry run) | answer key (ceiling) |" in stdout and "Brier" in stdout
 
 
 def test_an_interrupted_evaluation_resumes_from_its_journal_even_with_a_torn_last_line(question_set, tmp_path, capsys):
@@ -172,12 +173,17 @@ def test_a_folder_without_a_set_is_named_with_the_command_that_writes_one(tmp_pa
     assert code == 2 and str(tmp_path) in err and "marple generate --family beliefs" in err
 
 
+@pytest.mark.slow
 def test_the_benchmark_goes_from_nothing_to_the_table_and_plot(tmp_path, capsys):
     root = tmp_path / "bench"
     argv = ["benchmark", "--family", "beliefs", "--preset", "quick", "--out", str(root), "--device", "cpu"]
-    code, stdout, err = run([*argv, "--workers", "1", "--no-progress"], capsys)
+    code, stdout, err = run([*argv, "--workers", "1", "--no-progress", "--train-steps", "3"], capsys)
     assert code == 0, err
-    assert (root / "accuracy.png").stat().st_size > 0
-    assert "| type | n | uniform | bip | llm (dry run) | observer (answer key) |" in (root / "table.md").read_text()
+    assert (root / "accuracy.png").stat().st_size > 0 and "| bip training, seed 2 (3 steps) |" in stdout
+    table = (root / "table.md").read_text()
+    header = "| type | n | uniform | llm (dry run) | bip, 3 seeds | bip-privileged, 3 seeds | always (a) |"
+    assert header in table and "| text classifier | answer key (ceiling) |" in table
+    assert "shortcut panel: **" in table and read_panel(root / "data") is not None
+    assert "few test questions of" in err  # the quick set is too small to compare methods on
     code, stdout, _ = run([*argv, "--workers", "1", "--no-progress"], capsys)  # again: everything kept
-    assert code == 0 and "scoring" not in stdout and "training" not in stdout
+    assert code == 0 and "scoring" not in stdout and "training" not in stdout and "| shortcut panel |" not in stdout
