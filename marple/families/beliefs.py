@@ -165,9 +165,9 @@ class BeliefFamily(Family):
     def generate_arguments(self, parser: argparse.ArgumentParser) -> None:
         size = int_in(1, MAX_SIZE)
         what = parser.add_argument_group("what to generate")
-        what.add_argument("--test-houses", type=size, help="test houses (default: 20)")
+        what.add_argument("--test-houses", type=size, help="test houses (default: 24)")
         what.add_argument("--episodes-per-house", type=size, help="episodes per test house (default: 20)")
-        what.add_argument("--train-episodes", type=int_in(0, MAX_SIZE), help="training episodes (default: 250)")
+        what.add_argument("--train-episodes", type=int_in(0, MAX_SIZE), help="training episodes (default: 200)")
         what.add_argument(
             "--false-belief", type=float_in(0.0, 1.0), help="share of Sally-Anne episodes (default: 0.25)"
         )

@@ -54,7 +54,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "small": {},
     "quick": {"test_houses": 4, "episodes_per_house": 10, "train_episodes": 40, "false_belief": 0.5},
 }
-"""Sizes by preset: ``small`` is the default set (20 test houses x 20 episodes, 250 training episodes: about 100
+"""Sizes by preset: ``small`` is the default set (24 test houses x 20 episodes, 200 training episodes: about 100
 questions of every type in the test split); ``quick`` a set that checks the pipeline in seconds and has every type
 for most seeds, with too few questions of each to compare methods."""
 
@@ -64,9 +64,9 @@ class QuestionSpec:
     """Everything a question set is a function of (see the module docs)."""
 
     seed: int = 0
-    test_houses: int = 20
+    test_houses: int = 24
     episodes_per_house: int = 20
-    train_episodes: int = 250
+    train_episodes: int = 200
     false_belief: float = 0.25
     perception: str = "room"
     lapse: float = 0.05
