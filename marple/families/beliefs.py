@@ -101,13 +101,14 @@ def belief_tables(runs: Sequence[BeliefResults]) -> str:
         cells = [f"{s[row]['brier']:.3f}" if row in s else "" for s in scores.values()]
         brier.append(f"| {label} | " + " | ".join(cells) + " |")
     panel = {r.method: r.scores for r in runs if r.role == "shortcut"}
+    told = format_verdict(verdict(panel)) if panel else _recorded_verdict(runs)
     seeds = [f"{name}: " + ", ".join(f"{a:.2f}" for a in s["all"]["per_seed"]) for name, s in scores.items()
              if "per_seed" in s.get("all", {})]  # fmt: skip
     return (
         "Accuracy per question type, 95 % bootstrap intervals (chance 0.5; shortcut: a rule with no theory of "
         "mind, which a set must leave near chance):\n\n"
         + format_table(scores)
-        + ("\n\n" + format_verdict(verdict(panel)) if panel else "")
+        + (f"\n\n{told}" if told else "")
         + ("\n\nEach training seed's accuracy (all types): " + "; ".join(seeds) if seeds else "")
         + "\n\nBrier score against the normative posterior (0: as sure as the evidence allows):\n\n"
         + "\n".join(brier)
@@ -123,6 +124,18 @@ def check_panel(data: str | Path, seed: int = 0) -> str:
     result = read_panel(data) or run_panel(data, seed)[0]
     small = small_types(questions)
     return format_verdict(result) + (f"\nwarning: few test questions of {', '.join(small)}" if small else "")
+
+
+def _recorded_verdict(runs: Sequence[BeliefResults]) -> str | None:
+    """The panel's verdict recorded with the set the runs answered, where the set is still there."""
+    for data in dict.fromkeys(str(r.settings.get("data", "")) for r in runs):
+        try:
+            found = read_panel(data) if data else None
+        except (MarpleError, OSError):  # a set moved or changed since: nothing to say of it
+            found = None
+        if found is not None:
+            return f"{format_verdict(found)} (recorded with the set {data})"
+    return None
 
 
 def small_types(questions: Sequence[Any]) -> list[str]:

@@ -106,6 +106,10 @@ def test_every_method_scores_the_set_into_a_results_file_and_report_prints_the_t
     code, stdout, _ = run(["report", *map(str, paths), "--plot", str(plot)], capsys)
     assert code == 0 and plot.stat().st_size > 0
     assert "| type | n | uniform | bip | llm (dry run) | answer key (ceiling) |" in stdout and "Brier" in stdout
+    assert (
+        f"shortcut panel: **passes** (every rule within 0.40-0.60 on every type) (recorded with the set {question_set})"
+        in stdout
+    )
 
 
 def test_an_interrupted_evaluation_resumes_from_its_journal_even_with_a_torn_last_line(question_set, tmp_path, capsys):
