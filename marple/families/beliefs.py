@@ -280,8 +280,8 @@ class BeliefFamily(Family):
 
     def benchmark_runs(self, args: argparse.Namespace, root: Path) -> list[Path]:
         """Generate the set, run the shortcut panel (its verdict recorded beside the set's manifest), train bip's
-        policy with each of the preset's seeds, score the answer key, chance, bip and bip given the generator's
-        priors for every seed, and llm (a dry run); the CPU seconds of every stage go to ``OUT/stages.md``."""
+        policy with each of the preset's seeds, score the answer key, chance, bip for every seed, bip given the
+        generator's priors for the first, and llm (a dry run); the CPU seconds of every stage go to ``OUT/stages.md``."""
         from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
 
         quiet_lightning(args.verbose)
@@ -302,9 +302,10 @@ class BeliefFamily(Family):
             print(f"warning: few test questions of {', '.join(small)}: too few to compare methods on", file=sys.stderr)
         accelerator = "cpu" if args.device == "cpu" else ("gpu" if args.device.startswith("cuda") else "auto")
         steps = args.train_steps or preset["train_steps"]
-        for method, k in [("uniform", None), ("observer", None), ("llm", None)] + [
-            (m, s) for s in range(preset["seeds"]) for m in ("bip", "bip-privileged")
-        ]:
+        # bip for every seed; its privileged variant, which only says what the generator's priors are worth, for
+        # the first (it costs twice bip's time: the budget)
+        scored = [("uniform", None), ("observer", None), ("llm", None), ("bip-privileged", 0)]
+        for method, k in scored + [("bip", s) for s in range(preset["seeds"])]:
             policy = root / "models" / f"seed-{k}" / POLICY_FILE
             if k is not None and not policy.is_file():
                 print(f"training bip's belief policy, seed {k} -> {policy}")

@@ -185,7 +185,7 @@ def test_the_benchmark_goes_from_nothing_to_the_table_and_plot(tmp_path, capsys)
     assert code == 0, err
     assert (root / "accuracy.png").stat().st_size > 0 and "| bip training, seed 2 (3 steps) |" in stdout
     table = (root / "table.md").read_text()
-    header = "| type | n | uniform | llm (dry run) | bip, 3 seeds | bip-privileged, 3 seeds | always (a) |"
+    header = "| type | n | uniform | llm (dry run) | bip-privileged | bip, 3 seeds | always (a) |"
     assert header in table and "| text classifier | answer key (ceiling) |" in table
     assert "shortcut panel: **" in table and read_panel(root / "data") is not None
     assert "few test questions of" in err  # the quick set is too small to compare methods on
