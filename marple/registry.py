@@ -26,6 +26,7 @@ METHODS: Methods = {
     ("whodunit", "simulation"): "marple_agents.simulation:SimulationMethod",
     ("whodunit", "bip"): "marple_agents.bip:BipMethod",
     ("beliefs", "bip"): "marple_agents.beliefs.bip:BeliefBip",
+    ("beliefs", "bip-privileged"): "marple_agents.beliefs.bip:BeliefBipPrivileged",
     ("expectations", "tomnet"): "marple_agents.tomnet.rater:ToMnetMethod.load",
 }
 """Every method this package ships, by (family, name) (outside plugins join them: :func:`available_methods`)."""

@@ -13,7 +13,7 @@ from search_houses import piece, two_rooms
 from marple_eval.beliefs.llm import BeliefLLM, parse_choice
 from marple_eval.methods.registry import make_method
 from marple_gym.beliefs.episodes import search_episode
-from marple_gym.beliefs.questions.question import episode_questions
+from marple_gym.beliefs.questions.moments import episode_questions
 from marple_gym.beliefs.questions.text import question_text
 
 
