@@ -1,9 +1,11 @@
 """Scoring as AGENT scores: the fraction of (surprising, expected) pairs whose surprise ratings are ordered right.
 
 Each test trial pairs one surprising and one expected test sharing the
-familiarisation; a pair counts 1 when the surprising test is rated more
-surprising, 0.5 on a tie (so a method that cannot tell scores 0.5) and 0
-otherwise. :func:`accuracy_table` gives the mean per type, per scenario and over
+familiarisation. As AGENT scores, a pair counts 1 only when the surprising test
+is rated strictly more surprising, so a tie is wrong (a constant rater scores
+0); beside it, the tie-as-half figure counts a tie 0.5 (a constant rater scores
+0.5, and a rule and its opposite add up to 1, which is what the shortcut panel's
+band needs). :func:`accuracy_table` gives both per type, per scenario and over
 all trials, each with a 95 % percentile bootstrap interval over trials
 (:func:`marple_eval.metrics.bootstrap_interval`: 2000 resamples, seed 0) and
 the number of trials; groups of fewer than :data:`marple_eval.metrics.MIN_TRIALS`
@@ -30,37 +32,49 @@ from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS, all_types, 
 ALL = "all"
 
 
-def pair_score(rating: Rating) -> float:
-    """1 if the surprising test is rated more surprising than the expected one, 0.5 on a tie, else 0."""
+def pair_score(rating: Rating, tie: float = 0.0) -> float:
+    """1 if the surprising test is rated more surprising than the expected one, ``tie`` on a tie (0: AGENT's
+    strict count; 0.5: the tie-as-half figure), else 0."""
     if rating.surprising > rating.expected:
         return 1.0
-    return 0.5 if rating.surprising == rating.expected else 0.0
+    return tie if rating.surprising == rating.expected else 0.0
 
 
 @dataclass(frozen=True)
 class Accuracy:
-    """Pairwise accuracy of a group of trials, with its 95 % bootstrap interval and size."""
+    """Pairwise accuracy of a group of trials, strict (``accuracy``) and tie-as-half (``half``), each with its 95 %
+    bootstrap interval, and the group's size."""
 
     accuracy: float
     low: float
     high: float
     trials: int
+    half: float
+    half_low: float
+    half_high: float
 
     @property
     def warning(self) -> str | None:
         return few_trials_warning(self.trials)
 
     def to_dict(self) -> dict:
-        return {"accuracy": self.accuracy, "low": self.low, "high": self.high, "trials": self.trials}
+        return {"accuracy": self.accuracy, "low": self.low, "high": self.high, "trials": self.trials,
+                "half": self.half, "half_low": self.half_low, "half_high": self.half_high}  # fmt: skip
 
 
 def accuracy_of(ratings: Sequence[Rating]) -> Accuracy:
-    """The pairwise accuracy of ``ratings`` (at least one)."""
+    """The pairwise accuracy of ``ratings`` (at least one), strict and tie-as-half."""
     if not ratings:
         raise ValueError("no ratings to score")
-    scores = np.array([[pair_score(r)] for r in ratings])
+    return accuracy_of_scores(np.array([[pair_score(r, 0.0), pair_score(r, 0.5)] for r in ratings]))
+
+
+def accuracy_of_scores(scores: np.ndarray) -> Accuracy:
+    """An :class:`Accuracy` from an (n_pairs, 2) array of strict and tie-as-half pair scores."""
     low, high = bootstrap_interval(scores)
-    return Accuracy(float(scores.mean()), float(low[0]), float(high[0]), len(ratings))
+    mean = scores.mean(axis=0)
+    return Accuracy(float(mean[0]), float(low[0]), float(high[0]), len(scores), float(mean[1]), float(low[1]),
+                    float(high[1]))  # fmt: skip
 
 
 def accuracy_table(ratings: Iterable[Rating]) -> dict[str, Accuracy]:
@@ -82,22 +96,27 @@ def accuracy_table(ratings: Iterable[Rating]) -> dict[str, Accuracy]:
 
 
 def format_table(tables: Mapping[str, Mapping[str, Accuracy]]) -> str:
-    """A Markdown table: one row per method, one column per type, scenario and all (accuracy [low, high])."""
+    """A Markdown table: one row per method, one column per type, scenario and all: strict accuracy [low, high],
+    and the tie-as-half figure after it where ties make it differ (``0.00 [0.00, 0.00] (½ 0.50)``)."""
     columns = [
         c for c in list(all_types()) + list(EXPECTATION_SCENARIOS) + [ALL] if any(c in t for t in tables.values())
     ]
     head = "| method | " + " | ".join(_short(c) for c in columns) + " |"
     lines = [head, "|" + " --- |" * (len(columns) + 1)]
     for method, table in tables.items():
-        cells = [
-            f"{table[c].accuracy:.2f} [{table[c].low:.2f}, {table[c].high:.2f}]" if c in table else "-" for c in columns
-        ]
+        cells = [cell(table[c]) if c in table else "-" for c in columns]
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
     smallest = min((a.trials for t in tables.values() for a in t.values()), default=MIN_TRIALS)
     if smallest < MIN_TRIALS:
         lines.append("")
         lines.append(f"(some groups have fewer than {MIN_TRIALS} trials: their figures are too uncertain to compare)")
     return "\n".join(lines)
+
+
+def cell(a: Accuracy) -> str:
+    """One table cell: strict accuracy with its interval, and the tie-as-half figure where ties count."""
+    text = f"{a.accuracy:.2f} [{a.low:.2f}, {a.high:.2f}]"
+    return text if a.half == a.accuracy else f"{text} (½ {a.half:.2f})"
 
 
 def _short(column: str) -> str:

@@ -197,6 +197,26 @@ def walking(stage: Stage, cells: Sequence[Cell], target: Cell) -> Episode:
     return Episode(stage, tuple(route_actions(stage.agent, cells, target)))
 
 
+def crossing(episode: Episode, stage: Stage) -> Episode:
+    """``episode``'s actions on ``stage``, passing through whatever of ``stage`` stands in their way: its obstacles
+    on the episode's route, and its walls where the episode's stage has doors (:attr:`Episode.through`)."""
+    route = set(route_of(episode))
+    blocked = [c for c in stage.obstacles if c in route]
+    blocked += [c for c in episode.stage.doors if c in route and c not in stage.doors]
+    return Episode(stage, episode.actions, through=tuple(blocked))
+
+
+def mirrored(episode: Episode) -> Episode:
+    """``episode``'s mirror image about the stage's middle column (left and right turns swapped), on the same
+    stage: passing through the obstacles that stand where the mirror image goes (:attr:`Episode.through`).
+    The stage's room and goal must be symmetric about that column; the agent starts on it facing north."""
+    cx = centre(episode.stage)
+    swap = {int(Action.left): int(Action.right), int(Action.right): int(Action.left)}
+    cells = {(2 * cx - x, y) for x, y in route_of(episode)}
+    through = [c for c in episode.stage.obstacles if c in cells]
+    return Episode(episode.stage, tuple(swap.get(a, a) for a in episode.actions), through=tuple(through))
+
+
 def route_of(episode: Episode) -> list[Cell]:
     """The cells the agent walked through in ``episode``, in order (the start first)."""
     cells: list[Cell] = []
