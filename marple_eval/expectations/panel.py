@@ -44,7 +44,7 @@ CHECK = "shortcut_panel"
 
 
 @dataclass(frozen=True)
-class TestFeatures:
+class Counts:
     """What the panel's rules count in one test episode, as an onlooker sees it (see module docs)."""
 
     steps: int
@@ -54,7 +54,7 @@ class TestFeatures:
     obstacles_revealed: int
 
 
-def test_features(test: EpisodeEvidence) -> TestFeatures:
+def counts_of(test: EpisodeEvidence) -> Counts:
     """The counts of ``test``: only what the onlooker sees (a stretch behind the occluder counts as the straight
     way between where the agent vanished and where it reappeared)."""
     cells = [(x, y) for x, y, _ in (p for p in test.poses if p is not None)]
@@ -64,7 +64,7 @@ def test_features(test: EpisodeEvidence) -> TestFeatures:
     revealed = 0
     if test.revealed is not None:
         revealed = int(np.count_nonzero(test.hidden & (test.revealed[..., CH_FUR] > 0)))
-    return TestFeatures(
+    return Counts(
         steps=test.steps,
         path_length=path,
         turns=sum(a in turning for a in test.actions),
@@ -74,19 +74,19 @@ def test_features(test: EpisodeEvidence) -> TestFeatures:
 
 
 class ShortcutRule:
-    """Rates each test by one count of :class:`TestFeatures` (its ``sign``: -1 when fewer is the cue)."""
+    """Rates each test by one count of :class:`Counts` (its ``sign``: -1 when fewer is the cue)."""
 
     role = "shortcut"
     reads = frozenset({"test"})
 
-    def __init__(self, name: str, count: Callable[[TestFeatures], float], says: str) -> None:
+    def __init__(self, name: str, count: Callable[[Counts], float], says: str) -> None:
         self.name = name
         self.count = count
         self.says = says
 
     def rate(self, view: TrialView) -> list[float]:
         """The count of each test of ``view``, in its order."""
-        return [float(self.count(test_features(test))) for test in view.tests]
+        return [float(self.count(counts_of(test))) for test in view.tests]
 
 
 RULES = (

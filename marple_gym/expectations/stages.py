@@ -10,8 +10,10 @@ every cost on the stage itself with the planner's own search.
 
 The agent acts by the utility planner (:class:`~marple_gym.planner.utility.UtilityPlanner`):
 its best choice (:func:`choosing`), or scripted to go for another object
-(:func:`going_for`) or to walk an old route (:func:`walking`). Every action goes
-through the episode transition.
+(:func:`going_for`); an old episode's actions are replayed on a new stage
+as they are, or passing through what stands in their way (:func:`crossing`,
+:func:`mirrored`: AGENT's type 2.5). Every action goes through the episode
+transition.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ import numpy as np
 from marple_gym.expectations.trial import Episode, Trial, TrialError, TrialKey
 from marple_gym.generation.config import HouseConfigError
 from marple_gym.generation.stage import Cell, Stage, StageRoom
-from marple_gym.planner.scripted import route_actions
 from marple_gym.planner.utility import STAY, ActionCosts, GoalPlan, Preferences, UtilityPlanner, walkable_cells
 from marple_gym.world.actions import Action
 
@@ -190,11 +191,6 @@ def going_for(stage: Stage, agent: Preferences, object_type: str, rng: np.random
 def staying(stage: Stage) -> Episode:
     """The agent staying where it is (one ``idle``)."""
     return Episode(stage, (int(Action.idle),))
-
-
-def walking(stage: Stage, cells: Sequence[Cell], target: Cell) -> Episode:
-    """The agent scripted to walk ``cells`` in order and pick up the object at ``target``."""
-    return Episode(stage, tuple(route_actions(stage.agent, cells, target)))
 
 
 def crossing(episode: Episode, stage: Stage) -> Episode:
