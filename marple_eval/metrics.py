@@ -142,19 +142,31 @@ def seed_evidence_interval(
     are drawn: the interval of the same pooled figure if the seeds were all there is.
     """
     stack = np.asarray(matrices, dtype=float)
+    curves = two_way_means(stack, boot, resample_seeds)  # checks the shape
+    value = evidence_needed(stack.mean(axis=(0, 1)), fractions, threshold)
+    low, high = _percentiles(crossings(curves, fractions, threshold), boot.level)
+    return {"value": value, "low": low, "high": high, "seeds": len(stack), "trials": stack.shape[1]}
+
+
+def two_way_means(stack: np.ndarray, boot: Bootstrap = Bootstrap(), resample_seeds: bool = True) -> np.ndarray:
+    """The mean per point over (seed, trial) cells, for each of ``boot.resamples`` two-way bootstrap resamples:
+    (resamples, n_points).
+
+    ``stack``: (n_seeds, n_trials, n_points), every seed scored on the same trials. Each resample draws the trials
+    and the seeds independently, with replacement (the seeds and the trials are crossed: every seed answers every
+    trial); with ``resample_seeds`` False only the trials are drawn.
+    """
+    stack = np.asarray(stack, dtype=float)
     if stack.ndim != 3 or len(stack) < 1 or stack.shape[1] < 1:
         raise ValueError("need one (n_trials >= 1, n_points) matrix per seed, all of one shape")
     seeds, trials = stack.shape[:2]
-    value = evidence_needed(stack.mean(axis=(0, 1)), fractions, threshold)
     rng = np.random.default_rng(boot.seed)
     drawn_trials = rng.integers(0, trials, size=(boot.resamples, trials))
     drawn_seeds = rng.integers(0, seeds, size=(boot.resamples, seeds))
     if not resample_seeds:
         drawn_seeds = np.broadcast_to(np.arange(seeds), (boot.resamples, seeds))
     per_seed = np.stack([stack[s][drawn_trials].mean(axis=1) for s in range(seeds)])  # (seeds, resamples, points)
-    curves = per_seed[drawn_seeds, np.arange(boot.resamples)[:, None]].mean(axis=1)
-    low, high = _percentiles(crossings(curves, fractions, threshold), boot.level)
-    return {"value": value, "low": low, "high": high, "seeds": seeds, "trials": trials}
+    return per_seed[drawn_seeds, np.arange(boot.resamples)[:, None]].mean(axis=1)
 
 
 def mean_evidence_interval(

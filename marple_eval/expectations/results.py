@@ -24,6 +24,7 @@ from typing import Any
 from marple_eval.expectations.raters import Rating
 from marple_eval.expectations.scoring import (
     GENERALISATION_TESTS,
+    POOLED_TESTS,
     Accuracy,
     accuracy_table,
     generalisation_tests,
@@ -36,8 +37,6 @@ from marple_gym.validation import Fields, message_error, read_json_file, reader
 
 FORMAT = "marple-expectation-results"
 VERSION = 1
-POOLED = ("all", "leave_one_type_out", "leave_one_scenario_out")
-"""Generalisation tests whose splits test different types: one table each."""
 
 
 def read_rating(entry: Fields) -> Rating:
@@ -67,7 +66,7 @@ class RatingResults:
         for name, splits in self.generalisation.items():
             known = {s.label: s for s in generalisation_tests(name)}
             results = [(known[label], ratings) for label, ratings in splits.items() if label in known]
-            out[name] = pooled(results) if name in POOLED else matrix(results)
+            out[name] = pooled(results) if name in POOLED_TESTS else matrix(results)
         return out
 
     def to_json(self) -> dict[str, Any]:

@@ -67,15 +67,19 @@ def _sibling(base: Stage, test: Stage, a: str, b: str, rng: np.random.Generator)
     """(agent, familiarisation stages, what it goes for on each) of the trial whose agent values ``a`` more, or
     None if the drawn agent does not clearly choose as the scenario needs."""
     cx = stages.centre(base)
-    agent = _agent(base, (cx, ROW), a, b, rng)
-    if agent is None:
-        return None
     names = {"a": a, "b": b}
     fams = [_alone(base, names[who], (cx, ROW), level) for who, level, _ in FAMILIARISATION]
     goals = [names[who] if goes else None for who, _, goes in FAMILIARISATION]
-    if not all(stages.clearly_chooses(s, agent, goal) for s, goal in zip(fams + [test], goals + [a])):
-        return None
-    return agent, fams, goals
+
+    def draw() -> Preferences | None:
+        agent = _agent(base, (cx, ROW), a, b, rng)
+        fits = agent is not None and all(
+            stages.clearly_chooses(s, agent, g) for s, g in zip(fams + [test], goals + [a])
+        )
+        return agent if fits else None
+
+    agent = stages.first_agent(draw)
+    return None if agent is None else (agent, fams, goals)
 
 
 def _alone(base: Stage, kind: str, cell: stages.Cell, level: str) -> Stage:

@@ -73,7 +73,7 @@ def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
     test = _placed(base, (x, sides[0], test_x), (y, sides[1], test_y))
     if not _dearer_as_the_type_says(key.type, fam, test, x, y):
         return None
-    agents = [_agent(fam, test, preferred, other, rng) for preferred, other in ((x, y), (y, x))]
+    agents = [stages.first_agent(lambda p=p, o=o: _agent(fam, test, p, o, rng)) for p, o in ((x, y), (y, x))]
     if None in agents:
         return None
     to_x, to_y = (stages.going_for(test, agents[0], kind, rng) for kind in (x, y))

@@ -59,6 +59,8 @@ MARGIN = 3.0
 """The least utility by which an agent's chosen option beats every other (so its choice is clear)."""
 ATTEMPTS = 50
 """How many stages a family draws for one trial before it gives up."""
+AGENT_DRAWS = 10
+"""How many agents a family draws for one stage before it draws another stage (:func:`first_agent`)."""
 
 
 def first_fit(attempt: Callable[[], Trial | None], key: TrialKey) -> Trial:
@@ -71,6 +73,12 @@ def first_fit(attempt: Callable[[], Trial | None], key: TrialKey) -> Trial:
         if trial is not None:
             return trial
     raise TrialError(f"{key.id}: no stage fit the type in {ATTEMPTS} attempts")
+
+
+def first_agent(draw: Callable[[], Preferences | None]) -> Preferences | None:
+    """The first agent ``draw`` makes in :data:`AGENT_DRAWS` tries (it returns None for one that does not fit the
+    stage), or None."""
+    return next((agent for agent in (draw() for _ in range(AGENT_DRAWS)) if agent is not None), None)
 
 
 def costs(scale: float) -> ActionCosts:

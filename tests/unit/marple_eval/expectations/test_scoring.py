@@ -14,6 +14,8 @@ from marple_eval.expectations.scoring import (
     generalisation_tests,
     pair_score,
     plot_accuracy,
+    plot_generalisation,
+    seeded_table,
     standardise,
 )
 from marple_gym.expectations.scenarios import all_types, make_trial, scenario_of, trial_keys
@@ -84,3 +86,28 @@ def test_the_plot_is_written(tmp_path):
     ratings = [rating("1.1", 0, 1, i) for i in range(5)]
     path = plot_accuracy({"exact": accuracy_table(ratings)}, tmp_path / "acc.png")
     assert path.stat().st_size > 1000
+
+
+def test_a_learned_methods_seeds_pool_with_an_interval_over_the_pairs_and_the_seeds():
+    right = [rating("2.1", 0, 1, i) for i in range(30)]
+    wrong = [rating("2.1", 1, 0, i) for i in range(30)]
+    half = right[:15] + wrong[15:]
+    table = seeded_table([right, half, wrong])
+    assert table["2.1"].accuracy == pytest.approx(0.5) and table["2.1"].seeds == 3 and table["2.1"].trials == 30
+    one_seed = accuracy_table(half)["2.1"]
+    assert table["2.1"].high - table["2.1"].low > one_seed.high - one_seed.low  # the seeds' spread counts too
+    assert table["2.1"].to_dict()["seeds"] == 3 and "seeds" not in one_seed.to_dict()
+    with pytest.raises(ValueError, match="same trials"):
+        seeded_table([right, right[:10]])
+
+
+def test_the_generalisation_tests_are_plotted_as_bars_and_grids(tmp_path):
+    ratings = [rating(k, 0, 1, i) for k in ("1.1", "1.2") for i in range(3)]
+    tests = {
+        "all": accuracy_table(ratings),
+        "leave_one_type_out": accuracy_table(ratings),
+        "single_type": {"only 1.1": accuracy_table(ratings[3:]), "only 1.2": accuracy_table(ratings[:3])},
+    }
+    paths = plot_generalisation(tests, tmp_path)
+    assert [p.name for p in paths] == ["generalisation.png", "generalisation-single_type.png"]
+    assert all(p.stat().st_size > 0 for p in paths)
