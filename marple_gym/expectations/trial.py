@@ -106,11 +106,12 @@ def _replayed(episode: Episode) -> tuple[WorldState, ...]:
             raise TrialError(f"action {t} ({action}) fails when replayed in its stage: the episode is not one run")
         states.append(world.state.copy())
     if episode.through:  # what the agent passed through stands in every state, as the onlooker sees it
-        standing = episode.stage.world().state.grid
+        standing = episode.stage.world().state
         xs, ys = np.array(episode.through).T
         for state in states:
+            state.fur_state = standing.fur_state.copy()  # the stage's own furniture (nothing is used on the way)
             for channel in (CH_ROOM, CH_FUR, CH_FUR_STATE):
-                state.grid[ys, xs, channel] = standing[ys, xs, channel]
+                state.grid[ys, xs, channel] = standing.grid[ys, xs, channel]
     return tuple(states)
 
 
