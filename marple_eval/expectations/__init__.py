@@ -1,5 +1,6 @@
-"""Rating expectation trials (AGENT's family) for surprise: the raters, scoring by pairwise accuracy and
-results files. The trials themselves are made in :mod:`marple_gym.expectations`.
+"""Rating expectation trials (AGENT's family) for surprise: the raters (the answer key, the BIPaCK analogue, the
+uniform and LLM raters; the shortcut panel's rules in :mod:`marple_eval.expectations.panel`), scoring by pairwise
+accuracy and results files. The trials themselves are made in :mod:`marple_gym.expectations`.
 
 ::
 
@@ -13,6 +14,7 @@ results files. The trials themselves are made in :mod:`marple_gym.expectations`.
 See docs/expectations.md.
 """
 
+from marple_eval.expectations.bipack import BipackRater
 from marple_eval.expectations.observer import ExactObserver
 from marple_eval.expectations.raters import Rating, SurpriseRater, UniformRater, rate_trial, rate_trials
 from marple_eval.expectations.results import RatingResults
@@ -23,11 +25,14 @@ from marple_eval.expectations.scoring import (
     format_table,
     generalisation_tests,
     plot_accuracy,
+    plot_generalisation,
+    seeded_table,
     standardise,
 )
 
 __all__ = [
     "Accuracy",
+    "BipackRater",
     "ExactObserver",
     "GENERALISATION_TESTS",
     "Rating",
@@ -38,7 +43,9 @@ __all__ = [
     "format_table",
     "generalisation_tests",
     "plot_accuracy",
+    "plot_generalisation",
     "rate_trial",
     "rate_trials",
+    "seeded_table",
     "standardise",
 ]

@@ -4,7 +4,9 @@ A method is any object with a ``name`` and ``rate(view) -> one surprise per
 test``, where ``view`` is a :class:`~marple_gym.expectations.trial.TrialView`
 (what an onlooker sees; the tests unlabelled, in an order drawn per trial from
 the run's seed). Larger means more surprising; only the order of a trial's
-two ratings is scored, so any scale will do::
+two ratings is scored, so any scale will do. A rater may also say what it is:
+``role`` ("method"; "shortcut" for the shortcut panel's rules; "answer_key" for
+the exact observer) and ``reads`` (``{"test"}``, or ``{"familiarisation", "test"}``)::
 
     class MyRater:
         name = "mine"
@@ -37,9 +39,11 @@ class SurpriseRater(Protocol):
 
 
 class UniformRater:
-    """Every test equally surprising: pairwise accuracy 0.5 (a tie counts half)."""
+    """Every test equally surprising: pairwise accuracy 0 (a tie is wrong), 0.5 with ties counting half."""
 
     name = "uniform"
+    role = "method"
+    reads: frozenset[str] = frozenset()
 
     def rate(self, view: TrialView) -> list[float]:
         return [0.0] * len(view.tests)
