@@ -73,8 +73,8 @@ def _sibling(base: Stage, test: Stage, a: str, b: str, rng: np.random.Generator)
 
     def draw() -> Preferences | None:
         agent = _agent(base, (cx, ROW), a, b, rng)
-        fits = agent is not None and all(
-            stages.clearly_chooses(s, agent, g) for s, g in zip(fams + [test], goals + [a])
+        fits = agent is not None and all(  # the test first: the familiarisations fit by the rewards' drawing
+            stages.clearly_chooses(s, agent, g) for s, g in zip([test, *fams], [a, *goals])
         )
         return agent if fits else None
 
