@@ -74,7 +74,8 @@ def counts_of(test: EpisodeEvidence) -> Counts:
 
 
 class ShortcutRule:
-    """Rates each test by one count of :class:`Counts` (its ``sign``: -1 when fewer is the cue)."""
+    """Rates each test by ``count`` of its :class:`Counts` (negated where fewer is the cue); ``says`` is the cue
+    in words."""
 
     role = "shortcut"
     reads = frozenset({"test"})

@@ -35,6 +35,7 @@ from marple_gym.expectations import stages
 from marple_gym.expectations.trial import Episode, Trial, TrialError, TrialKey
 from marple_gym.generation.config import HouseConfigError
 from marple_gym.generation.stage import Stage
+from marple_gym.planner.utility import Preferences
 
 TYPES = ("2.1", "2.2", "2.3", "2.4", "2.5")
 COUPLES = ("2.1", "2.2", "2.3", "2.4")
@@ -70,7 +71,9 @@ def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
     return Trial(key, seed, agent, (familiarisation,), expected, surprising if key.split == "test" else None)
 
 
-def _through_the_chairs(key: TrialKey, seed: int, agent, familiarisation: Episode, rng) -> Trial | None:
+def _through_the_chairs(
+    key: TrialKey, seed: int, agent: Preferences, familiarisation: Episode, rng: np.random.Generator
+) -> Trial | None:
     """Type 2.5 on the familiarisation's own stage: the expected way round the chairs, and its mirror image
     through them (None where the mirror image passes no chair: the line stands on the agent's column)."""
     stage = familiarisation.stage
