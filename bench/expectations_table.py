@@ -57,8 +57,8 @@ def run_job(job: Job) -> tuple[Job, list[dict], float]:
     """Run ``job`` in this process: (the job, its results files' contents in the order of ``writes``, its CPU
     seconds)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    from marple_eval.expectations import ExactObserver, RatingResults, UniformRater, rate_trials
-    from marple_eval.expectations.bipack import BipackRater
+    from marple_eval.expectations import ExpectationObserver, ExpectationUniform, RatingResults, rate_trials
+    from marple_eval.expectations.bipack import ExpectationBipack
     from marple_eval.expectations.panel import RULES
     from marple_gym.expectations import read_trial_set
 
@@ -66,10 +66,10 @@ def run_job(job: Job) -> tuple[Job, list[dict], float]:
     test = read_trial_set(job.data, "test")
     settings = {"data": job.data, "seed": job.seed}
     if job.kind == "counting":
-        raters = [*RULES, UniformRater(), BipackRater()]
+        raters = [*RULES, ExpectationUniform(), ExpectationBipack()]
         runs = [RatingResults(r.name, settings, rate_trials(r, test, job.seed)) for r in raters]
     elif job.kind == "answer key":
-        runs = [RatingResults(ExactObserver.name, settings, rate_trials(ExactObserver(), test, job.seed))]
+        runs = [RatingResults(ExpectationObserver.name, settings, rate_trials(ExpectationObserver(), test, job.seed))]
     else:
         runs = [_tomnet(job, test, settings)]
     return job, [r.to_json() for r in runs], time.process_time() - start

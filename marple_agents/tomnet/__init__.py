@@ -3,6 +3,6 @@ net for the test's actions, trained with Lightning (AGENT's ToMnet-G, on our hou
 familiarisation, the shortcut panel's learned rule."""
 
 from marple_agents.tomnet.network import ToMnet, ToMnetConfig
-from marple_agents.tomnet.rater import TestOnlyToMnetRater, ToMnetRater, train_tomnet
+from marple_agents.tomnet.rater import TestOnlyToMnetMethod, ToMnetMethod, train_tomnet
 
-__all__ = ["TestOnlyToMnetRater", "ToMnet", "ToMnetConfig", "ToMnetRater", "train_tomnet"]
+__all__ = ["TestOnlyToMnetMethod", "ToMnet", "ToMnetConfig", "ToMnetMethod", "train_tomnet"]

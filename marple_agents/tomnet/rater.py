@@ -13,7 +13,7 @@ The device is the project's setting (:func:`marple_agents.device.resolve_device`
 seeded (``config.seed``) and the same on a CPU run after run, on ``threads``
 CPU threads (1 by default: its small batches gain nothing from more, measured
 on the default set). With ``ToMnetConfig(familiarisation=False)`` the model
-sees the test alone: :class:`TestOnlyToMnetRater`, the shortcut panel's
+sees the test alone: :class:`TestOnlyToMnetMethod`, the shortcut panel's
 learned rule.
 """
 
@@ -32,6 +32,7 @@ from marple_agents.checkpoints import CheckpointError
 from marple_agents.device import kind, lightning_placement, resolve_device
 from marple_agents.tomnet.features import stack, trial_features
 from marple_agents.tomnet.network import INPUTS, ToMnet, ToMnetConfig, ToMnetModule, network_of, surprise
+from marple_eval.expectations.methods import ExpectationMethod
 from marple_gym.expectations.trial import Trial, TrialView
 
 Item = tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]
@@ -75,7 +76,7 @@ def train_tomnet(
     validation: Sequence[Trial] = (),
     progress: bool = False,
     threads: int = 1,
-) -> ToMnetRater:
+) -> ToMnetMethod:
     """A model trained on the expected tests of ``trials`` on ``threads`` CPU threads (see module docs)."""
     if not trials:
         raise ValueError("no trials to train on")
@@ -88,7 +89,7 @@ def train_tomnet(
         torch.set_num_threads(before)
 
 
-def _trained(trials, config: ToMnetConfig, device: torch.device, validation, progress: bool) -> ToMnetRater:
+def _trained(trials, config: ToMnetConfig, device: torch.device, validation, progress: bool) -> ToMnetMethod:
     L.seed_everything(config.seed, workers=True, verbose=False)
     generator = torch.Generator().manual_seed(config.seed)
     seen = config.familiarisation
@@ -109,15 +110,15 @@ def _trained(trials, config: ToMnetConfig, device: torch.device, validation, pro
         log_every_n_steps=max(1, min(10, len(train))),
     )
     trainer.fit(module, train, val)
-    return rater_of(module.net, config, device)
+    return method_of(module.net, config, device)
 
 
-def rater_of(net: ToMnet, config: ToMnetConfig, device: str | torch.device = "cpu") -> ToMnetRater:
-    """The rater of a trained ``net``: a :class:`TestOnlyToMnetRater` where it reads no familiarisation."""
-    return (ToMnetRater if config.familiarisation else TestOnlyToMnetRater)(net, config, device)
+def method_of(net: ToMnet, config: ToMnetConfig, device: str | torch.device = "cpu") -> ToMnetMethod:
+    """The method of a trained ``net``: a :class:`TestOnlyToMnetMethod` where it reads no familiarisation."""
+    return (ToMnetMethod if config.familiarisation else TestOnlyToMnetMethod)(net, config, device)
 
 
-class ToMnetRater:
+class ToMnetMethod(ExpectationMethod):
     """Rates a test's surprise as the mean negative log-likelihood the trained net gives its visible actions."""
 
     name = "tomnet"
@@ -130,7 +131,7 @@ class ToMnetRater:
         self.config = config
 
     def settings(self) -> dict:
-        return {"config": self.config.to_dict(), "device": kind(self.device)}
+        return {**super().settings(), "config": self.config.to_dict(), "device": kind(self.device)}
 
     @torch.no_grad()
     def rate(self, view: TrialView) -> list[float]:
@@ -148,24 +149,24 @@ class ToMnetRater:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike, device: str | torch.device = "auto") -> ToMnetRater:
-        """A rater from :meth:`save`'s file (:class:`~marple_agents.checkpoints.CheckpointError`, naming the file,
+    def load(cls, checkpoint: str | os.PathLike, device: str | torch.device = "auto") -> ToMnetMethod:
+        """The method of :meth:`save`'s file (:class:`~marple_agents.checkpoints.CheckpointError`, naming the file,
         for one that is not: missing, corrupt, another kind of checkpoint, or code rather than tensors)."""
-        if not Path(path).is_file():
-            raise CheckpointError(f"{path}: no such ToMnet rater file")
+        if not Path(checkpoint).is_file():
+            raise CheckpointError(f"{checkpoint}: no such ToMnet checkpoint")
         try:
-            saved = torch.load(path, map_location="cpu", weights_only=True)
+            saved = torch.load(checkpoint, map_location="cpu", weights_only=True)
             config = ToMnetConfig(**saved["config"])
             net = network_of(config)
             net.load_state_dict(saved["state_dict"])
         except Exception as exc:  # torch's reader and the config fail on foreign files with any error
             raise CheckpointError(
-                f"{path}: not a ToMnet rater written by ToMnetRater.save ({type(exc).__name__}: {str(exc)[:200]})"
+                f"{checkpoint}: not a ToMnet checkpoint written by ToMnetMethod.save ({type(exc).__name__}: {str(exc)[:200]})"
             ) from None
-        return rater_of(net, config, device)
+        return method_of(net, config, device)
 
 
-class TestOnlyToMnetRater(ToMnetRater):
+class TestOnlyToMnetMethod(ToMnetMethod):
     """The shortcut panel's learned rule: the same network and training, without the familiarisation."""
 
     __test__ = False  # not a pytest test class

@@ -25,9 +25,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 import numpy as np
 
+from marple_eval.expectations.methods import ExpectationMethod
 from marple_gym.expectations import stages
 from marple_gym.expectations.trial import EpisodeEvidence, TrialView
 from marple_gym.planner.utility import GoalPlan, walkable_cells
@@ -39,20 +41,18 @@ BETA = 0.2
 """AGENT's beta: how sharply the likelihood falls with the distance from the plan (per cell here)."""
 
 
-class BipackRater:
+class ExpectationBipack(ExpectationMethod):
     """Rates surprise as the posterior expected distance of a test from the plan (see module docs)."""
 
     name = "bipack"
-    role = "method"
-    reads = frozenset({"familiarisation", "test"})
 
     def __init__(self, beta: float = BETA) -> None:
         if beta <= 0:
             raise ValueError(f"beta must be > 0, got {beta}")
         self.beta = beta
 
-    def settings(self) -> dict:
-        return {"beta": self.beta}
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "beta": self.beta}
 
     def rate(self, view: TrialView) -> list[float]:
         """The surprise of each test of ``view``, in its order."""
@@ -169,4 +169,4 @@ def _dtw(a: np.ndarray, b: np.ndarray) -> float:
     return above[-1]
 
 
-__all__ = ["BETA", "BipackRater", "Posterior"]
+__all__ = ["BETA", "ExpectationBipack", "Posterior"]

@@ -38,9 +38,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 import numpy as np
 
+from marple_eval.expectations.methods import ExpectationMethod
 from marple_gym.expectations import stages
 from marple_gym.expectations.trial import EpisodeEvidence, TrialView
 from marple_gym.planner.utility import GOAL_ACTIONS, GoalPlan, walkable_cells
@@ -82,19 +84,22 @@ class _Layout:
     prior: float
 
 
-class ExactObserver:
+class ExpectationObserver(ExpectationMethod):
     """Rates surprise as -log P(test | familiarisation) under the utility planner (see module docs); it is handed
-    the generator's reward and cost grids, beta and its choice rule, so it is the answer key."""
+    the generator's reward and cost grids, beta and its choice rule, so it is the family's answer key (shown as
+    "answer key (ceiling)", never as a method's row)."""
 
-    name = "answer key (ceiling)"
+    name = "observer"
     role = "answer_key"
-    reads = frozenset({"familiarisation", "test"})
 
     def __init__(self, eps: float = EPS, nothing_prior: float = NOTHING_PRIOR) -> None:
         if not 0 < eps < 1:
             raise ValueError(f"eps must be in (0, 1), got {eps}")
         self.eps = eps
         self.nothing_prior = nothing_prior
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "eps": self.eps, "nothing_prior": self.nothing_prior}
 
     # ---- the interface ------------------------------------------------------------------------------------------
     def rate(self, view: TrialView) -> list[float]:

@@ -28,9 +28,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from marple_eval.expectations.methods import ExpectationMethod
 from marple_eval.expectations.scoring import Accuracy
 from marple_gym.datasets.sharded import record_check
 from marple_gym.expectations.trial import EpisodeEvidence, TrialView
@@ -73,7 +75,7 @@ def counts_of(test: EpisodeEvidence) -> Counts:
     )
 
 
-class ShortcutRule:
+class ShortcutRule(ExpectationMethod):
     """Rates each test by ``count`` of its :class:`Counts` (negated where fewer is the cue); ``says`` is the cue
     in words."""
 
@@ -84,6 +86,9 @@ class ShortcutRule:
         self.name = name
         self.count = count
         self.says = says
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "says": self.says}
 
     def rate(self, view: TrialView) -> list[float]:
         """The count of each test of ``view``, in its order."""

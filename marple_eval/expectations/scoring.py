@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.expectations.raters import Rating
+from marple_eval.expectations.methods import Rating
 from marple_eval.metrics import BOOTSTRAP_LEVEL, MIN_TRIALS, bootstrap_interval, few_trials_warning, two_way_means
 from marple_eval.plots import plot_accuracy_bars, plot_accuracy_matrix
 from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS, all_types, scenario_of

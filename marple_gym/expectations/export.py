@@ -36,6 +36,7 @@ every video through the world's rules and checks its states where it has them.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -43,7 +44,7 @@ from typing import Any
 
 from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS
 from marple_gym.expectations.trial import SPLITS, Episode, Trial, TrialError, TrialKey
-from marple_gym.files import write_json_atomic
+from marple_gym.files import atomic_write
 from marple_gym.generation.stage import Stage, StageRoom
 from marple_gym.planner.utility import ActionCosts, Preferences
 from marple_gym.validation import Fields, message_error, read_json_file, reader
@@ -160,10 +161,16 @@ def trial_path(root: str | os.PathLike, key: TrialKey) -> Path:
     return folder / f"Trial_{key.index:05d}.json"
 
 
-def write_trials(trials: Iterable[Trial], root: str | os.PathLike) -> list[Path]:
+def write_trials(trials: Iterable[Trial], root: str | os.PathLike, sync: bool = True) -> list[Path]:
     """Export each trial's document, with its per-step states, into AGENT's tree under ``root`` (each file whole
-    or not at all)."""
-    return [write_json_atomic(trial_path(root, t.key), trial_document(t), indent=None) for t in trials]
+    or not at all, compact JSON); ``sync`` False leaves the files' flushing to disk to the operating system."""
+    written = []
+    for trial in trials:
+        path = trial_path(root, trial.key)
+        with atomic_write(path, sync=sync) as f:
+            f.write(json.dumps(trial_document(trial), separators=(",", ":")))
+        written.append(path)
+    return written
 
 
 # ---- reading ---------------------------------------------------------------------------------------------------------

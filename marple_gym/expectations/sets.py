@@ -6,7 +6,7 @@
     <root>/manifest.json                                the spec, every shard file's SHA-256, checks of the set
     <root>/test/1.1/shard-00000.jsonl                   a trial's document a line (compact, without per-step states)
 
-A shard is a run of one type's trials in one split, written whole (one file, one flush to disk); every trial is
+A shard is a run of one type's trials in one split, written whole (one file; the manifest, flushed to disk after each shard, records its checksum); every trial is
 a function of the seed and its key (:func:`~marple_gym.expectations.scenarios.make_trial`), so shards are written
 in any order on any core, and a killed run resumes with the shards its manifest lacks
 (:func:`marple_gym.datasets.sharded.generate_shards`). The documents are those of
@@ -56,6 +56,8 @@ class TrialSetSpec:
         bad = {k: v for k, v in self.sizes.items() if k not in SPLITS or not isinstance(v, int) or v < 0}
         if bad or self.seed < 0:
             raise ValueError(f"sizes map splits {SPLITS} to trials per type >= 0, got {dict(self.sizes)}")
+        if not any(self.sizes.values()):
+            raise ValueError(f"a trial set needs trials: every split has 0 trials per type ({dict(self.sizes)})")
 
     def keys(self, split: str) -> list[TrialKey]:
         return trial_keys(split, self.sizes.get(split, 0), self.types)
@@ -97,7 +99,8 @@ def generate_trial_set(
 
 def _write_shard(spec_json: dict[str, Any], shard: Shard, root: str) -> list[str]:
     name = f"{shard.name}.jsonl"
-    with atomic_write(Path(root) / name) as f:
+    # Unsynced: the manifest, synced after each shard, records the file's SHA-256, which resuming and reading check.
+    with atomic_write(Path(root) / name, sync=False) as f:
         for key in shard.work:
             f.write(json.dumps(trial_document(make_trial(key, spec_json["seed"]), states=False), separators=(",", ":")))
             f.write("\n")

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 from expectation_trials import agent_of, chosen, going_for, hand_stage, hand_trial
 
-from marple_eval.expectations.bipack import BipackRater
+from marple_eval.expectations.bipack import ExpectationBipack
 from marple_gym.expectations import stages
 from marple_gym.expectations.stages import around
 from marple_gym.expectations.trial import Episode
 
-RATER = BipackRater()
+RATER = ExpectationBipack()
 APPLE, BALL = (3, 3), (9, 3)
 
 

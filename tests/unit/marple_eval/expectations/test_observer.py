@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from expectation_trials import agent_of, chosen, going_for, hand_stage, hand_trial
 
-from marple_eval.expectations.observer import FLOOR, ExactObserver
+from marple_eval.expectations.observer import FLOOR, ExpectationObserver
 from marple_gym.expectations import stages
 from marple_gym.expectations.scenarios import all_types, make_trial, trial_keys
 from marple_gym.expectations.stages import around
 from marple_gym.expectations.trial import Episode, TrialView
 from marple_gym.generation.stage import Stage, StageRoom
 
-OBSERVER = ExactObserver()
+OBSERVER = ExpectationObserver()
 
 
 def rate(trial, order=("expected", "surprising")):
@@ -105,7 +105,7 @@ def test_a_way_through_the_chairs_or_a_wall_has_probability_nought():
     assert wall.through == ((6, 4),)
     ratings = rate(hand_trial("action_efficiency", "2.4", agent, [round_by_the_side], round_by_the_side, wall))
     assert ratings["surprising"] == pytest.approx(-np.log(FLOOR))
-    assert OBSERVER.role == "answer_key" and OBSERVER.name == "answer key (ceiling)"
+    assert OBSERVER.role == "answer_key" and OBSERVER.name == "observer"
 
 
 # ---- unobserved constraints ------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 from expectation_trials import agent_of, chosen, hand_stage, hand_trial
 
+from marple_eval.expectations.methods import Rating, rate_trial
 from marple_eval.expectations.panel import (
     CHECK,
     PASS_BAND,
@@ -18,7 +19,6 @@ from marple_eval.expectations.panel import (
     panel_verdict,
     record_verdict,
 )
-from marple_eval.expectations.raters import Rating, rate_trial
 from marple_eval.expectations.scoring import accuracy_table
 from marple_gym.datasets.sharded import read_set_manifest
 from marple_gym.expectations import TrialSetSpec, all_types, generate_trial_set, make_trial, trial_keys
