@@ -27,6 +27,7 @@ METHODS: Methods = {
     ("whodunit", "bip"): "marple_agents.bip:BipMethod",
     ("beliefs", "bip"): "marple_agents.beliefs.bip:BeliefBip",
     ("expectations", "tomnet"): "marple_agents.tomnet.rater:ToMnetMethod.load",
+    ("expectations", "tomnet-test-only"): "marple_agents.tomnet.rater:TestOnlyToMnetMethod.load",
 }
 """Every method this package ships, by (family, name) (outside plugins join them: :func:`available_methods`)."""
 

@@ -163,13 +163,16 @@ class ToMnetMethod(ExpectationMethod):
             raise CheckpointError(
                 f"{checkpoint}: not a ToMnet checkpoint written by ToMnetMethod.save ({type(exc).__name__}: {str(exc)[:200]})"
             ) from None
-        return method_of(net, config, device)
+        method = method_of(net, config, device)
+        if not isinstance(method, cls):
+            raise CheckpointError(f"{checkpoint}: a ToMnet checkpoint of {method.name}, not of {cls.name}")
+        return method
 
 
 class TestOnlyToMnetMethod(ToMnetMethod):
     """The shortcut panel's learned rule: the same network and training, without the familiarisation."""
 
     __test__ = False  # not a pytest test class
-    name = "tomnet (test only)"
+    name = "tomnet-test-only"
     role = "shortcut"
     reads = frozenset({"test"})

@@ -5,11 +5,11 @@ pairs. The panel's rules look at the test alone, never at the familiarisation,
 and rate a test by one thing an onlooker can count in it:
 
 * ``steps``: its length in actions (the episode's length);
-* ``path length``: the cells the agent was seen to cover;
+* ``path-length``: the cells the agent was seen to cover;
 * ``turns``: the quarter turns it was seen to make;
 * ``detour``: how much longer its path is than the straight way from where it
   started to where it ended ("the straighter path is the expected one");
-* ``obstacles revealed``: how few obstacles a lifted occluder shows ("nothing
+* ``obstacles-revealed``: how few obstacles a lifted occluder shows ("nothing
   behind the occluder is the surprise").
 
 Beside them the panel holds a learned rater that sees only the test (ToMnet
@@ -26,7 +26,7 @@ it, and only the tie-as-half figure treats a rule and its opposite alike
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -76,32 +76,46 @@ def counts_of(test: EpisodeEvidence) -> Counts:
 
 
 class ShortcutRule(ExpectationMethod):
-    """Rates each test by ``count`` of its :class:`Counts` (negated where fewer is the cue); ``says`` is the cue
-    in words."""
+    """Rates each test by one of its :class:`Counts` (the field ``counts``; negated where ``fewer`` is the cue);
+    ``says`` is the cue in words. Each rule is a method of role "shortcut", registered under its ``name``."""
 
     role = "shortcut"
     reads = frozenset({"test"})
-
-    def __init__(self, name: str, count: Callable[[Counts], float], says: str) -> None:
-        self.name = name
-        self.count = count
-        self.says = says
+    counts: str = "steps"
+    fewer: bool = False
+    says: str = ""
 
     def settings(self) -> dict[str, Any]:
         return {**super().settings(), "says": self.says}
 
     def rate(self, view: TrialView) -> list[float]:
         """The count of each test of ``view``, in its order."""
-        return [float(self.count(counts_of(test))) for test in view.tests]
+        sign = -1.0 if self.fewer else 1.0
+        return [sign * getattr(counts_of(test), self.counts) for test in view.tests]
 
 
-RULES = (
-    ShortcutRule("steps", lambda f: f.steps, "the longer test is the surprising one"),
-    ShortcutRule("path length", lambda f: f.path_length, "the test that covers more ground is the surprising one"),
-    ShortcutRule("turns", lambda f: f.turns, "the test with more turns is the surprising one"),
-    ShortcutRule("detour", lambda f: f.detour, "the straighter path is the expected one"),
-    ShortcutRule("obstacles revealed", lambda f: -f.obstacles_revealed, "an emptier reveal is the surprising one"),
-)
+class StepsRule(ShortcutRule):
+    name, counts, says = "steps", "steps", "the longer test is the surprising one"
+
+
+class PathLengthRule(ShortcutRule):
+    name, counts, says = "path-length", "path_length", "the test that covers more ground is the surprising one"
+
+
+class TurnsRule(ShortcutRule):
+    name, counts, says = "turns", "turns", "the test with more turns is the surprising one"
+
+
+class DetourRule(ShortcutRule):
+    name, counts, says = "detour", "detour", "the straighter path is the expected one"
+
+
+class ObstaclesRevealedRule(ShortcutRule):
+    name, counts, says = "obstacles-revealed", "obstacles_revealed", "an emptier reveal is the surprising one"
+    fewer = True
+
+
+RULES: tuple[ShortcutRule, ...] = (StepsRule(), PathLengthRule(), TurnsRule(), DetourRule(), ObstaclesRevealedRule())
 """The panel's counting rules (the learned test-only rater is in :mod:`marple_agents.tomnet`)."""
 
 

@@ -139,10 +139,10 @@ def format_table(tables: Mapping[str, Mapping[str, Accuracy]]) -> str:
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
     pairs = [max(t[c].trials for t in tables.values() if c in t) for c in columns]
     lines.append("| pairs (n) | " + " | ".join(str(n) for n in pairs) + " |")
-    smallest = min((a.trials for t in tables.values() for a in t.values()), default=MIN_TRIALS)
-    if smallest < MIN_TRIALS:
+    small = [f"{c} ({n})" for c, n in zip(columns, pairs) if n < MIN_TRIALS and c in all_types()]
+    if small:
         lines.append("")
-        lines.append(f"(some groups have fewer than {MIN_TRIALS} trials: their figures are too uncertain to compare)")
+        lines.append(f"(fewer than {MIN_TRIALS} pairs, too few to compare: {', '.join(small)})")
     return "\n".join(lines)
 
 

@@ -60,7 +60,7 @@ def test_each_rule_wins_where_its_cue_holds_and_loses_where_it_is_turned_round()
     through = Episode(lined, straight.actions, through=((6, 5),))  # the chairs there, walked through
     agents = hand_trial("action_efficiency", "2.1", agent, [detour], straight, old_way)
     turned = hand_trial("action_efficiency", "2.1", agent, [detour], detour, through)
-    for name in ("steps", "path length", "turns", "detour"):
+    for name in ("steps", "path-length", "turns", "detour"):
         assert rate_trial(RULE[name], agents).surprising > rate_trial(RULE[name], agents).expected, name
         assert rate_trial(RULE[name], turned).surprising < rate_trial(RULE[name], turned).expected, name
     screen = occluded(lined).occluder
@@ -71,7 +71,7 @@ def test_each_rule_wins_where_its_cue_holds_and_loses_where_it_is_turned_round()
     walked_through = hand_trial("unobserved_constraints", "3.1", agent, [straight_run],
                                 Episode(empty, straight_run.actions, reveal=True, continues=0),
                                 Episode(behind, straight_run.actions, reveal=True, continues=0, through=((6, 5),)))  # fmt: skip
-    rule = RULE["obstacles revealed"]
+    rule = RULE["obstacles-revealed"]
     assert rate_trial(rule, bend).surprising > rate_trial(rule, bend).expected
     assert rate_trial(rule, walked_through).surprising < rate_trial(rule, walked_through).expected
     for rule in RULES:
