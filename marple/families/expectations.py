@@ -43,7 +43,12 @@ from marple.study.family_web import FamilyOptions, build_trial_study
 from marple_eval.expectations import Accuracy, RatingResults, format_table, plot_accuracy, rate_trial, seeded_table
 from marple_eval.expectations.panel import RULES, PanelVerdict, panel_verdict, record_verdict
 from marple_eval.expectations.results import read_rating
-from marple_eval.expectations.scoring import GENERALISATION_TESTS, GeneralisationSplit, generalisation_tests
+from marple_eval.expectations.scoring import (
+    GENERALISATION_TESTS,
+    GeneralisationSplit,
+    generalisation_tests,
+    plot_generalisation,
+)
 from marple_eval.items import by_role
 from marple_eval.journal import journal_path
 from marple_eval.results import ResultsError
@@ -73,15 +78,41 @@ def tomnet_config(method_args: dict[str, Any], method: str = "tomnet"):
         raise ValueError(f"--method-arg: tomnet takes {known}; got {sorted(method_args)}") from None
 
 
+_read_once: dict[tuple[str, str, tuple[str, ...] | None], list[Any]] | None = None
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within the block, each split of a set is read (and checked against its manifest) once: a benchmark's runs
+    all rate the same test split and the learned ones train on the same training split."""
+    global _read_once
+    _read_once = {}
+    try:
+        yield
+    finally:
+        _read_once = None
+
+
+def trials_of(data: str | Path, split: str, types: Sequence[str] | None = None) -> list[Any]:
+    """The trials of a set's ``split`` (of ``types``, default all): :func:`read_trial_set`, read once within
+    :func:`reading_once`."""
+    if _read_once is None:
+        return read_trial_set(data, split, types)
+    key = (str(data), split, None if types is None else tuple(types))
+    if key not in _read_once:
+        _read_once[key] = read_trial_set(data, split, types)
+    return _read_once[key]
+
+
 def train_tomnet_on(data: str, config, device: str = "auto", progress: bool = True, types=None):
     """The learned method trained on the expected tests of the set's training split (validated on its validation
     split, where it has one), of ``types`` (default all)."""
     from marple_agents.tomnet import train_tomnet
 
-    train = read_trial_set(data, "train", types)
+    train = trials_of(data, "train", types)
     if not train:
         raise ValueError(f"{data}: the set has no training trials of {list(types or ['any type'])}")
-    validation = read_trial_set(data, "validation", types)
+    validation = trials_of(data, "validation", types)
     return train_tomnet(train, config, device=device, validation=validation, progress=progress)
 
 
@@ -164,7 +195,7 @@ class ExpectationFamily(Family):
     paper = "AGENT (Shu et al., 2021)"
     results = RatingResults
     presets = {
-        "small": {"sizes": {"train": 160, "validation": 40, "test": 40}, "tomnet": {}, "seeds": 3},
+        "small": {"sizes": {"train": 80, "validation": 0, "test": 40}, "tomnet": {"epochs": 2}, "seeds": 3},
         "quick": {"sizes": {"train": 8, "validation": 0, "test": 4}, "tomnet": {"epochs": 1, "width": 16}, "seeds": 1},
     }
     """``small``: 40 test pairs, 160 training and 40 validation trials of each of the 12 types, ToMnet 8 epochs;
@@ -203,7 +234,7 @@ class ExpectationFamily(Family):
         return 0
 
     def read(self, data: str | Path, split: str = "test") -> list[Any]:
-        return read_trial_set(data, split)
+        return trials_of(data, split)
 
     def item_type(self, item: Any) -> str:
         return item.key.type
@@ -336,7 +367,13 @@ class ExpectationFamily(Family):
         return expectation_tables(runs)
 
     def plot(self, runs: Sequence[RatingResults], path: str | Path) -> Path:
+        """The accuracy bars of every row, and beside them each learned run's generalisation tests
+        (``generalisation*.png``)."""
         rows = {name: table for tables in pooled_tables(runs).values() for name, table in tables.items()}
+        for run in runs:
+            if run.generalisation:
+                tests = {"all": run.table(), **run.generalisation_tables()}
+                plot_generalisation(tests, Path(path).parent, run.method)
         return plot_accuracy(rows, path, "Expectation trials")
 
     def train_arguments(self, parser: argparse.ArgumentParser) -> None:
@@ -380,8 +417,23 @@ class ExpectationFamily(Family):
         with cpu_clock(timings, "generating the set"):
             generate_trial_set(TrialSetSpec(args.seed, preset["sizes"]), data, workers=args.workers,
                                progress=not args.no_progress)  # fmt: skip
+        with reading_once():
+            paths = self._score_all(args, preset, data, root, timings)
+        verdict = shortcut_verdict([RatingResults.load(p) for p in paths])
+        if verdict is not None:
+            record_verdict(data, verdict)
+        write_json_atomic(root / "timings.json", {"cpu_seconds": timings})
+        print("CPU seconds per stage: " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()))
+        return paths
+
+    def _score_all(self, args: argparse.Namespace, preset: Mapping[str, Any], data: Path, root: Path,
+                   timings: dict[str, float]) -> list[Path]:  # fmt: skip
+        """Every benchmark run's results file, each scored unless it is there already."""
+        with cpu_clock(timings, "reading the set"):
+            for split in ("test", "train", "validation"):
+                trials_of(data, split)
         paths = []
-        for method, stem, method_args in self._benchmark_runs(preset, args.seed):
+        for method, stem, method_args in self._benchmark_runs(preset):
             out = root / "results" / f"{stem}.json"
             if not out.is_file():
                 learned = method in ("tomnet", TEST_ONLY)
@@ -394,15 +446,10 @@ class ExpectationFamily(Family):
                 with cpu_clock(timings, stem):
                     self.evaluate_method(method, method_args, str(data), out, run, print)
             paths.append(out)
-        verdict = shortcut_verdict([RatingResults.load(p) for p in paths])
-        if verdict is not None:
-            record_verdict(data, verdict)
-        write_json_atomic(root / "timings.json", {"cpu_seconds": timings})
-        print("CPU seconds per stage: " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()))
         return paths
 
     @staticmethod
-    def _benchmark_runs(preset: Mapping[str, Any], seed: int) -> list[tuple[str, str, dict[str, Any]]]:
+    def _benchmark_runs(preset: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
         """(method, results file's stem, its ``--method-arg`` options) of every benchmark run: the shortcut panel's
         rules, the methods, each learned method once per training seed, and the answer key."""
         runs = [(rule.name, rule.name, {}) for rule in RULES] + [(m, m, {}) for m in ("uniform", "bipack", "llm")]
