@@ -130,3 +130,12 @@ def test_the_verdict_is_recorded_in_the_sets_manifest(tmp_path):
     manifest = read_set_manifest(root, FORMAT, VERSION, COMMAND)  # still a valid set, every file intact
     assert manifest["checks"][CHECK]["passes"] is True and manifest["checks"][CHECK]["band"] == [0.4, 0.6]
     assert json.loads((root / "manifest.json").read_text())["shards"] == manifest["shards"]
+
+
+def test_every_panel_rule_is_a_registered_method_of_role_shortcut():
+    from marple_eval.methods.registry import make_method
+
+    for rule in RULES:
+        built = make_method("expectations", rule.name)
+        assert type(built) is type(rule) and built.role == "shortcut" and built.reads == {"test"}
+    assert make_method("expectations", "bipack").role == "method"
