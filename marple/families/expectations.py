@@ -127,7 +127,8 @@ def _export_agent(args: argparse.Namespace) -> str:
 
 @contextmanager
 def cpu_clock(timings: dict[str, float], stage: str) -> Iterator[None]:
-    """Add the CPU seconds of the block (this process's and its finished worker processes') to ``timings[stage]``."""
+    """Add the CPU seconds of the block to ``timings[stage]``: this process's and its reaped children's (worker
+    processes started by a forkserver are not its children: a set's generation counts only its own share)."""
 
     def now() -> float:
         children = resource.getrusage(resource.RUSAGE_CHILDREN)
