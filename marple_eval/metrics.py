@@ -160,6 +160,7 @@ def two_way_means(stack: np.ndarray, boot: Bootstrap = Bootstrap(), resample_see
     """(resamples, points): the mean over (seed, trial) cells of each two-way bootstrap resample of a (seeds,
     trials, points) stack, the seeds and the trials drawn independently with replacement (every seed scored on
     the same trials); with ``resample_seeds`` False only the trials are drawn."""
+    stack = _seed_stack(stack)
     seeds, trials = stack.shape[:2]
     rng = np.random.default_rng(boot.seed)
     drawn_trials = rng.integers(0, trials, size=(boot.resamples, trials))

@@ -54,6 +54,8 @@ class ExpectationLLM(ExpectationMethod):
     """Rates surprise by asking a chat model (see module docs)."""
 
     name = "llm"
+    role = "method"
+    reads = frozenset({"familiarisation", "test"})
 
     def __init__(self, client: ChatClient, n: int = 10, temperature: float = 0.5, max_tokens: int = 1024) -> None:
         check_sampling(n, temperature, max_tokens)
