@@ -29,6 +29,8 @@ from marple.cli import (
     study_web,
     train,
 )
+from marple.cli.options import positive_int
+from marple_agents.threads import THREADS_VARIABLE, use_torch_threads
 from marple_gym.errors import MarpleError
 from marple_gym.extras import missing_module_hint
 from marple_gym.version import __version__
@@ -51,6 +53,8 @@ COMMANDS = (
     train,
 )
 """The subcommands' modules, in the order ``marple --help`` lists them."""
+TORCH_COMMANDS = ("train", "evaluate", "benchmark")
+"""The commands that may run torch: each takes ``--threads`` and sets torch's threads before it runs."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +72,14 @@ def build_parser() -> argparse.ArgumentParser:
         # Also after the subcommand (`marple evaluate ... -v`), where the error hint's reader puts it. Set only
         # when given there, so that it cannot reset the `marple -v evaluate ...` form to False.
         add_verbose(command, default=argparse.SUPPRESS)
+    for name in TORCH_COMMANDS:
+        sub.choices[name].add_argument(
+            "--threads",
+            type=positive_int,
+            default=None,
+            help=f"torch threads of each process that runs a model (default: 1, or {THREADS_VARIABLE} if set: "
+            "small models gain little from more and lose much on a busy machine)",
+        )
     parser.commands = tuple(sub.choices)
     return parser
 
@@ -86,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    if hasattr(args, "threads"):
+        use_torch_threads(args.threads)  # before any model, in this process and the workers it starts
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

@@ -26,6 +26,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from marple_agents import config as settings
 from marple_agents.beliefs.policy import BeliefPolicy, BeliefPolicyNet, belief_marks, last_code, policy_vision
+from marple_agents.threads import use_torch_threads
 from marple_agents.training.module import PolicyModule, soft_cross_entropy
 from marple_agents.training.train import quiet_lightning
 from marple_gym.beliefs.episodes import SearchEpisode
@@ -156,6 +157,7 @@ def train_belief_policy(
     warnings.filterwarnings("ignore", message=r".*`validation_step` but have no `val_dataloader`.*")
     model_cfg, train_cfg = settings.preset(preset, "vision", **overrides)
     train_cfg = replace(train_cfg, max_steps=max_steps, val_fraction=val_fraction)
+    use_torch_threads()  # the process's setting (--threads, OMP_NUM_THREADS, else one): see marple_agents.threads
     L.seed_everything(seed, workers=True, verbose=False)
     samples = collect_samples(episodes)
     rng = np.random.default_rng(seed)

@@ -26,6 +26,7 @@ from torch.utils.data import DataLoader
 
 from marple_agents.checkpoints import CheckpointError
 from marple_agents.device import kind, lightning_placement, resolve_device
+from marple_agents.threads import use_torch_threads
 from marple_agents.tomnet.features import stack, trial_features
 from marple_agents.tomnet.network import INPUTS, ToMnet, ToMnetConfig, ToMnetModule, surprise
 from marple_gym.expectations.trial import Trial, TrialView
@@ -74,6 +75,7 @@ def train_tomnet(
         raise ValueError("no trials to train on")
     config = config or ToMnetConfig()
     device = resolve_device(device)
+    use_torch_threads()  # the process's setting (--threads, OMP_NUM_THREADS, else one): see marple_agents.threads
     L.seed_everything(config.seed, workers=True, verbose=False)
     generator = torch.Generator().manual_seed(config.seed)
     train = DataLoader(items(trials), config.batch_size, shuffle=True, collate_fn=collate, generator=generator)

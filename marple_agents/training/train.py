@@ -18,6 +18,7 @@ from marple_agents import config as settings
 from marple_agents.checkpoints import CheckpointError, save_checkpoint
 from marple_agents.config import CONDITIONINGS, ModelConfigError
 from marple_agents.loggers import make_logger
+from marple_agents.threads import use_torch_threads
 from marple_agents.training.budget import TimeBudget
 from marple_agents.training.datamodule import PolicyDataModule
 from marple_agents.training.module import PolicyModule
@@ -135,6 +136,7 @@ def train_policy(
     batch_size, accumulate = settings.micro_batches(train_cfg)
     out_dir = Path(out_dir)
     experiment_logger = make_logger(logger, out_dir)  # before the data, so a missing package fails fast
+    use_torch_threads()  # the process's setting (--threads, OMP_NUM_THREADS, else one): see marple_agents.threads
     L.seed_everything(seed, workers=True, verbose=False)
 
     started = time.perf_counter()
