@@ -28,6 +28,7 @@ from marple_agents import config as settings
 from marple_agents.beliefs.policy import BeliefPolicy, BeliefPolicyNet, belief_marks, last_code, policy_vision
 from marple_agents.threads import use_torch_threads
 from marple_agents.training.module import PolicyModule, soft_cross_entropy
+from marple_agents.training.progress import progress_callbacks
 from marple_agents.training.train import quiet_lightning
 from marple_gym.beliefs.episodes import SearchEpisode
 from marple_gym.world.actions import NUM_ACTIONS
@@ -186,6 +187,7 @@ def train_belief_policy(
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=progress,
+        callbacks=progress_callbacks(progress, "belief policy"),
         enable_model_summary=False,
         num_sanity_val_steps=0,
     )

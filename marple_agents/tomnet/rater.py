@@ -29,6 +29,7 @@ from marple_agents.device import kind, lightning_placement, resolve_device
 from marple_agents.threads import use_torch_threads
 from marple_agents.tomnet.features import stack, trial_features
 from marple_agents.tomnet.network import INPUTS, ToMnet, ToMnetConfig, ToMnetModule, surprise
+from marple_agents.training.progress import progress_callbacks
 from marple_gym.expectations.trial import Trial, TrialView
 
 Item = tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]
@@ -90,6 +91,7 @@ def train_tomnet(
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=progress,
+        callbacks=progress_callbacks(progress, "ToMnet"),
         enable_model_summary=False,
         num_sanity_val_steps=0,
         log_every_n_steps=max(1, min(10, len(train))),

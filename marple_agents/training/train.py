@@ -22,6 +22,7 @@ from marple_agents.threads import use_torch_threads
 from marple_agents.training.budget import TimeBudget
 from marple_agents.training.datamodule import PolicyDataModule
 from marple_agents.training.module import PolicyModule
+from marple_agents.training.progress import progress_callbacks
 from marple_gym.datasets import MarpleDataset, Samples
 from marple_gym.validation import Fields, message_error, read_json_file
 
@@ -169,7 +170,7 @@ def train_policy(
         max_time=None if train_cfg.max_minutes is None else {"seconds": 60 * train_cfg.max_minutes * 1.1 + 30},
         accumulate_grad_batches=accumulate,
         gradient_clip_val=1.0,
-        callbacks=[*own, *callbacks],
+        callbacks=[*own, *callbacks, *progress_callbacks(progress, f"agent model {unit} {role} {model}", callbacks)],
         logger=experiment_logger,
         enable_progress_bar=progress,
         enable_model_summary=False,
