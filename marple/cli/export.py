@@ -1,37 +1,20 @@
-"""``marple export``: a dataset split as a Minari dataset or a Parquet file."""
+"""``marple export``: a family's set written in another format (whodunit datasets: Minari or Parquet)."""
 
 from __future__ import annotations
 
-import argparse
-
-from marple_gym.datasets.export import FORMATS, export_dataset
+from marple.cli.families import add_family_command
 
 
 def add_parser(subparsers) -> None:
-    parser = subparsers.add_parser(
+    add_family_command(
+        subparsers,
         "export",
-        help="write a dataset split as a Minari dataset or a Parquet file",
+        help="write a set in another format: a whodunit split as a Minari dataset or a Parquet file, belief "
+        "questions in MMToM-QA's format",
         description=(
-            "Decode one unit's split of a dataset written by `marple generate` and write it where offline-RL and "
-            "analysis tools read it: a Minari dataset (minari.load_dataset) or Parquet, one row per step. "
-            'Needs the export extra (pip install "marple-gym[export]", or pip install -e ".[export]" in a clone).'
+            "Write a family's set where other tools read it. --family whodunit (the default) decodes one unit's "
+            "split and writes a Minari dataset (minari.load_dataset) or Parquet, one row per step (the export "
+            'extra: pip install "marple-gym[export]"). `marple export --family NAME --help` lists a family\'s '
+            "formats and options."
         ),
     )
-    parser.add_argument("data", metavar="DIR", help="dataset directory (from `marple generate`)")
-    parser.add_argument("--unit", required=True, help="scenario or mission unit, e.g. laundry or get_snack")
-    parser.add_argument("--split", default="train-in", help="test, train-in or train-ood (default: train-in)")
-    parser.add_argument("--role", choices=["A", "B"], help="only this agent's trajectories (default: both)")
-    parser.add_argument("--format", choices=FORMATS, required=True, help="minari or parquet")
-    parser.add_argument(
-        "--out", help="parquet: the file to write; minari: the dataset id (default: marple/UNIT/SPLIT-v0)"
-    )
-    parser.add_argument("--minari-root", metavar="DIR", help="Minari's datasets folder (default: ~/.minari/datasets)")
-    parser.set_defaults(run=run_export)
-
-
-def run_export(args: argparse.Namespace) -> int:
-    exported = export_dataset(
-        args.data, args.unit, args.split, args.format, args.out, role=args.role, minari_root=args.minari_root
-    )
-    print(f"wrote {exported}")
-    return 0

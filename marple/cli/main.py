@@ -23,14 +23,15 @@ from marple.cli import (
     report,
     slices,
     stats,
+    stopping,
     study,
     study_score,
     study_server,
     study_web,
     train,
 )
-from marple.cli.options import positive_int
-from marple_agents.threads import THREADS_VARIABLE, use_torch_threads
+from marple.cli.families import family_options
+from marple_agents.threads import use_torch_threads
 from marple_gym.errors import MarpleError
 from marple_gym.extras import missing_module_hint
 from marple_gym.version import __version__
@@ -53,15 +54,15 @@ COMMANDS = (
     train,
 )
 """The subcommands' modules, in the order ``marple --help`` lists them."""
-TORCH_COMMANDS = ("train", "evaluate", "benchmark")
-"""The commands that may run torch: each takes ``--threads`` and sets torch's threads before it runs."""
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``marple`` parser with every subcommand (named in its ``commands``)."""
     parser = argparse.ArgumentParser(
         prog="marple",
-        description="MARPLE-Gym: household whodunit benchmark for long-horizon inference.",
+        description="MARPLE-Gym: benchmarks of inferring other minds in household gridworlds: whodunits (MARPLE), "
+        "belief and goal questions (MMToM-QA) and expectation trials (AGENT); `marple COMMAND --family NAME --help` "
+        "lists a family's options.",
     )
     parser.add_argument("--version", action="version", version=f"marple-gym {__version__}")
     add_verbose(parser, default=False)
@@ -72,14 +73,6 @@ def build_parser() -> argparse.ArgumentParser:
         # Also after the subcommand (`marple evaluate ... -v`), where the error hint's reader puts it. Set only
         # when given there, so that it cannot reset the `marple -v evaluate ...` form to False.
         add_verbose(command, default=argparse.SUPPRESS)
-    for name in TORCH_COMMANDS:
-        sub.choices[name].add_argument(
-            "--threads",
-            type=positive_int,
-            default=None,
-            help=f"torch threads of each process that runs a model (default: 1, or {THREADS_VARIABLE} if set: "
-            "small models gain little from more and lose much on a busy machine)",
-        )
     parser.commands = tuple(sub.choices)
     return parser
 
@@ -90,9 +83,20 @@ def add_verbose(parser: argparse.ArgumentParser, default) -> None:
     )
 
 
+def parse_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The options of a command line: a family command's read in two steps (its family's parser reads the rest,
+    :func:`marple.cli.families.family_options`), every other command's by its parser alone."""
+    args, rest = parser.parse_known_args(argv)
+    if getattr(args, "family_command", None):
+        return family_options(args, rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_command(parser, argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what a run records as its command
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if not getattr(args, "run", None):
@@ -100,16 +104,19 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if hasattr(args, "threads"):
         use_torch_threads(args.threads)  # before any model, in this process and the workers it starts
+    stopping.install()
     try:
         return int(args.run(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, stopping.Stopped, SystemExit) as exc:  # SystemExit: Lightning's, on a signal
+        signum = stopping.stopped_by(exc)
+        if signum is None:
+            raise
+        return stopping.report(args.command, signum)
     except ModuleNotFoundError as exc:  # an optional part not installed: name the extra, exit 2; else a bug
         hint = missing_module_hint(exc)
         _report(args, f"error: {hint}" if hint else f"internal error: {type(exc).__name__}: {exc}", bug=not hint)
         return 2 if hint else 1
-    except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (ModelError): exit 2
+    except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (MethodError): exit 2
         _report(args, f"error: {exc}", bug=False)
         return 2
     except Exception as exc:  # a bug, not bad input: still no traceback unless asked for

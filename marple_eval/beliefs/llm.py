@@ -39,20 +39,22 @@ def parse_choice(text: str | None) -> int | None:
     return None if found is None else "ab".index(found.group(1).lower())
 
 
-class LLMBeliefMethod(BeliefMethod):
+class BeliefLLM(BeliefMethod):
     """Ask a chat model, MMToM-QA's way (see the module docs). Server, model and key come from the options or
     the environment as for the whodunit baseline (``MARPLE_LLM_BASE_URL``, ``MARPLE_LLM_MODEL``,
     ``MARPLE_LLM_API_KEY``); ``dry_run`` names a file to write the requests to, and needs neither."""
 
     name = "llm"
-    condition = "text"
+    reads = frozenset({"text"})
 
-    def __init__(self, n: int = 1, temperature: float = 0.0, max_tokens: int = 5, **client: Any) -> None:
-        """``client``: where and how to ask (:func:`marple_eval.llm.model.chat_client`'s options: ``model``,
-        ``base_url``, ``api_key``, ``cache``, ``retries``, ``backoff``, ``timeout``, ``price_prompt``,
-        ``price_completion``, ``dry_run``)."""
+    def __init__(
+        self, n: int = 1, temperature: float = 0.0, max_tokens: int = 5, dry_run: str | None = None, **client: Any
+    ) -> None:
+        """``dry_run``: a file to write the requests to instead of sending them; ``client``: where and how to ask
+        (:func:`marple_eval.llm.model.chat_client`'s options: ``model``, ``base_url``, ``api_key``, ``cache``,
+        ``retries``, ``backoff``, ``timeout``, ``price_prompt``, ``price_completion``)."""
         check_sampling(n, temperature, max_tokens)
-        self.client = chat_client(**client)
+        self.client = chat_client(dry_run=dry_run, **client)
         self.n, self.temperature, self.max_tokens = int(n), float(temperature), int(max_tokens)
 
     def answer(self, question: BeliefQuestion) -> tuple[float, float]:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from marple_agents.threads import THREADS_VARIABLE
 from marple_gym.envs.registration import env_ids
 from marple_gym.levels.ladder import level_ids
 
@@ -102,6 +103,22 @@ def add_device_argument(parser: argparse.ArgumentParser, what: str = "where lear
     )
 
 
+THREAD_COMMANDS = ("train", "evaluate", "benchmark")
+"""The commands that may run torch: each takes ``--threads`` (:func:`add_threads_argument`)."""
+
+
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: torch's threads in each process that runs a model (the command sets them before it runs,
+    :func:`marple_agents.threads.use_torch_threads`)."""
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        help=f"torch threads of each process that runs a model (default: 1, or {THREADS_VARIABLE} if set: "
+        "small models gain little from more and lose much on a busy machine)",
+    )
+
+
 def env_id(text: str) -> str:
     """An environment id this package registers (``marple envs --all`` lists them), or the nearest ids named."""
     known = [*env_ids(), *level_ids(include_missions=False)]
@@ -125,14 +142,14 @@ tile_size = int_in(8, 256)
 # ---- a method's options as command lines write them: KEY=VALUE arguments and ROLE=MODEL agents ----
 
 
-def parse_model_args(items: list[str]) -> dict[str, Any]:
+def parse_method_args(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` words as keyword arguments; a value is read as JSON where it is JSON (``rollouts=5``,
     ``agent="mcts"``), else kept as text (``agent=mcts``)."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ValueError(f"--model-arg expects KEY=VALUE, got {item!r}")
+            raise ValueError(f"--method-arg expects KEY=VALUE, got {item!r}")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:
