@@ -5,11 +5,11 @@ worker processes it starts) calls :func:`use_torch_threads` before its first mod
 ``--threads N`` or the environment variable ``OMP_NUM_THREADS`` (which torch also reads when imported) says
 otherwise. The setting is written to the environment, so that worker processes started afterwards keep it.
 
-Why one: this project's models are small (the agent models are a 32-wide one-layer ViT over a house's 400 cells),
-and torch's second thread buys little even on a quiet machine while it costs dearly on a busy one, where a thread
-waiting for a descheduled sibling spins on a core another job needs. Measured on 2 cores (docs/agents.md,
-"Threads"): one agent model's training does the same steps in about the same wall time at one thread as at two
-on a quiet machine, for fewer CPU seconds, and is several times faster at one thread with other jobs beside it.
+Why one: this project's models are small (the agent models are a 32-wide one-layer ViT over a house's cells), so
+torch's second thread has little arithmetic to share, while on a busy machine a thread waiting for a descheduled
+sibling spins on a core another job needs. Measured on 2 cores with other jobs beside them (docs/gpu.md, "Threads
+on the CPU"): 100 steps of one agent model's training took 6.5 times the CPU seconds and 9 times the wall clock
+at two threads as at one.
 A large model on a CPU (the paper preset) may want more: ``--threads``.
 
 torch is not imported here: a command that turns out to need no model stays light, and torch, when it is imported
