@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from marple_agents.threads import THREADS_VARIABLE
 from marple_gym.envs.registration import env_ids
 from marple_gym.levels.ladder import level_ids
 
@@ -99,6 +100,22 @@ def add_device_argument(parser: argparse.ArgumentParser, what: str = "where lear
         metavar=DEVICE_SPECS,
         help=f"{what}, for every model that takes a device: auto (default: a GPU when there is one), cpu, cuda, "
         "cuda:N; recorded in the results (see docs/gpu.md)",
+    )
+
+
+THREAD_COMMANDS = ("train", "evaluate", "benchmark")
+"""The commands that may run torch: each takes ``--threads`` (:func:`add_threads_argument`)."""
+
+
+def add_threads_argument(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: torch's threads in each process that runs a model (the command sets them before it runs,
+    :func:`marple_agents.threads.use_torch_threads`)."""
+    parser.add_argument(
+        "--threads",
+        type=positive_int,
+        default=None,
+        help=f"torch threads of each process that runs a model (default: 1, or {THREADS_VARIABLE} if set: "
+        "small models gain little from more and lose much on a busy machine)",
     )
 
 

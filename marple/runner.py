@@ -37,7 +37,7 @@ from marple.registry import make_method, method_class, takes_argument
 from marple_agents.bip import BipResources
 from marple_agents.device import resolve_device
 from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, PRIVILEGED_PRIORS, mission_priors
-from marple_eval.lockstep import TRIALS_IN_FLIGHT
+from marple_eval.lockstep import CPU_TRIALS_IN_FLIGHT, TRIALS_IN_FLIGHT
 from marple_eval.protocol import AgentResources, MethodFactory, Resources, SuspectAnswers, evaluate, evaluate_suspect
 from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
@@ -222,6 +222,7 @@ def run_method(
         run_settings={**(run_settings or {}), **recorded},
         resources=resources,
         workers=(in_flight or TRIALS_IN_FLIGHT) if on_gpu else processes,
+        in_flight=1 if on_gpu else cpu_trials_in_flight(run),
         pool=None if on_gpu else pool,
         out=out,
         progress=progress,
@@ -249,7 +250,23 @@ def run_suspect(
     factory, on_gpu = placed_factory(run)
     resources, _ = method_resources(run)
     workers = (in_flight or TRIALS_IN_FLIGHT) if on_gpu else processes
-    return evaluate_suspect(factory, episodes, settings, role, resources=resources, workers=workers, progress=progress)
+    return evaluate_suspect(
+        factory,
+        episodes,
+        settings,
+        role,
+        resources=resources,
+        workers=workers,
+        in_flight=1 if on_gpu else cpu_trials_in_flight(run),
+        progress=progress,
+    )
+
+
+def cpu_trials_in_flight(run: MethodRun) -> int:
+    """Trials each CPU process scores at a time: :data:`~marple_eval.lockstep.CPU_TRIALS_IN_FLIGHT` for a method
+    that rolls out learned agent models (their forward passes shared), one for any other (nothing to share)."""
+    learned = bool(run.agents) and not planner_agents_only(run.agents)
+    return CPU_TRIALS_IN_FLIGHT if learned else 1
 
 
 def placed_factory(run: MethodRun) -> tuple[MethodFactory, bool]:

@@ -42,6 +42,10 @@ VERSION = 2  # 2: a SHA-256 of the weights; version 1 files (without it) are sti
 PAYLOAD_KEYS = ("format", "version", "config", "meta", "tables", "state_dict", "weights_sha256")
 MAX_PARAMETERS = 2_000_000_000
 """Largest network a checkpoint may describe (8 GB of float32; the paper's ViT has about 0.2 billion)."""
+CHECKED_ON_CPU = 10_000_000
+"""The largest network whose checkpoint is checked against a copy built on the CPU (milliseconds for the small
+preset). A larger one is built on the meta device (no memory), whose first weight initialisation in a process loads
+torch's compiler: about 2 CPU seconds, in every process that reads a checkpoint."""
 CONFIG_LIMITS = {  # (low, high) of each integer setting, checked before the network is built
     "width": (8, 16384),
     "depth": (1, 256),
@@ -174,8 +178,8 @@ def _check_weights(top: Fields) -> None:
 
 def _check_fit(config: ModelConfig, top: Fields, build: Callable[[ModelConfig], torch.nn.Module]) -> None:
     """The weights are those of the network the config describes, name for name and shape for shape (compared
-    with that network built on PyTorch's meta device: no memory, no time)."""
-    with torch.device("meta"):
+    with that network built: on the CPU up to :data:`CHECKED_ON_CPU` parameters, else on PyTorch's meta device)."""
+    with torch.device("cpu" if estimated_parameters(config.to_dict()) <= CHECKED_ON_CPU else "meta"):
         wanted = {name: tuple(t.shape) for name, t in build(config).state_dict().items()}
     given = {name: tuple(t.shape) for name, t in top.mapping("state_dict").items()}
     problems = [f"missing {name}" for name in sorted(wanted.keys() - given.keys())]

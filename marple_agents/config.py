@@ -90,7 +90,8 @@ class TrainConfig:
     max_steps: int | None = None  # optimizer steps; with max_epochs, whichever comes first
     max_minutes: float | None = None  # a wall-clock budget: explicit only, since the result then depends on the machine
     precision: str = "auto"  # Lightning precision; "auto": bf16-mixed on GPUs that support it, else 32-true
-    # Speed on an accelerator (docs/gpu.md). None: on where it helps (a CUDA device); none changes the recipe.
+    # Speed (docs/gpu.md). None: on where it helps (a CUDA device; the fused optimizer on the CPU too); none changes
+    # the recipe.
     compile: bool | None = None  # torch.compile the network (Module.compile: weights keep their names)
     fused_optimizer: bool | None = None  # AdamW's fused kernel: one launch for every parameter
     data_on_device: bool | None = None  # the training tables copied to the device once, batches gathered there
@@ -112,9 +113,11 @@ class TrainConfig:
 
 
 def speed_settings(train: TrainConfig, on_gpu: bool) -> TrainConfig:
-    """``train`` with each speed option that is None ("auto") turned on on a GPU and off elsewhere."""
-    auto = ("compile", "fused_optimizer", "data_on_device")
-    return replace(train, **{k: on_gpu for k in auto if getattr(train, k) is None})
+    """``train`` with each speed option that is None ("auto") turned on on a GPU and off elsewhere, except the fused
+    optimizer, on everywhere: on a CPU it saves a small model about 2 ms a step of 15 (one AdamW kernel instead of
+    a dozen small operations per parameter tensor)."""
+    auto = {"compile": on_gpu, "fused_optimizer": True, "data_on_device": on_gpu}
+    return replace(train, **{k: on for k, on in auto.items() if getattr(train, k) is None})
 
 
 def micro_batches(train: TrainConfig) -> tuple[int, int]:

@@ -310,6 +310,7 @@ def evaluate(
     progress: bool = True,
     executor: str = "auto",
     pool: TrialWorkers | None = None,
+    in_flight: int = 1,
 ) -> RunResults:
     """Score a method on whodunit episodes and return (and, with ``out``, save) the results.
 
@@ -322,7 +323,9 @@ def evaluate(
     sizes may change the last bits of an answer); ``auto`` is lockstep for a method
     on a CUDA device, processes otherwise. ``pool``: worker processes kept across runs
     (:class:`~marple_eval.workers.TrialWorkers`) that score this run's trials
-    instead of ``workers`` processes started for it.
+    instead of ``workers`` processes started for it. ``in_flight``: with
+    ``processes``, the trials each process (this one, with one worker) scores at a
+    time, their model's batched calls shared in lockstep (recorded when above one).
     """
     settings = settings or ProtocolSettings()
     probe = build(factory)
@@ -330,8 +333,13 @@ def evaluate(
     executor = _executor(executor, probe)
     with method_code(probe.name, "settings()"):
         model_settings = probe.settings()
-    in_flight = workers if executor == "lockstep" else None
-    recorded = run_record(model_settings, run_settings or {}, settings, probe.combines_query_probabilities, in_flight)
+    recorded = run_record(
+        model_settings,
+        run_settings or {},
+        settings,
+        probe.combines_query_probabilities,
+        _trials_in_flight(executor, workers, in_flight),
+    )
     header = _journal_header(method, probe, recorded)
     episodes = list(episodes)
     journal = Journal(journal_path(out), header, _journal_mismatch) if out else None
@@ -340,7 +348,7 @@ def evaluate(
     results = dict(done)
     bar = tqdm(total=len(episodes), initial=len(done), unit="trial", desc=f"evaluating {method}", disable=not progress)
     try:
-        for trial in _run(factory, todo, settings, resources, workers, probe, executor, pool=pool):
+        for trial in _run(factory, todo, settings, resources, (workers, in_flight), probe, executor, pool=pool):
             results[trial.episode_id] = trial
             if journal is not None:
                 journal.append(asdict(trial))
@@ -378,6 +386,13 @@ def run_record(
     return recorded
 
 
+def _trials_in_flight(executor: str, workers: int, in_flight: int) -> int | None:
+    """Trials scored at a time in one process, their calls batched, as results record it (None: one at a time)."""
+    if executor == "lockstep":
+        return workers
+    return in_flight if in_flight > 1 else None
+
+
 def _executor(executor: str, probe: WhodunitMethod) -> str:
     """``executor`` as given, ``auto`` resolved: lockstep for a method on a CUDA device, processes otherwise."""
     if executor not in EXECUTORS:
@@ -408,10 +423,12 @@ def evaluate_suspect(
     workers: int = 1,
     progress: bool = True,
     executor: str = "auto",
+    in_flight: int = 1,
 ) -> SuspectAnswers:
     """The query probabilities of the agent of role ``suspect`` on every trial (:func:`score_suspect`), its agent
     method the only one set up (``resources`` is asked for that role alone); trials run as :func:`evaluate` runs
-    them (worker processes, or lockstep for a method on a CUDA device)."""
+    them (worker processes, each scoring ``in_flight`` at a time, or lockstep for a method on a CUDA
+    device)."""
     from tqdm import tqdm
 
     probe = build(factory)
@@ -424,20 +441,27 @@ def evaluate_suspect(
     answers: dict[str, list[float | None]] = {}
     bar = tqdm(total=len(episodes), unit="trial", desc=f"evaluating {probe.name}, {suspect}", disable=not progress)
     with bar:
-        for episode_id, found in _run(factory, episodes, settings, resources, workers, probe, executor, suspect):
+        jobs = (workers, in_flight)
+        for episode_id, found in _run(factory, episodes, settings, resources, jobs, probe, executor, suspect):
             answers[episode_id] = found
             bar.update(1)
-    in_flight = workers if executor == "lockstep" else None
     return SuspectAnswers(
-        probe.name, model_settings, in_flight, {e.episode_id: answers[e.episode_id] for e in episodes}
+        probe.name,
+        model_settings,
+        _trials_in_flight(executor, workers, in_flight),
+        {e.episode_id: answers[e.episode_id] for e in episodes},
     )
 
 
-def _run(factory, todo, settings, resources, workers, probe, executor, suspect=None, pool=None):
+def _run(factory, todo, settings, resources, jobs, probe, executor, suspect=None, pool=None):
+    """Score ``todo``: ``jobs`` is (workers, trials in flight per process), as :func:`evaluate` takes them."""
+    workers, in_flight = jobs
     identities = Identities()  # one salt for the run, shared by its worker processes
     scorer = functools.partial(_Scorer, factory, resources, identities, suspect)
-    if executor == "lockstep":  # a method per thread; the policies they load are shared (one copy per device)
-        yield from run_in_lockstep(lambda: functools.partial(_score_one, scorer(), settings), todo, workers)
+    if executor == "lockstep" or (pool is None and workers <= 1 and in_flight > 1):
+        # A method per thread; the policies they load are shared (one copy per device).
+        threads = workers if executor == "lockstep" else in_flight
+        yield from run_in_lockstep(lambda: functools.partial(_score_one, scorer(), settings), todo, threads)
         return
     if pool is None and (workers <= 1 or len(todo) <= 1):
         scorer = _Scorer(lambda: probe, resources, identities, suspect)  # the probe: one method, one answer check
@@ -447,10 +471,10 @@ def _run(factory, todo, settings, resources, workers, probe, executor, suspect=N
     trials = [(episode, settings) for episode in todo]  # in the order given: scenario by scenario, set up rarely
     costs = [episode.horizon for episode in todo]
     if pool is not None:
-        yield from pool.score(scorer, trials, costs)
+        yield from pool.score(scorer, trials, costs, in_flight)
         return
     with TrialWorkers(workers) as own:
-        yield from own.score(scorer, trials, costs)
+        yield from own.score(scorer, trials, costs, in_flight)
 
 
 def dataset_episodes(data: MarpleDataset, scenarios: Iterable[str], limit: int | None = None) -> list[WhodunitEpisode]:

@@ -19,13 +19,16 @@ a scenario once).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import multiprocessing as mp
 import os
-import queue
+import pickle
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from marple_eval.lockstep import run_in_lockstep
 
 
 class TrialWorkers:
@@ -35,28 +38,44 @@ class TrialWorkers:
     def __init__(self, workers: int) -> None:
         context = mp.get_context("spawn")
         threads = max(1, (os.cpu_count() or 1) // workers)  # one thread each on a 2-core machine with 2 workers
-        self.pools = [context.Pool(1, initializer=_start, initargs=(threads,)) for _ in range(workers)]
+        self.answers = context.Queue()  # (run, answer) from every worker, as each trial finishes
+        self.pools = [context.Pool(1, initializer=_start, initargs=(threads, self.answers)) for _ in range(workers)]
         self._runs = itertools.count()
 
     def __len__(self) -> int:
         return len(self.pools)
 
     def score(
-        self, scorer: Callable[[], Callable[..., Any]], items: Sequence[tuple], costs: Sequence[float]
+        self,
+        scorer: Callable[[], Callable[..., Any]],
+        items: Sequence[tuple],
+        costs: Sequence[float],
+        in_flight: int = 1,
     ) -> Iterator:
         """``scorer()(*item)`` of every item, yielded as each finishes: ``scorer`` (picklable) builds the run's
-        scorer once in each worker; ``costs`` (one per item, e.g. the trial's length) deal the items out."""
+        scorer in each worker; ``costs`` (one per item, e.g. the trial's length) deal the items out. Each worker
+        scores ``in_flight`` of its items at a time, in threads whose model calls are batched in lockstep
+        (:func:`~marple_eval.lockstep.run_in_lockstep`, a scorer each): one forward pass for the rollouts of many
+        trials."""
         run = next(self._runs)
-        done: queue.SimpleQueue = queue.SimpleQueue()
-        for item, worker in zip(items, deal(costs, len(self.pools))):
-            self.pools[worker].apply_async(
-                _score, (run, scorer, item), callback=done.put, error_callback=lambda error: done.put(_Failed(error))
-            )
+        dealt = deal(costs, len(self.pools))
+        for worker, pool in enumerate(self.pools):
+            mine = [item for item, w in zip(items, dealt) if w == worker]
+            if mine:
+                failed = functools.partial(_put_failure, self.answers, run)
+                pool.apply_async(_score_all, (run, scorer, mine, in_flight), error_callback=failed)
         for _ in items:
-            answer = done.get()
+            answer = self._next(run)
             if isinstance(answer, _Failed):
                 raise answer.error
             yield answer
+
+    def _next(self, run: int) -> Any:
+        """The next answer of run ``run`` (those of an earlier run that stopped at an error are passed over)."""
+        while True:
+            found, answer = self.answers.get()
+            if found == run:
+                return answer
 
     def close(self) -> None:
         """Stop the workers (a trial in progress is abandoned)."""
@@ -64,6 +83,8 @@ class TrialWorkers:
             pool.terminate()
         for pool in self.pools:
             pool.join()
+        self.answers.cancel_join_thread()
+        self.answers.close()
 
     def __enter__(self) -> TrialWorkers:
         return self
@@ -90,7 +111,22 @@ class _Failed:
         self.error = error
 
 
-def _start(threads: int) -> None:
+def _put_failure(answers, run: int, error: BaseException) -> None:
+    answers.put((run, _Failed(error)))
+
+
+_ANSWERS: Any = None
+"""This worker's end of its owner's answer queue."""
+
+
+def _start(threads: int, answers) -> None:
+    """A worker's set-up: its end of the answer queue, and its threads."""
+    global _ANSWERS
+    _ANSWERS = answers
+    _share_threads(threads)
+
+
+def _share_threads(threads: int) -> None:
     """Each worker's threads for its forward passes (unless ``OMP_NUM_THREADS`` is set): more than the cores
     spread over the workers only contend, and a thread that spins waiting for a descheduled one burns CPU."""
     if "OMP_NUM_THREADS" in os.environ:
@@ -101,12 +137,23 @@ def _start(threads: int) -> None:
         torch.set_num_threads(threads)
 
 
-_RUN: tuple[int, Callable[..., Any]] | None = None
-"""This worker's current run and its scorer."""
+def _score_all(run: int, scorer: Callable[[], Callable[..., Any]], items: list[tuple], in_flight: int) -> None:
+    """Score this worker's items of run ``run``, ``in_flight`` at a time, each answer sent as it is found."""
+    try:
+        for answer in run_in_lockstep(lambda: _unpacking(scorer()), items, in_flight):
+            _ANSWERS.put((run, answer))
+    except BaseException as error:  # the owner raises it; sent in words if it cannot travel as it is
+        _ANSWERS.put((run, _Failed(_travelling(error))))
 
 
-def _score(run: int, scorer: Callable[[], Callable[..., Any]], item: tuple) -> Any:
-    global _RUN
-    if _RUN is None or _RUN[0] != run:
-        _RUN = (run, scorer())
-    return _RUN[1](*item)
+def _unpacking(score: Callable[..., Any]) -> Callable[[tuple], Any]:
+    return lambda item: score(*item)
+
+
+def _travelling(error: BaseException) -> BaseException:
+    """``error``, or a :class:`RuntimeError` in its words where it cannot be pickled (the queue would drop it)."""
+    try:
+        pickle.dumps(error)
+    except Exception:
+        return RuntimeError(f"{type(error).__name__}: {error}")
+    return error

@@ -29,6 +29,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import TypeVar
 
 from marple_agents.device import DeviceError, devices_for, kind
+from marple_agents.threads import torch_threads, use_torch_threads
 from marple_gym.errors import MarpleError
 from marple_gym.extras import install_command
 
@@ -69,6 +70,7 @@ class LocalExecutor(Executor):
     def run(self, fn: JobFunction, jobs: Sequence[J], parallel: int = 1) -> Iterator[J]:
         slots = self.slots(len(jobs), parallel)
         if len(slots) == 1:
+            use_torch_threads()  # this process's setting (the command's --threads), whoever called
             for job in jobs:
                 fn(job, slots[0])
                 yield job
@@ -77,8 +79,8 @@ class LocalExecutor(Executor):
         free = context.Queue()
         for device in slots:
             free.put(device)
-        # One thread per CPU worker, whatever the machine is doing: the weights must not depend on the load.
-        threads = max(1, (os.cpu_count() or 1) // len(slots))
+        # Each worker's threads are this process's setting (one by default), whatever the machine is doing.
+        threads = torch_threads()
         pool = ProcessPoolExecutor(len(slots), context, _take_device, (free, threads, self.verbose))
         try:
             running = {pool.submit(_run_job, fn, job): job for job in jobs}
@@ -102,11 +104,9 @@ def _take_device(free, threads: int, verbose: bool) -> None:
 
 
 def _quiet_worker(threads: int, verbose: bool) -> None:
-    import torch  # torch and Lightning load in the worker processes only
+    from marple_agents.training.train import quiet_lightning  # torch and Lightning: in the worker processes only
 
-    from marple_agents.training.train import quiet_lightning
-
-    torch.set_num_threads(threads)
+    use_torch_threads(threads)
     quiet_lightning(verbose)
 
 

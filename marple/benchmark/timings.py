@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+from marple_agents.threads import torch_threads
+
 T = TypeVar("T")
 
 _TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -76,10 +78,13 @@ class Timings:
             return score(run, *args)
 
     def record(self) -> dict[str, Any]:
-        """What ``timings.json`` holds: every stage and every run scored in this invocation (a run resumed from
-        its results file took no time)."""
-        return {"cores": os.cpu_count(), "stages": self.stages, "runs": self.runs}
+        """What ``timings.json`` holds: the machine's cores and the torch threads of each process that ran models
+        (:func:`~marple_agents.threads.torch_threads`), every stage and every run scored in this invocation (a run
+        resumed from its results file took no time)."""
+        return {"cores": os.cpu_count(), "threads": torch_threads(), "stages": self.stages, "runs": self.runs}
 
     def words(self) -> str:
-        """The stages in one line, for the summary."""
-        return ", ".join(f"{k} {v['wall_s']:.0f} ({v['cpu_s']:.0f} CPU)" for k, v in self.stages.items())
+        """The stages in one line, and the threads of each process, for the summary."""
+        stages = ", ".join(f"{k} {v['wall_s']:.0f} ({v['cpu_s']:.0f} CPU)" for k, v in self.stages.items())
+        threads = torch_threads()
+        return f"{stages}; {threads} torch thread{'s' if threads > 1 else ''} per process"

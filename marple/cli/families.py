@@ -13,6 +13,7 @@ import argparse
 from functools import partial
 
 from marple.families import DEFAULT, Family, family, family_names, family_of
+from marple.options import THREAD_COMMANDS, add_threads_argument
 
 
 class FamilyParser(argparse.ArgumentParser):
@@ -63,6 +64,8 @@ def family_parser(command: str, chosen: Family, of_set: bool = False) -> FamilyP
         )
     parser.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
     chosen.arguments(command, parser)
+    if command in THREAD_COMMANDS:
+        add_threads_argument(parser)
     return parser
 
 

@@ -31,6 +31,7 @@ from marple.cli import (
     train,
 )
 from marple.cli.families import family_options
+from marple_agents.threads import use_torch_threads
 from marple_gym.errors import MarpleError
 from marple_gym.extras import missing_module_hint
 from marple_gym.version import __version__
@@ -101,6 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    if hasattr(args, "threads"):
+        use_torch_threads(args.threads)  # before any model, in this process and the workers it starts
     stopping.install()
     try:
         return int(args.run(args) or 0)

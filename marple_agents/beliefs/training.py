@@ -26,7 +26,9 @@ from torch.utils.data import DataLoader, Dataset
 
 from marple_agents import config as settings
 from marple_agents.beliefs.policy import BeliefPolicy, BeliefPolicyNet, belief_marks, last_code, policy_vision
+from marple_agents.threads import use_torch_threads
 from marple_agents.training.module import PolicyModule, soft_cross_entropy
+from marple_agents.training.progress import progress_callbacks
 from marple_agents.training.train import quiet_lightning
 from marple_gym.beliefs.episodes import SearchEpisode
 from marple_gym.world.actions import NUM_ACTIONS
@@ -145,22 +147,21 @@ def train_belief_policy(
     seed: int = 0,
     progress: bool = False,
     accelerator: str = "cpu",
-    threads: int | None = 1,
+    threads: int | None = None,
     **overrides: Any,
 ) -> BeliefTrainResult:
     """Train a belief policy on ``episodes`` and write ``out_dir/belief-policy.pt`` (and ``metrics.json``).
 
     The budget is ``max_steps`` optimizer steps of the preset's batch size: the same seed, episodes and
-    machine give the same weights. ``threads``: torch's CPU threads (one by default: the small network's
-    batches gain nothing from more, and threads that wait on a busy core spin; None leaves torch's setting).
+    machine give the same weights. ``threads``: torch's CPU threads (None: the process's setting, one unless
+    told otherwise; :mod:`marple_agents.threads`).
     ``overrides`` set any :class:`~marple_agents.config.ModelConfig` or :class:`~marple_agents.config.TrainConfig`
     field."""
-    if threads is not None:
-        torch.set_num_threads(threads)
     quiet_lightning(progress)
     warnings.filterwarnings("ignore", message=r".*`validation_step` but have no `val_dataloader`.*")
     model_cfg, train_cfg = settings.preset(preset, "vision", **overrides)
     train_cfg = replace(train_cfg, max_steps=max_steps, val_fraction=val_fraction)
+    use_torch_threads(threads)  # the process's setting (--threads, OMP_NUM_THREADS, else one) unless given
     L.seed_everything(seed, workers=True, verbose=False)
     samples = collect_samples(episodes)
     rng = np.random.default_rng(seed)
@@ -189,6 +190,7 @@ def train_belief_policy(
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=progress,
+        callbacks=progress_callbacks(progress, "belief policy"),
         enable_model_summary=False,
         num_sanity_val_steps=0,
     )

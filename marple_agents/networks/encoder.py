@@ -57,14 +57,44 @@ def sincos(a: torch.Tensor, b: torch.Tensor, dim: int) -> torch.Tensor:
     return torch.cat([a.sin(), a.cos(), b.sin(), b.cos()], dim=-1)
 
 
+class _SummedRows(torch.autograd.Function):
+    """:func:`summed_rows` with a backward that adds the gradient into the table one column of codes at a time."""
+
+    @staticmethod
+    def forward(ctx, table: torch.Tensor, codes: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(codes)
+        ctx.rows = len(table)
+        return F.embedding_bag(codes, table, mode="sum")
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:
+        (codes,) = ctx.saved_tensors
+        table = grad.new_zeros(ctx.rows, grad.shape[1])
+        for column in codes.unbind(1):
+            table.index_add_(0, column, grad)
+        return table, None
+
+
+def summed_rows(table: torch.Tensor, codes: torch.Tensor) -> torch.Tensor:
+    """The rows ``codes`` (N, C) name in ``table`` (V, D), summed per row of codes: (N, D).
+
+    On the CPU the table's gradient is added in one ``index_add_`` per column of codes, about a third of the
+    cost of ``embedding_bag``'s own backward, which sorts every code (half of a small policy's training step,
+    where each of 400 cells sums seven rows); elsewhere ``embedding_bag`` as it is.
+    """
+    if table.device.type == "cpu":
+        return _SummedRows.apply(table, codes)
+    return F.embedding_bag(codes, table, mode="sum")
+
+
 class CellEmbedding(nn.Module):
     """Sum of one embedding per used channel: (B, H, W, 8) integer codes -> (B, H*W, width)."""
 
     def __init__(self, width: int) -> None:
         super().__init__()
         sizes = [channel_sizes()[c] for c in EMBEDDED_CHANNELS]
-        # One table with per-channel offsets, summed by an embedding bag: one fused gather-and-add
-        # forwards and backwards instead of seven lookups (the backward of plain lookups dominated).
+        # One table with per-channel offsets, its rows summed in one gather-and-add forwards and backwards
+        # instead of seven lookups (the backward of plain lookups dominated).
         self.register_buffer("channels", torch.tensor(EMBEDDED_CHANNELS), persistent=False)
         self.register_buffer("offsets", torch.tensor([0, *sizes[:-1]]).cumsum(0), persistent=False)
         self.table = nn.EmbeddingBag(sum(sizes), width, mode="sum")
@@ -72,7 +102,7 @@ class CellEmbedding(nn.Module):
     def forward(self, vision: torch.Tensor) -> torch.Tensor:
         b, h, w, _ = vision.shape
         codes = vision.index_select(-1, self.channels).long() + self.offsets
-        return self.table(codes.view(b * h * w, -1)).view(b, h * w, -1)
+        return summed_rows(self.table.weight, codes.view(b * h * w, -1)).view(b, h * w, -1)
 
 
 class Block(nn.Module):
@@ -101,18 +131,36 @@ class Block(nn.Module):
 
     def forward(self, x: torch.Tensor, query: torch.Tensor | None = None) -> torch.Tensor:
         """(B, T, D) -> (B, T, D); with ``query`` (B, 1, D) -> the updated query (B, 1, D)."""
-        d = x.shape[-1]
         if query is None:
             q, k, v = self.qkv(self.norm1(x)).chunk(3, dim=-1)
+            p = self.dropout if self.training else 0.0
+            attended = F.scaled_dot_product_attention(self._split(q), self._split(k), self._split(v), dropout_p=p)
+            attended = attended.transpose(1, 2).flatten(2)
         else:
-            w, b = self.qkv.weight, self.qkv.bias
-            q = F.linear(self.norm1(query), w[:d], b[:d])
-            k, v = F.linear(self.norm1(x), w[d:], b[d:]).chunk(2, dim=-1)
-            x = query
-        p = self.dropout if self.training else 0.0
-        attended = F.scaled_dot_product_attention(self._split(q), self._split(k), self._split(v), dropout_p=p)
-        x = x + self.proj(attended.transpose(1, 2).flatten(2))
+            attended, x = self._attend_from(query, x), query
+        x = x + self.proj(attended)
         return x + self.mlp(self.norm2(x))
+
+    def _attend_from(self, query: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+        """One query token's attention over the tokens ``x``: (B, 1, D) and (B, T, D) -> (B, 1, D).
+
+        The same attention as with keys and values, computed without them: a query's score with a key,
+        q . (W_k n + b_k), is (W_k^T q) . n plus a term the same for every token (which the softmax ignores), and
+        the weighted values, sum_t a_t (W_v n_t + b_v), are W_v (sum_t a_t n_t) + b_v sum_t a_t. So each token
+        costs two dot products per head instead of its keys and values (a 2D x D product): most of a small
+        readout's work when the tokens are a house's cells.
+        """
+        b, _, d = x.shape
+        heads, e = self.heads, d // self.heads
+        w, bias = self.qkv.weight.view(3, heads, e, d), self.qkv.bias.view(3, heads, e)
+        q = torch.einsum("bd,hed->bhe", self.norm1(query[:, 0]), w[0]) + bias[0]
+        cells = self.norm1(x)
+        keys = torch.einsum("bhe,hed->bhd", q * e**-0.5, w[1])  # W_k^T q, scaled: (B, heads, D)
+        scores = torch.bmm(keys, cells.transpose(1, 2))
+        weights = F.dropout(scores.softmax(dim=-1), self.dropout, self.training)
+        mixed = torch.bmm(weights, cells)  # (B, heads, D)
+        attended = torch.einsum("bhd,hed->bhe", mixed, w[2]) + weights.sum(dim=-1, keepdim=True) * bias[2]
+        return attended.reshape(b, 1, d)
 
 
 class Encoded(NamedTuple):
@@ -236,14 +284,20 @@ class GridEncoder(nn.Module):
     def readout(self, encoded: Encoded) -> torch.Tensor:
         """The readout blocks from the agent's token, joined with the mean of all tokens: (B, 2 * width)."""
         x = encoded.tokens
-        z = x[torch.arange(len(x), device=x.device), encoded.agent][:, None]
-        if self.glimpse_proj is not None:
+        if self.glimpse_proj is None:
+            z = x[torch.arange(len(x), device=x.device), encoded.agent][:, None]
+        else:
+            # The agent's token and its glimpse in one gather (the agent's cell is the glimpse's centre, given here
+            # also where the glimpse is masked out), so that the backward passes over the cells once, not twice.
             index, valid = self.glimpse_cells(encoded)
-            seen = x.gather(1, index[..., None].expand(-1, -1, x.shape[-1])) * valid[..., None]
-            z = z + self.glimpse_proj(seen.flatten(1))[:, None]
+            centre = index.shape[1] // 2
+            index = torch.cat([index[:, :centre], encoded.agent[:, None], index[:, centre + 1 :]], dim=1)
+            seen = x.gather(1, index[..., None].expand(-1, -1, x.shape[-1]))
+            z = seen[:, centre : centre + 1] + self.glimpse_proj((seen * valid[..., None]).flatten(1))[:, None]
         for block in self.readouts:
             z = block(x, query=z)
-        return torch.cat([self.norm(z[:, 0]), self.pool_norm(x.mean(dim=1))], dim=-1)
+        mean = x.sum(dim=1) / x.shape[1]  # not x.mean(): its backward spends a pass over the cells dividing
+        return torch.cat([self.norm(z[:, 0]), self.pool_norm(mean)], dim=-1)
 
 
 def init_weights(module: nn.Module) -> None:

@@ -10,9 +10,10 @@
 
 The device is the project's setting (:func:`marple_agents.device.resolve_device`:
 ``auto``, ``cpu``, ``cuda``, ``cuda:N``, or a ``torch.device``); training is
-seeded (``config.seed``) and the same on a CPU run after run, on ``threads``
-CPU threads (1 by default: its small batches gain nothing from more, measured
-on the default set). With ``ToMnetConfig(familiarisation=False)`` the model
+seeded (``config.seed``) and the same on a CPU run after run, on the process's
+torch threads (:mod:`marple_agents.threads`: one unless told otherwise; its
+small batches gain nothing from more, and on a busy machine rating on two
+threads cost 13 times the CPU seconds of one). With ``ToMnetConfig(familiarisation=False)`` the model
 sees the test alone: :class:`TestOnlyToMnetMethod`, the shortcut panel's
 learned rule.
 """
@@ -20,20 +21,20 @@ learned rule.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import lightning as L
 import numpy as np
 import torch
-from lightning.pytorch.callbacks import TQDMProgressBar
 from torch.utils.data import DataLoader
 
 from marple_agents.checkpoints import CheckpointError
 from marple_agents.device import kind, lightning_placement, resolve_device
+from marple_agents.threads import use_torch_threads
 from marple_agents.tomnet.features import stack, trial_features
 from marple_agents.tomnet.network import INPUTS, ToMnet, ToMnetConfig, ToMnetModule, network_of, surprise
+from marple_agents.training.progress import progress_callbacks
 from marple_eval.expectations.methods import ExpectationMethod
 from marple_gym.expectations.trial import Trial, TrialView
 
@@ -77,29 +78,14 @@ def train_tomnet(
     device: str | torch.device = "auto",
     validation: Sequence[Trial] = (),
     progress: bool = False,
-    threads: int = 1,
+    threads: int | None = None,
 ) -> ToMnetMethod:
     """A model trained on the expected tests of ``trials`` on ``threads`` CPU threads (see module docs)."""
     if not trials:
         raise ValueError("no trials to train on")
     config = config or ToMnetConfig()
-    with torch_threads(threads):
-        return _trained(trials, config, resolve_device(device), validation, progress)
-
-
-@contextmanager
-def torch_threads(threads: int) -> Iterator[None]:
-    """torch on ``threads`` CPU threads within the block, as it was after it. Its small batches gain nothing from
-    more threads; on a busy machine more spin and cost many times the CPU seconds (rating 130 trials: 1.7 CPU s on
-    one thread, 22 on the default two)."""
-    before = torch.get_num_threads()
-    if before != threads:
-        torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        if before != threads:
-            torch.set_num_threads(before)
+    use_torch_threads(threads)  # one thread unless told otherwise: see marple_agents.threads
+    return _trained(trials, config, resolve_device(device), validation, progress)
 
 
 def _trained(trials, config: ToMnetConfig, device: torch.device, validation, progress: bool) -> ToMnetMethod:
@@ -118,8 +104,7 @@ def _trained(trials, config: ToMnetConfig, device: torch.device, validation, pro
         logger=False,
         enable_checkpointing=False,
         enable_progress_bar=progress,
-        # tqdm's bar: it is written as training goes to a file or pipe too (Rich's draws only on a terminal).
-        callbacks=[TQDMProgressBar()] if progress else None,
+        callbacks=progress_callbacks(progress, "ToMnet"),
         enable_model_summary=False,
         num_sanity_val_steps=0,
         log_every_n_steps=max(1, min(10, len(train))),
@@ -153,8 +138,7 @@ class ToMnetMethod(ExpectationMethod):
         fam, tests = trial_features(view, self.config.familiarisation)
         batch = collate([(fam, [t]) for t in tests])
         batch = {k: v.to(self.device) for k, v in batch.items()}
-        with torch_threads(1):
-            logits = self.net(*(batch[k] for k in INPUTS))
+        logits = self.net(*(batch[k] for k in INPUTS))
         return surprise(logits.float(), batch["test_actions"]).cpu().tolist()
 
     def save(self, path: str | os.PathLike) -> Path:

@@ -18,9 +18,11 @@ from marple_agents import config as settings
 from marple_agents.checkpoints import CheckpointError, save_checkpoint
 from marple_agents.config import CONDITIONINGS, ModelConfigError
 from marple_agents.loggers import make_logger
+from marple_agents.threads import use_torch_threads
 from marple_agents.training.budget import TimeBudget
 from marple_agents.training.datamodule import PolicyDataModule
 from marple_agents.training.module import PolicyModule
+from marple_agents.training.progress import progress_callbacks
 from marple_gym.datasets import MarpleDataset, Samples
 from marple_gym.validation import Fields, message_error, read_json_file
 
@@ -135,6 +137,7 @@ def train_policy(
     batch_size, accumulate = settings.micro_batches(train_cfg)
     out_dir = Path(out_dir)
     experiment_logger = make_logger(logger, out_dir)  # before the data, so a missing package fails fast
+    use_torch_threads()  # the process's setting (--threads, OMP_NUM_THREADS, else one): see marple_agents.threads
     L.seed_everything(seed, workers=True, verbose=False)
 
     started = time.perf_counter()
@@ -167,7 +170,7 @@ def train_policy(
         max_time=None if train_cfg.max_minutes is None else {"seconds": 60 * train_cfg.max_minutes * 1.1 + 30},
         accumulate_grad_batches=accumulate,
         gradient_clip_val=1.0,
-        callbacks=[*own, *callbacks],
+        callbacks=[*own, *callbacks, *progress_callbacks(progress, f"agent model {unit} {role} {model}", callbacks)],
         logger=experiment_logger,
         enable_progress_bar=progress,
         enable_model_summary=False,

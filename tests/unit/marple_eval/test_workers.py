@@ -56,11 +56,11 @@ def test_a_worker_keeps_to_its_share_of_threads_even_where_torch_came_with_the_m
     before = torch.get_num_threads()
     try:
         torch.set_num_threads(2)
-        workers._start(1)
+        workers._share_threads(1)
         assert torch.get_num_threads() == 1 and os.environ["OMP_NUM_THREADS"] == "1"
         monkeypatch.setenv("OMP_NUM_THREADS", "2")  # a setting of the user's is kept
         torch.set_num_threads(2)
-        workers._start(1)
+        workers._share_threads(1)
         assert torch.get_num_threads() == 2
     finally:
         torch.set_num_threads(before)

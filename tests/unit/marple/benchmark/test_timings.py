@@ -21,8 +21,16 @@ def test_a_stage_counts_the_cpu_of_the_processes_it_started():
     run = type("Run", (), {"name": "uniform"})()
     assert timings.timed_run(lambda r, device: (r.name, device), run, "cpu") == ("uniform", "cpu")
     record = timings.record()
-    assert set(record) == {"cores", "stages", "runs"} and set(record["runs"]["uniform"]) == {"wall_s", "cpu_s"}
+    assert set(record) == {"cores", "threads", "stages", "runs"}
+    assert set(record["runs"]["uniform"]) == {"wall_s", "cpu_s"}
     assert "data" in timings.words() and "CPU" in timings.words()
+
+
+def test_timings_say_the_torch_threads_of_each_process(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert Timings().record()["threads"] == 3 and Timings().words().endswith("3 torch threads per process")
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert Timings().record()["threads"] == 1 and Timings().words().endswith("1 torch thread per process")
 
 
 def test_bench_budget_prints_two_runs_side_by_side(tmp_path, capsys):

@@ -196,4 +196,4 @@ def test_a_stopped_expectation_set_exits_with_the_signal_and_the_same_command_fi
     assert f"stopped by {signal.Signals(signum).name}" in err and "run the same command again" in err
     done = _run(args, tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "192 trials" in done.stderr + done.stdout
+    assert "trials (10 train, 2 validation, 4 test per type" in done.stderr + done.stdout

@@ -258,3 +258,26 @@ def test_all_evidence_points_in_one_batch_answer_as_one_at_a_time(data, agent_mo
     assert together == [alone_model.predict(t) for t in trials]
     if agent_model != "planner":  # fewer, larger policy calls
         assert sum(len(p.calls) for p in batched_policies) < sum(len(p.calls) for p in alone_policies)
+
+
+def test_trials_scored_together_in_one_process_answer_as_one_at_a_time(data):
+    """On the CPU a process scores several trials at a time, their policy calls shared: the same answers as alone,
+    and the results say how many were in flight."""
+    episodes = dataset_episodes(data, ["laundry"])
+
+    def resources(scenario: str, role: str) -> FixedPolicy:
+        return FixedPolicy(np.full(10, 0.1))
+
+    runs = {
+        n: evaluate(
+            lambda: SimulationMethod("vision", rollouts=6, seed=3),
+            episodes,
+            ProtocolSettings(cutoff=None),
+            resources=resources,
+            in_flight=n,
+            progress=False,
+        )
+        for n in (1, 3)
+    }
+    assert runs[1].matrix().tolist() == runs[3].matrix().tolist()
+    assert "trials_in_flight" not in runs[1].settings and runs[3].settings["trials_in_flight"] == 3

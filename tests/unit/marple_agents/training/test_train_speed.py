@@ -42,7 +42,7 @@ def test_options_turn_on_where_they_help_and_keep_the_paper_recipe():
     assert micro_batches(TrainConfig(batch_size=64, accumulate=2, fold_accumulation=False)) == (64, 2)
     on_gpu, on_cpu = speed_settings(paper, True), speed_settings(paper, False)
     assert on_gpu.compile and on_gpu.fused_optimizer and on_gpu.data_on_device
-    assert not (on_cpu.compile or on_cpu.fused_optimizer or on_cpu.data_on_device)
+    assert on_cpu.fused_optimizer and not (on_cpu.compile or on_cpu.data_on_device)  # one kernel helps a CPU too
     assert speed_settings(TrainConfig(compile=False), True).compile is False  # an explicit choice stands
 
 
