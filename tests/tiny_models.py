@@ -77,20 +77,18 @@ def synthetic_samples(seed: int = 0, houses: int = 4, per_house: int = 48) -> Sa
 
 
 def train_tiny(tmp_path, conditioning="vision", seed=0, epochs=30, **kw):
-    """Train a tiny model on :func:`synthetic_samples` (or ``samples=``) on the CPU, into ``tmp_path``."""
+    """Train a tiny model on :func:`synthetic_samples` (or ``samples=``) on the CPU, into ``tmp_path``; ``kw``
+    overrides any of ``train_policy``'s settings (``max_steps``, ``batch_size``, ``progress``, ``callbacks``...)."""
+    settings = {"max_epochs": epochs, "batch_size": 32, "lr": 3e-3, "progress": False, **TINY, **kw}
     return train_policy(
         None,
         model=conditioning,
         out_dir=tmp_path,
         seed=seed,
-        max_epochs=epochs,
         accelerator="cpu",
         devices=1,
-        progress=False,
-        samples=kw.pop("samples", synthetic_samples()),
-        batch_size=32,
-        lr=3e-3,
-        **{**TINY, **kw},
+        samples=settings.pop("samples", None) or synthetic_samples(),
+        **settings,
     )
 
 

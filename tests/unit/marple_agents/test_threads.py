@@ -58,20 +58,9 @@ def test_the_commands_that_run_torch_take_threads(command, family, threads_resto
 
 def test_training_takes_the_processs_setting(threads_restored, tmp_path):
     """A trainer called from a script, not a command, still runs at the one setting (one thread by default)."""
-    from tiny_models import TINY, synthetic_samples
-
-    from marple_agents import train_policy
+    from tiny_models import train_tiny
 
     torch = threads_restored
     torch.set_num_threads(2)
-    train_policy(
-        None,
-        samples=synthetic_samples(),
-        out_dir=tmp_path / "policy",
-        max_steps=1,
-        accelerator="cpu",
-        devices=1,
-        progress=False,
-        **{**TINY, "batch_size": 8},
-    )
+    train_tiny(tmp_path / "policy", max_steps=1, batch_size=8)
     assert torch.get_num_threads() == 1 and os.environ[THREADS_VARIABLE] == "1"

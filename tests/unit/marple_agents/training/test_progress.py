@@ -10,25 +10,15 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from tiny_models import TINY, synthetic_samples  # noqa: E402
+from tiny_models import train_tiny  # noqa: E402
 
-from marple_agents import train_policy  # noqa: E402
 from marple_agents.training.progress import ProgressLines, progress_callbacks  # noqa: E402
 
 
 def test_training_writes_a_line_per_interval_and_one_at_the_end(tmp_path):
     stream = io.StringIO()
-    train_policy(
-        None,
-        samples=synthetic_samples(),
-        out_dir=tmp_path / "policy",
-        max_steps=10,
-        accelerator="cpu",
-        devices=1,
-        progress=True,
-        callbacks=[ProgressLines("tiny model", interval=0.0, stream=stream)],
-        **{**TINY, "batch_size": 8},
-    )
+    callbacks = [ProgressLines("tiny model", interval=0.0, stream=stream)]
+    train_tiny(tmp_path / "policy", max_steps=10, batch_size=8, progress=True, callbacks=callbacks)
     lines = stream.getvalue().splitlines()
     steps = [int(re.match(r"tiny model: step (\d+)/10 \(\d+ %\), epoch \d+", line).group(1)) for line in lines]
     assert steps == [*range(1, 11), 10]  # every step (interval 0), then the end of training

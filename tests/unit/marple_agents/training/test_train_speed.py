@@ -7,7 +7,7 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("lightning")
 
-from tiny_models import TINY, synthetic_samples  # noqa: E402
+from tiny_models import TINY, synthetic_samples, train_tiny  # noqa: E402
 
 from marple_agents import train_policy  # noqa: E402
 from marple_agents.checkpoints import read_checkpoint  # noqa: E402
@@ -105,15 +105,5 @@ def test_train_policy_runs_the_callbacks_it_is_given(tmp_path):
             self.steps += 1
 
     counter = CountSteps()
-    train_policy(
-        None,
-        samples=synthetic_samples(),
-        out_dir=tmp_path / "counted",
-        max_steps=3,
-        accelerator="cpu",
-        devices=1,
-        progress=False,
-        callbacks=[counter],
-        **{**TINY, "batch_size": 8},
-    )
+    train_tiny(tmp_path / "counted", max_steps=3, batch_size=8, callbacks=[counter])
     assert counter.steps == 3
