@@ -34,14 +34,14 @@ import numpy as np
 
 from marple_eval.expectations.methods import ExpectationMethod
 from marple_eval.expectations.scoring import Accuracy
-from marple_gym.datasets.sharded import record_check
+from marple_gym.datasets.sharded import SHORTCUT_PANEL, record_check
 from marple_gym.expectations.trial import EpisodeEvidence, TrialView
 from marple_gym.world.actions import Action
 from marple_gym.world.state import CH_FUR
 
 PASS_BAND = (0.40, 0.60)
 """The tie-as-half scores a shortcut rule may reach on a type of a set that passes."""
-CHECK = "shortcut_panel"
+CHECK = SHORTCUT_PANEL
 """The name the panel's verdict is recorded under in a set's manifest."""
 
 

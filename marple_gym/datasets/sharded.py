@@ -19,7 +19,7 @@ The belief and expectation families' sets (:func:`generate_shards`) share one ma
 
 A folder holding a set of another spec is refused, the differing settings named. :func:`read_set_manifest` reads
 a finished set's manifest strictly and checks every file against its checksum; :func:`record_check` notes what
-a check of the finished set found (the expectation family's shortcut panel) in its manifest. (Whodunit datasets
+a check of the finished set found (a family's shortcut panel) in its manifest, :func:`read_check` reads it. (Whodunit datasets
 keep their own manifest, :mod:`marple_gym.datasets.manifest`, written by the same :func:`write_shards`.)
 """
 
@@ -308,6 +308,10 @@ def shard_folders(manifest: dict[str, Any], split: str) -> list[str]:
     return [name for name, entry in manifest["shards"].items() if entry["split"] == split]
 
 
+SHORTCUT_PANEL = "shortcut_panel"
+"""The check every family's shortcut panel records: its verdict on the set (the rules' scores, pass or fail)."""
+
+
 def record_check(root: str | os.PathLike, name: str, result: dict[str, Any]) -> None:
     """Record ``result``, what check ``name`` found on the finished set in ``root``, in its manifest (replacing
     an earlier result of that check; the shards and their checksums are left as they are)."""
@@ -317,3 +321,10 @@ def record_check(root: str | os.PathLike, name: str, result: dict[str, Any]) -> 
         raise DatasetError(f"{root}: its generation did not finish; a check needs the whole set")
     manifest.setdefault("checks", {})[name] = _plain(result)
     write_json_atomic(path, manifest)
+
+
+def read_check(root: str | os.PathLike, name: str) -> dict[str, Any] | None:
+    """What check ``name`` found on the set in ``root``, as :func:`record_check` recorded it; None if not run."""
+    path = Path(root) / MANIFEST
+    manifest = _check(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
+    return manifest.get("checks", {}).get(name)

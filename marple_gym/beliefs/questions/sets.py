@@ -10,7 +10,6 @@
     <root>/mmtom/questions.jsonl                the balanced test split, in MMToM-QA's format (with its episodes
                                                 and the questions in full, ``beliefs.jsonl``)
     <root>/train/questions/questions.jsonl      the balanced training split (for methods that learn from questions)
-    <root>/panel.json                           the shortcut panel's verdict, once it has been run
 
 A shard is a run of a split's episodes (:meth:`QuestionSpec.episodes`); since every episode and its candidate
 questions are a function of the spec and its index, shards are written in any order on any core, and a killed
@@ -40,9 +39,17 @@ from marple_gym.beliefs.questions.export import (
 from marple_gym.beliefs.questions.generate import SPLITS, QuestionSpec, balance_rng, make_episode, make_questions
 from marple_gym.beliefs.questions.question import BeliefQuestion
 from marple_gym.datasets.manifest import MANIFEST, DatasetError
-from marple_gym.datasets.sharded import Shard, ShardedReport, generate_shards, read_set_manifest, shard_folders
-from marple_gym.files import write_json_atomic
-from marple_gym.validation import message_error, read_json_file, read_json_lines
+from marple_gym.datasets.sharded import (
+    SHORTCUT_PANEL,
+    Shard,
+    ShardedReport,
+    generate_shards,
+    read_check,
+    read_set_manifest,
+    record_check,
+    shard_folders,
+)
+from marple_gym.validation import message_error, read_json_lines
 
 FORMAT = "marple-belief-questions"
 VERSION = 2
@@ -53,8 +60,6 @@ BALANCED = {"test": MMTOM, "train": "train/questions"}
 """Each split's balanced folder."""
 CANDIDATES = "candidates.jsonl"
 """A shard's questions before balancing (``beliefs.jsonl``'s form, about the shard's ``episodes.jsonl``)."""
-PANEL = "panel.json"
-"""The shortcut panel's verdict on the set, beside its manifest (:func:`record_panel`)."""
 SHARD_EPISODES = 20
 """Episodes per shard (by default a test house's)."""
 
@@ -150,18 +155,15 @@ def _episode_shards(manifest: dict[str, Any], split: str) -> list[str]:
     return [name for name in shard_folders(manifest, split) if name not in BALANCED.values()]
 
 
-def record_panel(root: str | os.PathLike, verdict: dict[str, Any]) -> Path:
-    """Write the shortcut panel's verdict (:mod:`marple_eval.beliefs.panel`) beside a finished set's manifest."""
+def record_panel(root: str | os.PathLike, verdict: dict[str, Any]) -> None:
+    """Record the shortcut panel's verdict (:mod:`marple_eval.beliefs.panel`) in a finished set's manifest."""
     read_set_manifest(root, FORMAT, VERSION, COMMAND)
-    return write_json_atomic(Path(root) / PANEL, verdict)
+    record_check(root, SHORTCUT_PANEL, verdict)
 
 
 def read_panel(root: str | os.PathLike) -> dict[str, Any] | None:
-    """The shortcut panel's verdict recorded beside a set's manifest, None if the panel has not been run."""
-    path = Path(root) / PANEL
-    if not path.is_file():
-        return None
-    return read_json_file(path, message_error(DatasetError), "panel verdict")
+    """The shortcut panel's verdict recorded in a set's manifest, None if the panel has not been run."""
+    return read_check(root, SHORTCUT_PANEL)
 
 
 def read_training_episodes(root: str | os.PathLike) -> list[SearchEpisode]:

@@ -22,7 +22,7 @@ from marple_eval.beliefs.panel import (
 )
 from marple_eval.beliefs.scoring import format_table
 from marple_gym.beliefs.questions import QuestionSpec, generate_question_set, read_panel
-from marple_gym.beliefs.questions.sets import PANEL
+from marple_gym.datasets.manifest import MANIFEST
 
 HOUSE = (
     "What's inside the apartment: The apartment has 1 rooms: a kitchen.\n"
@@ -112,10 +112,11 @@ def tiny_set(tmp_path_factory):
     return root
 
 
-def test_a_sets_verdict_is_recorded_beside_its_manifest(tiny_set):
+def test_a_sets_verdict_is_recorded_in_its_manifest(tiny_set):
     assert read_panel(tiny_set) is None
     result = check_set(tiny_set)
     recorded = read_panel(tiny_set)
-    assert recorded == json.loads(json.dumps(result)) and (tiny_set / PANEL).is_file()
+    assert recorded == json.loads(json.dumps(result))
+    assert json.loads((tiny_set / MANIFEST).read_text())["checks"]["shortcut_panel"] == recorded
     assert set(recorded["scores"]) == {m.name for m in panel_methods()} | {"text classifier"}
     assert recorded["passes"] == (not recorded["failures"] and not recorded["undecided"])
