@@ -13,6 +13,11 @@ step and to answer ``Answer: N``, N from 0 (not at all surprising) to 100
 :func:`marple_eval.llm.answers.parse_answer` and averaged. The client is the
 project's (:mod:`marple_eval.llm.client`: cache, retries, usage ledger); with
 ``dry_run`` every request is written to a file and nothing is sent.
+
+``condition`` chooses what each video is shown as: ``text`` (the above), ``frames`` (eight pictures of each
+video, :func:`marple_gym.expectations.pictures.evidence_frames`, the occluder drawn over what it hides, sent as
+image parts of the message: :mod:`marple_eval.llm.images`) or ``multimodal`` (each video's text, then its
+frames), for a vision-language model.
 """
 
 from __future__ import annotations
@@ -24,9 +29,18 @@ import numpy as np
 
 from marple_eval.llm.answers import parse_answer
 from marple_eval.llm.client import ChatClient
-from marple_eval.llm.model import chat_client, check_sampling, client_record, completions
+from marple_eval.llm.images import captioned_frames, text_part
+from marple_eval.llm.model import (
+    chat_client,
+    check_condition,
+    check_sampling,
+    client_record,
+    completions,
+)
 from marple_eval.llm.scenes import describe_scene
+from marple_gym.expectations.pictures import FRAMES, evidence_frames
 from marple_gym.expectations.trial import EpisodeEvidence, TrialView
+from marple_gym.rendering.frames import spread_steps
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS
 from marple_gym.world.house import DIR_NAMES
@@ -47,6 +61,15 @@ INSTRUCTIONS = (
     "some cells from you: you see nothing there, and the agent is unseen while it walks behind it. Think step "
     "by step, then answer in the form 'Reasoning: ... Answer: N' with N an integer from 0 to 100."
 )
+FRAMES_INSTRUCTIONS = (
+    "You watch an agent (the red triangle, pointing where it faces) in a small house, in short videos given as a "
+    "few frames each, in order. First come familiarisation videos of the agent, then one test video of the same "
+    "agent. Judge how surprising the agent's behaviour in the test video is, given what you saw it do in the "
+    "familiarisation videos: 0 means not at all surprising, 100 extremely surprising. Agents walk on free floor "
+    "and through open doors, never through walls, furniture or objects. A striped screen may hide some cells: "
+    "the agent is unseen while it walks behind it, and a test may end by lifting the screen. Think step by step, "
+    "then answer in the form 'Reasoning: ... Answer: N' with N an integer from 0 to 100."
+)
 
 
 class LLMRater:
@@ -54,16 +77,33 @@ class LLMRater:
 
     name = "llm"
 
-    def __init__(self, client: ChatClient, n: int = 10, temperature: float = 0.5, max_tokens: int = 1024) -> None:
+    def __init__(
+        self,
+        client: ChatClient,
+        n: int = 10,
+        temperature: float = 0.5,
+        max_tokens: int = 1024,
+        condition: str = "text",
+        frames: int = FRAMES,
+    ) -> None:
         check_sampling(n, temperature, max_tokens)
         self.client = client
         self.n, self.temperature, self.max_tokens = n, float(temperature), int(max_tokens)
+        self.condition, self.frames = check_condition(condition, frames)
 
     @classmethod
-    def from_options(cls, n: int = 10, temperature: float = 0.5, max_tokens: int = 1024, **client: Any) -> LLMRater:
+    def from_options(
+        cls,
+        n: int = 10,
+        temperature: float = 0.5,
+        max_tokens: int = 1024,
+        condition: str = "text",
+        frames: int = FRAMES,
+        **client: Any,
+    ) -> LLMRater:
         """A rater whose client is built from options or the environment, as the whodunit LLM model's
         (:func:`marple_eval.llm.model.chat_client`: model, base_url, api_key, cache, dry_run, ...)."""
-        return cls(chat_client(**client), n, temperature, max_tokens)
+        return cls(chat_client(**client), n, temperature, max_tokens, condition, frames)
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -72,26 +112,57 @@ class LLMRater:
             "n": self.n,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            "condition": self.condition,
+            **({"frames": self.frames} if self.condition != "text" else {}),
         }
 
     def rate(self, view: TrialView) -> list[float]:
         return [self._rate_one(view, test) for test in view.tests]
 
     def _rate_one(self, view: TrialView, test: EpisodeEvidence) -> float:
-        texts = completions(self.client, messages(view, test), self.n, self.temperature, self.max_tokens)
+        chat = messages(view, test, self.condition, self.frames)
+        texts = completions(self.client, chat, self.n, self.temperature, self.max_tokens)
         answers = [a for a in (parse_answer(t) for t in texts) if a is not None]
         if self.client.dry_run is None and len(answers) < len(texts):
             log.warning("%d of %d completions gave no answer from 0 to 100", len(texts) - len(answers), len(texts))
         return float(np.mean(answers)) if answers else NO_ANSWER
 
 
-def messages(view: TrialView, test: EpisodeEvidence) -> list[dict[str, str]]:
-    """The chat for rating ``test`` after the view's familiarisation."""
+QUESTION = "How surprising is the agent's behaviour in the test video, from 0 to 100?"
+
+
+def videos(view: TrialView, test: EpisodeEvidence) -> list[tuple[str, EpisodeEvidence]]:
+    """The videos a rater is shown, in order, with their titles: the familiarisation, then ``test``."""
     n = len(view.familiarisation)
-    parts = [describe_episode(e, f"Familiarisation video {i + 1} of {n}") for i, e in enumerate(view.familiarisation)]
-    parts.append(describe_episode(test, "Test video"))
-    parts.append("How surprising is the agent's behaviour in the test video, from 0 to 100?")
-    return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": "\n\n".join(parts)}]
+    return [(f"Familiarisation video {i + 1} of {n}", e) for i, e in enumerate(view.familiarisation)] + [
+        ("Test video", test)
+    ]
+
+
+def messages(
+    view: TrialView, test: EpisodeEvidence, condition: str = "text", count: int = FRAMES
+) -> list[dict[str, Any]]:
+    """The chat for rating ``test`` after the view's familiarisation, in ``condition`` (:data:`LLM_CONDITIONS`;
+    ``count`` frames a video where frames are shown)."""
+    check_condition(condition, count)
+    shown = videos(view, test)
+    if condition == "text":
+        parts = [describe_episode(e, title) for title, e in shown] + [QUESTION]
+        return [{"role": "system", "content": INSTRUCTIONS}, {"role": "user", "content": "\n\n".join(parts)}]
+    content: list[dict[str, Any]] = []
+    for title, episode in shown:
+        content.append(text_part(describe_episode(episode, title) if condition == "multimodal" else f"{title}:"))
+        content += episode_frames(episode, count)
+    content.append(text_part(QUESTION))
+    system = INSTRUCTIONS if condition == "multimodal" else FRAMES_INSTRUCTIONS
+    return [{"role": "system", "content": system}, {"role": "user", "content": content}]
+
+
+def episode_frames(episode: EpisodeEvidence, count: int = FRAMES) -> list[dict[str, Any]]:
+    """One video's frames as captioned image parts."""
+    steps = spread_steps(0, episode.steps, count)
+    captions = [f"Frame {k + 1} of {len(steps)}, step {t}:" for k, t in enumerate(steps)]
+    return captioned_frames(evidence_frames(episode, count), captions)
 
 
 def describe_episode(episode: EpisodeEvidence, title: str) -> str:

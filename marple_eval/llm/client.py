@@ -40,6 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from marple_eval.llm.images import content_tokens
 from marple_eval.llm.transport import TimedOut, TooLarge, post
 from marple_gym.errors import MarpleError
 from marple_gym.files import write_json_atomic
@@ -107,9 +108,10 @@ class Reply:
     cached: bool = False
 
 
-def estimate_tokens(messages: list[dict[str, str]]) -> int:
-    """A rough count of a request's prompt tokens, without a tokenizer."""
-    return sum(math.ceil(len(m["content"]) / CHARS_PER_TOKEN) + 4 for m in messages)
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """A rough count of a request's prompt tokens, without a tokenizer (a picture counts
+    :data:`~marple_eval.llm.images.IMAGE_TOKENS`)."""
+    return sum(content_tokens(m["content"], CHARS_PER_TOKEN) + 4 for m in messages)
 
 
 def request_key(base_url: str, body: dict[str, Any]) -> str:

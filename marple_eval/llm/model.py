@@ -83,6 +83,18 @@ def check_sampling(n: Any, temperature: Any, max_tokens: Any) -> tuple[int, floa
     return _count("n", n, 1), _number("temperature", temperature, 0, 2), _count("max_tokens", max_tokens, 1)
 
 
+LLM_CONDITIONS = ("text", "frames", "multimodal")
+"""What a belief question or an expectation trial is shown as: text, frames (image parts, for a vision-language
+model: :mod:`marple_eval.llm.images`) or both, as MMToM-QA's three conditions."""
+
+
+def check_condition(condition: Any, frames: Any) -> tuple[str, int]:
+    """``(condition, frames)`` checked: one of :data:`LLM_CONDITIONS`, and a whole number of frames >= 1."""
+    if condition not in LLM_CONDITIONS:
+        raise LLMError(f"llm: condition must be one of {', '.join(LLM_CONDITIONS)}, got {describe(condition)}")
+    return condition, _count("frames", frames, 1)
+
+
 def chat_client(
     model: str | None = None,
     base_url: str | None = None,

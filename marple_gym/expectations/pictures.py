@@ -12,12 +12,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS
-from marple_gym.expectations.trial import Episode, Trial
+from marple_gym.expectations.trial import Episode, EpisodeEvidence, Trial
 from marple_gym.rendering.compose import Panel, compose
-from marple_gym.rendering.frames import render_grid
+from marple_gym.rendering.frames import render_grid, spread_steps
 from marple_gym.rendering.palette import AGENT_COLORS
 
 TRAIL = AGENT_COLORS["red"]
+FRAMES = 8
+"""Frames of each episode a vision-language model is shown by default (as many as a belief question's)."""
 
 
 def episode_frames(episode: Episode, tile_size: int = 24) -> list[np.ndarray]:
@@ -29,6 +31,20 @@ def episode_frames(episode: Episode, tile_size: int = 24) -> list[np.ndarray]:
     ]
     if episode.reveal:
         frames[-1] = render_grid(episode.states[-1].grid, house, tile_size, labels=False)
+    return frames
+
+
+def evidence_frames(evidence: EpisodeEvidence, count: int = FRAMES, tile_size: int = 24) -> list[np.ndarray]:
+    """``count`` frames spread evenly over an episode, the first and last included, drawn from what the onlooker
+    sees (:class:`~marple_gym.expectations.trial.EpisodeEvidence`: the occluder over its cells; a reveal's last
+    frame shows what it hid): the pictures a vision-language model is shown of one video."""
+    frames = []
+    for t in spread_steps(0, evidence.steps, count):
+        if t == evidence.steps and evidence.revealed is not None:
+            frames.append(render_grid(evidence.revealed, evidence.house, tile_size, labels=False))
+        else:
+            grid = evidence.vision[t]
+            frames.append(render_grid(grid, evidence.house, tile_size, labels=False, visibility=evidence.visibility))
     return frames
 
 

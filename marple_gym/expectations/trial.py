@@ -25,6 +25,7 @@ from marple_gym.errors import MarpleError
 from marple_gym.evidence import SceneGraphBuilder, Visibility
 from marple_gym.generation.stage import Stage
 from marple_gym.planner.utility import Preferences
+from marple_gym.world.house import House
 from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR, WorldState
 from marple_gym.world.world import World
 
@@ -140,6 +141,11 @@ class EpisodeEvidence:
     @property
     def visibility(self) -> Visibility:
         return self._visibility
+
+    @property
+    def house(self) -> House:
+        """The house the episode is played in (its rooms and walls are in plain sight)."""
+        return self._episode.stage.house
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import pytest
 from marple_eval.expectations.llm import NO_ANSWER, LLMRater, messages
 from marple_eval.expectations.raters import rate_trial
 from marple_eval.llm.client import ClientSettings, LLMError, Reply
+from marple_gym.expectations.pictures import episode_frames, evidence_frames
 from marple_gym.expectations.scenarios import make_trial
 from marple_gym.expectations.trial import TrialKey
 
@@ -67,3 +68,22 @@ def test_bad_settings_and_missing_credentials_are_refused(monkeypatch):
         LLMRater.from_options()
     with pytest.raises(LLMError, match="n must be a whole number >= 1"):
         LLMRater(FakeClient(["Answer: 1"]), n=0)
+
+
+@pytest.mark.parametrize("condition", ["frames", "multimodal"])
+def test_the_vision_conditions_show_each_video_as_the_onlookers_frames(trial, condition):
+    client = FakeClient(["Answer: 40"])
+    LLMRater(client, n=1, condition=condition, frames=4).rate(trial.view(["expected", "surprising"]))
+    parts = client.bodies[0]["messages"][1]["content"]
+    images = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+    videos = len(trial.familiarisation) + 1
+    assert len(images) == 4 * videos and all(url.startswith("data:image/png;base64,") for url in images)
+    texts = [p["text"] for p in parts if p["type"] == "text"]
+    assert texts[-1] == "How surprising is the agent's behaviour in the test video, from 0 to 100?"
+    assert any("A screen hides the cells" in t for t in texts) == (condition == "multimodal")
+
+
+def test_the_frames_of_a_video_are_the_onlookers_own(trial):
+    for evidence, episode in zip(trial.view().tests, trial.tests.values()):
+        shown = evidence_frames(evidence, count=len(episode.actions) + 1)
+        assert all((a == b).all() for a, b in zip(shown, episode_frames(episode), strict=True))
