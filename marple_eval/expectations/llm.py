@@ -129,6 +129,27 @@ class LLMRater:
 
 
 QUESTION = "How surprising is the agent's behaviour in the test video, from 0 to 100?"
+PAIR_INSTRUCTIONS = (
+    "You watch an agent in a small house, in short videos given as text, one step at a time. First come "
+    "familiarisation videos of the agent, then two test videos of the same agent, each starting afresh. One test "
+    "shows behaviour that is expected given the familiarisation, the other behaviour that is surprising. Cells "
+    "are (x, y), x growing east, y growing south; agents walk on free floor and through open doors, never through "
+    "walls, furniture or objects. A screen may hide some cells from you: you see nothing there, and the agent is "
+    "unseen while it walks behind it."
+)
+PAIR_QUESTION = "Which test video shows the more surprising behaviour? Please respond with either 1 or 2."
+
+
+def pair_text(view: TrialView) -> str:
+    """The two-alternative question about a test trial: its familiarisation, its two tests (in the view's order,
+    as "Test video 1" and "Test video 2"), and which is the more surprising (answered 1 or 2)."""
+    if len(view.tests) != 2:
+        raise ValueError(f"a pair needs a trial's two tests, got {len(view.tests)}")
+    n = len(view.familiarisation)
+    parts = [PAIR_INSTRUCTIONS]
+    parts += [describe_episode(e, f"Familiarisation video {i + 1} of {n}") for i, e in enumerate(view.familiarisation)]
+    parts += [describe_episode(e, f"Test video {i + 1}") for i, e in enumerate(view.tests)]
+    return "\n\n".join([*parts, PAIR_QUESTION])
 
 
 def videos(view: TrialView, test: EpisodeEvidence) -> list[tuple[str, EpisodeEvidence]]:
