@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from marple_eval.expectations import ExactObserver, accuracy_table, rate_trial
+from marple_eval.expectations import ExpectationObserver, accuracy_table, rate_trial
 from marple_gym.expectations import all_types, make_trial, trial_keys
 from marple_gym.expectations.scenarios import scenario_of
 from marple_gym.expectations.trial import _replayed
@@ -45,7 +45,7 @@ def main() -> None:
     print(f"{args.per_type} test trials of each of {len(all_types())} types, seed {args.seed}, one process\n")
     print("| type | trials/CPU-s | x target | observer CPU-s/trial (mean, max) | x target (max) | accuracy |")
     print("| --- | --- | --- | --- | --- | --- |")
-    observer = ExactObserver()
+    observer = ExpectationObserver()
     total_make = total_rate = 0.0
     n = 0
     wall = time.perf_counter()

@@ -29,7 +29,7 @@ import numpy as np
 from marple.runner import method_factory
 from marple_agents import load_policy, train_policy
 from marple_agents.device import resolve_device
-from marple_agents.simulation import PolicyAgent, RolloutAgent, SimulationModel
+from marple_agents.simulation import PolicyAgent, RolloutAgent, SimulationMethod
 from marple_agents.simulation.inference import POLICY_OF_VARIANT, VARIANTS
 from marple_agents.training.train import quiet_lightning
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
@@ -120,7 +120,7 @@ def rollout_throughput(episodes, template: str, args: argparse.Namespace) -> dic
     The simulation model itself answers each (trial, tau), so the rollouts are
     exactly those an evaluation runs (its horizon rules included).
     """
-    model = SimulationModel(args.variant, rollouts=args.rollouts, seed=0)
+    model = SimulationMethod(args.variant, rollouts=args.rollouts, seed=0)
     policies = {r: TimedPolicy(load_policy(template.format(scenario=args.scenario, role=r))) for r in "AB"}
     language, audio = "language" in model.modalities, "audio" in model.modalities
     agents = {r: Counting(PolicyAgent(policies[r], use_language=language, use_audio=audio)) for r in "AB"}

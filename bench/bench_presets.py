@@ -87,7 +87,7 @@ class Counted:
     @classmethod
     def install(cls) -> None:
         """Wrap the policy's two forward passes: actions, and (language models) the subgoal decoders."""
-        from marple_agents.policy import Policy
+        from marple_agents.policy import AgentPolicy
 
         def counting(forward, rows):
             def counted(self, inputs):
@@ -99,8 +99,8 @@ class Counted:
 
             return counted
 
-        Policy._act = counting(Policy._act, lambda item: len(item[0]))
-        Policy._decode = counting(Policy._decode, len)
+        AgentPolicy._act = counting(AgentPolicy._act, lambda item: len(item[0]))
+        AgentPolicy._decode = counting(AgentPolicy._decode, len)
 
 
 def measure_inference(run: Path, trials: int) -> dict:

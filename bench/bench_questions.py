@@ -17,7 +17,7 @@ import argparse
 import collections
 import time
 
-from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
+from marple_eval.beliefs.methods import BeliefObserver, BeliefUniform
 from marple_gym.beliefs.questions.generate import QuestionSpec, generate_questions
 from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
 from marple_gym.beliefs.questions.text import question_text
@@ -62,7 +62,7 @@ def cold_observer(questions: list[BeliefQuestion], count: int) -> None:
         perception._PERCEPTS.clear()
         fresh = SearchEpisode.from_json(q.episode.to_json())  # no trace kept from generation
         question = BeliefQuestion(q.id, q.type, fresh, q.end_time, q.options, q.answer, q.posterior, q.given)
-        _, cpu, _ = timed(lambda question=question: ObserverMethod().answer(question))
+        _, cpu, _ = timed(lambda question=question: BeliefObserver().answer(question))
         times.append(cpu)
     worst = max(times)
     print(
@@ -95,15 +95,15 @@ def main(argv: list[str] | None = None) -> None:
     if not questions:
         raise SystemExit("no question was kept: nothing to answer")
     cold_observer(questions, args.cold)
-    for method in (UniformMethod(), ObserverMethod()):
+    for method in (BeliefUniform(), BeliefObserver()):
         warm(method, questions)
     if args.policy:
         import torch
 
-        from marple_agents.beliefs.bip import BipMethod
+        from marple_agents.beliefs.bip import BeliefBip
 
         torch.set_num_threads(1)  # one core, as every figure here (threads that wait on a busy core spin)
-        warm(BipMethod(args.policy), questions)
+        warm(BeliefBip(args.policy), questions)
 
 
 if __name__ == "__main__":

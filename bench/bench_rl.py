@@ -44,7 +44,7 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 
 import marple_gym
-from marple.cli.options import float_in, positive_int, seed
+from marple.options import float_in, positive_int, seed
 from marple_agents import rl
 from marple_gym.files import write_json_atomic
 from marple_gym.levels import SKILLS, SUBGOAL_BONUS, level_ids

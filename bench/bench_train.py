@@ -24,7 +24,7 @@ Steps: generate a ``train-in`` dataset (``--houses`` houses x ``--episodes``
 episodes per house and agent; skipped when it exists), estimate how well any
 policy of the same inputs could do, train the vision-only and the
 language-conditioned policy of the ``small`` preset with the default time
-budget (validation on held-out houses), and time ``Policy.action_probs`` on
+budget (validation on held-out houses), and time ``AgentPolicy.action_probs`` on
 batches of 100 states. Results go to ``OUT/results.json`` and a Markdown
 table is printed.
 
@@ -92,7 +92,7 @@ def train(args: argparse.Namespace, data: Path, model: str, preset: str, out: Pa
 
 
 def inference_speed(checkpoint: Path, samples: Samples, batch: int = 100, calls: int = 30) -> float:
-    """States per second through ``Policy.action_probs`` in batches of ``batch``."""
+    """States per second through ``AgentPolicy.action_probs`` in batches of ``batch``."""
     policy = load_policy(checkpoint)
     vision, subgoal = samples.vision[:batch], samples.subgoal[:batch]
     language = subgoal if policy.conditioning == "language" else None

@@ -5,8 +5,8 @@ the test words of Python fences taken off.
   marker ``<!-- env-table -->``: what it is (as ``marple envs --all`` says it, or the env class's docstring for an
   id the catalog does not describe), its step limit and whether it has a native vector env.
 * The changelog page is the repository's CHANGELOG.md, its links to the docs made relative to the site.
-* The words after a fence's language (``python continued``, ``python notest``) say how tests/test_docs.py runs a
-  block; GitHub ignores them, but MkDocs' fences would not take the block for code, so they are taken off the page
+* The words after a fence's language (``python continued``, ``python notest``, ``bash run``) say how
+  tests/test_docs.py runs a block; GitHub ignores them, but MkDocs' fences would not take the block for code, so they are taken off the page
   it renders.
 """
 
@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 MARKER = "<!-- env-table -->"
-TEST_WORDS = re.compile(r"^(\s*```python)[ \t]+(?:continued|notest)[ \t]*$", re.MULTILINE)
+TEST_WORDS = re.compile(r"^(\s*```(?:python|bash))[ \t]+(?:continued|notest|run)[ \t]*$", re.MULTILINE)
 
 
 def env_table() -> str:

@@ -15,8 +15,8 @@ import argparse
 from marple_agents.tomnet import ToMnetConfig, train_tomnet
 from marple_agents.tomnet.generalisation import run_generalisation
 from marple_eval.expectations import (
-    ExactObserver,
-    UniformRater,
+    ExpectationObserver,
+    ExpectationUniform,
     accuracy_table,
     format_table,
     plot_accuracy,
@@ -37,7 +37,7 @@ def main() -> None:
     train = [make_trial(k, args.seed) for k in trial_keys("train", args.train)]
     test = [make_trial(k, args.seed) for k in trial_keys("test", args.test)]
     config = ToMnetConfig(seed=args.seed)
-    tables = {r.name: accuracy_table(rate_trials(r, test)) for r in (ExactObserver(), UniformRater())}
+    tables = {r.name: accuracy_table(rate_trials(r, test)) for r in (ExpectationObserver(), ExpectationUniform())}
     tables["tomnet"] = accuracy_table(rate_trials(train_tomnet(train, config, device="cpu"), test))
     print(format_table(tables))
     plot_accuracy(tables, args.plot)

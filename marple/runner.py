@@ -1,14 +1,15 @@
-"""The one model runner: how ``marple evaluate``, ``marple benchmark`` and ``marple study --simulate`` build an
-inference method, wire what it is given, place it on its device and run it.
+"""The whodunit method runner: how ``marple evaluate``, ``marple benchmark`` and ``marple study --simulate`` build a
+whodunit method, wire what it is given, place it on its device and run it.
 
 :func:`run_method` runs a :class:`MethodRun` on a list of trials under the protocol
 (:func:`marple_eval.protocol.evaluate`); ``marple evaluate`` (:mod:`marple.evaluation`) and the benchmark's
 inference stage (:mod:`marple.benchmark.pipeline`) both call it, and a simulated study participant
 (:mod:`marple.study.participant`) builds its method from the same pieces:
 
-* **build** (:func:`make_method`): a method by name, from :data:`METHODS` (the protocol library's and the
-  learned-model methods of ``marple_agents``, registered here directly), from an outside plugin (the
-  ``marple.models`` entry-point group), or as ``package.module:Class`` (importable from the current directory);
+* **build** (:func:`marple.registry.make_method`): a method by name, from the application's table of methods
+  (:data:`marple.registry.METHODS`: the evaluation library's and the learned methods of ``marple_agents``), from an
+  outside plugin (the ``marple.methods`` entry-point group), or as ``package.module:Class`` (importable from the
+  current directory);
 * **wire** (:func:`method_resources`): what the method is given per agent besides each trial: ``--agent
   ROLE=MODEL`` templates (each agent's policy checkpoint, or ``planner`` for its true planner), and for methods
   that take a prior over each agent's missions (``ideal``, ``bip``, simulation with ``agent=mcts``) that prior:
@@ -27,22 +28,17 @@ inference stage (:mod:`marple.benchmark.pipeline`) both call it, and a simulated
 from __future__ import annotations
 
 import functools
-import inspect
-import os
-import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from marple_agents.bip import BipModel, BipResources
+from marple.registry import make_method, method_class, takes_argument
+from marple_agents.bip import BipResources
 from marple_agents.device import resolve_device
-from marple_agents.simulation import SimulationModel
 from marple_eval.inverse.priors import DEFAULT_MISSION_PRIOR, PRIVILEGED_PRIORS, mission_priors
 from marple_eval.lockstep import TRIALS_IN_FLIGHT
-from marple_eval.methods.base import InferenceModel
-from marple_eval.methods.registry import BUILTIN, available_models, build_model, model_class
-from marple_eval.protocol import AgentResources, ModelFactory, Resources, SuspectAnswers, evaluate, evaluate_suspect
+from marple_eval.protocol import AgentResources, MethodFactory, Resources, SuspectAnswers, evaluate, evaluate_suspect
 from marple_eval.results import RunResults
 from marple_eval.settings import ProtocolSettings
 from marple_eval.workers import TrialWorkers
@@ -53,12 +49,6 @@ from marple_gym.recording.records import WhodunitEpisode
 if TYPE_CHECKING:
     import torch
 
-METHODS: dict[str, Callable[..., InferenceModel] | str] = {
-    **BUILTIN,
-    "simulation": SimulationModel,
-    "bip": BipModel,
-}
-"""Every method this package ships, by name (outside plugins join them: :func:`available_methods`)."""
 PRIORS_METHODS = ("ideal", "bip")
 """Methods that take a prior over each agent's missions (besides simulation with ``agent=mcts``)."""
 
@@ -73,7 +63,7 @@ class MethodRun:
     (:data:`~marple_eval.inverse.priors.MISSION_PRIORS`), for the ``scenarios`` of the run: the privileged
     ``labels`` prior reads the ``train_split`` (``in`` when None) of the dataset ``data``; ``device`` is a ``--device`` setting (``auto``, ``cpu``, ``cuda``,
     ``cuda:N``) or a :class:`torch.device` already chosen (a benchmark job's), and ``precision`` the learned
-    models' number format (None: the method's default).
+    methods' number format (None: the method's default).
     """
 
     method: str
@@ -90,27 +80,10 @@ class MethodRun:
 # ---- build ------------------------------------------------------------------------------------------------
 
 
-def available_methods() -> dict[str, Callable[..., InferenceModel]]:
-    """Every method by name: this package's and those outside plugins register."""
-    return available_models(METHODS)
-
-
-def method_class(name: str) -> Callable[..., InferenceModel]:
-    """The class or factory of the method ``name``; ``module:Class`` names import from the current directory."""
-    if ":" in name and os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # spawned workers inherit it
-    return model_class(name, METHODS)
-
-
-def make_method(name: str, **kwargs: Any) -> InferenceModel:
-    """The method ``name`` built with ``kwargs`` (a top-level function: worker processes build with it too)."""
-    return build_model(name, method_class(name), kwargs)
-
-
-def method_factory(name: str, **kwargs: Any) -> ModelFactory:
-    """A picklable factory of the method ``name`` with ``kwargs``, as :func:`~marple_eval.protocol.evaluate`
+def method_factory(name: str, **kwargs: Any) -> MethodFactory:
+    """A picklable factory of the whodunit method ``name`` with ``kwargs``, as :func:`~marple_eval.protocol.evaluate`
     takes one (it builds the method once per worker process)."""
-    return functools.partial(make_method, name, **kwargs)
+    return functools.partial(make_method, "whodunit", name, **kwargs)
 
 
 # ---- wire -------------------------------------------------------------------------------------------------
@@ -152,7 +125,7 @@ def check_agent_models(run: MethodRun, target: Callable[..., Any]) -> None:
     starts, naming the options to pass for the scenarios' roles."""
     if run.agents or not getattr(target, "needs_agent_models", False):
         return
-    make_method(run.method, **run.args)  # a bad argument of the method is named first: it is the nearer fix
+    make_method("whodunit", run.method, **run.args)  # a bad argument of the method is named first: it is the nearer fix
     roles = sorted({role for scenario in run.scenarios for role in get_scenario(scenario).roles})
     kind = "language" if run.args.get("variant") in ("language", "all") or run.method == "bip" else "vision"
     example = " ".join(f"--agent '{role}=runs/{{scenario}}-in-{role}-{kind}/policy.pt'" for role in roles)
@@ -196,14 +169,6 @@ def check_agent_files(resources: Resources, scenarios: Iterable[str], option: st
 
 
 # ---- place ------------------------------------------------------------------------------------------------
-
-
-def takes_argument(target: Callable[..., Any], name: str) -> bool:
-    """Whether a method's class or factory accepts the keyword ``name`` (``device``, ``precision``, ``dry_run``)."""
-    try:
-        return name in inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        return False
 
 
 def planner_agents_only(agents: Mapping[str, str] | None) -> bool:
@@ -287,8 +252,8 @@ def run_suspect(
     return evaluate_suspect(factory, episodes, settings, role, resources=resources, workers=workers, progress=progress)
 
 
-def placed_factory(run: MethodRun) -> tuple[ModelFactory, bool]:
+def placed_factory(run: MethodRun) -> tuple[MethodFactory, bool]:
     """A factory of ``run``'s method with its arguments placed (:func:`placed_arguments`), and whether that puts
     it on a GPU."""
-    args = placed_arguments(method_class(run.method), run)
+    args = placed_arguments(method_class("whodunit", run.method), run)
     return method_factory(run.method, **args), str(args.get("device", "cpu")).startswith("cuda")

@@ -1,8 +1,11 @@
-"""Agent models and inference methods for MARPLE whodunit scenarios.
+"""The learned parts of every family, with torch and Lightning: whodunit agent models (behaviour cloning of each
+agent's next action) and the methods built on them (simulation inference, ``bip``, MCTS:
+:mod:`marple_agents.simulation`, :mod:`marple_agents.bip`, :mod:`marple_agents.search`), the belief family's
+goal- and belief-conditioned policy and its ``bip`` (:mod:`marple_agents.beliefs`), the expectation family's
+ToMnet (:mod:`marple_agents.tomnet`), and reinforcement-learning helpers (:mod:`marple_agents.rl`).
 
-The learned agent models (behaviour cloning with Lightning) are importable from
-here; torch and Lightning load only when one of them is first used, so the
-``marple`` command and the simulation code stay light until they need a model::
+The whodunit agent models are importable from here; torch and Lightning load only when one of them is first
+used, so the ``marple`` command and the simulation code stay light until they need a model::
 
     from marple_agents import load_policy, refine_with_audio, train_policy
 """
@@ -13,7 +16,7 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "Policy": "marple_agents.policy",
+    "AgentPolicy": "marple_agents.policy",
     "load_policy": "marple_agents.policy",
     "refine_with_audio": "marple_agents.audio",
     "train_policy": "marple_agents.training.train",

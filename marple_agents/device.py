@@ -13,7 +13,7 @@ keyword of its constructor (the runner passes it to every method whose signature
 has one, built-in and plugin methods alike), so a method needs nothing but
 ``def __init__(self, ..., device: torch.device | str = "cpu")``, and hands it on
 to its policies as it is; it should record it in
-:meth:`~marple_eval.methods.base.InferenceModel.settings`. A ``precision``
+:meth:`~marple_eval.methods.whodunit.WhodunitMethod.settings`. A ``precision``
 keyword (``auto``, ``fp32``, ``bf16``) receives the number format the same way.
 
 Policy forward passes run under bf16 autocast with TF32 matmuls on CUDA devices

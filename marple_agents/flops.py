@@ -49,7 +49,7 @@ def training_flops(config: ModelConfig, grid: tuple[int, int] = GRID) -> float:
 
 @functools.cache
 def forward_flops(config: ModelConfig, grid: tuple[int, int] = GRID) -> float:
-    """FLOPs of one row of ``Policy.action_probs`` (the action head alone, as rollouts ask)."""
+    """FLOPs of one row of ``AgentPolicy.action_probs`` (the action head alone, as rollouts ask)."""
     counter = FlopCounterMode(display=False)
     with torch.device("meta"):
         net = build_model(config)

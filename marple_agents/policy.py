@@ -41,7 +41,7 @@ _CHANNEL_LIMITS = np.array([channel_sizes()[c] if c in EMBEDDED_CHANNELS else 25
 _SUBGOAL_LIMITS = np.array([SUBGOAL_SIZES[f] for f in SUBGOAL_FIELDS])
 
 
-class Policy:
+class AgentPolicy:
     """A trained policy network, ready for inference on one device.
 
     ``precision`` is the number format of its forward passes (``auto``: bf16
@@ -143,7 +143,7 @@ class Policy:
 
     def __repr__(self) -> str:
         return (
-            f"Policy({self.conditioning}, width={self.config.width}, depth={self.config.depth}, "
+            f"AgentPolicy({self.conditioning}, width={self.config.width}, depth={self.config.depth}, "
             f"device={self.device}, precision={self.precision})"
         )
 
@@ -157,15 +157,17 @@ def _chunks(rows: int) -> list[slice]:
     return [slice(start, start + FORWARD_ROWS) for start in range(0, max(rows, 1), FORWARD_ROWS)]
 
 
-def load_policy(path: str | Path | BinaryIO, device: str | torch.device = "cpu", precision: str = "auto") -> Policy:
+def load_policy(
+    path: str | Path | BinaryIO, device: str | torch.device = "cpu", precision: str = "auto"
+) -> AgentPolicy:
     """A policy from a checkpoint written by ``train_policy``, or its content (loaded safely, weights only)."""
     net, config, meta = load_checkpoint(path)
-    return Policy(net, config, device, meta, precision)
+    return AgentPolicy(net, config, device, meta, precision)
 
 
 SHARED_POLICIES = 8
 """How many loaded policies a process keeps for :func:`shared_policy` (a trial needs one per suspect)."""
-_shared: OrderedDict[tuple[str, str, str], Policy] = OrderedDict()
+_shared: OrderedDict[tuple[str, str, str], AgentPolicy] = OrderedDict()
 _shared_lock = threading.Lock()
 
 
@@ -185,7 +187,7 @@ def shared_policy(resource: Any, device: str | torch.device = "cpu", precision: 
     with _shared_lock:  # threads setting up the same agent model wait for one load
         if key not in _shared:
             net, config, meta = load_checkpoint(io.BytesIO(resource.content))
-            _shared[key] = Policy(net, config, device, meta, precision, key=resource.digest)
+            _shared[key] = AgentPolicy(net, config, device, meta, precision, key=resource.digest)
             while len(_shared) > SHARED_POLICIES:
                 _shared.popitem(last=False)
         _shared.move_to_end(key)

@@ -86,10 +86,10 @@ def plot_accuracy_bars(
     path: str | Path,
     ylabel: str = "accuracy",
     title: str | None = None,
-    chance: float = 0.5,
+    chance: float | None = 0.5,
 ) -> Path:
     """Save a PNG of accuracy per group (``columns``, e.g. question or trial types): one bar per method with its
-    95 % interval (``tables``: method -> column -> (accuracy, low, high)), and chance dashed."""
+    95 % interval (``tables``: method -> column -> (accuracy, low, high)), and chance dashed (None: no line)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -104,7 +104,8 @@ def plot_accuracy_bars(
         ax.bar(
             x + (i - (len(tables) - 1) / 2) * width, acc, width, label=method, yerr=[acc - low, high - acc], capsize=2
         )
-    ax.axhline(chance, color="grey", linestyle="--", linewidth=1, label="chance")
+    if chance is not None:
+        ax.axhline(chance, color="grey", linestyle="--", linewidth=1, label="chance")
     ax.set_xticks(x, list(columns))
     ax.set_ylim(0, 1.05)
     ax.set_ylabel(ylabel)

@@ -2,26 +2,26 @@
 
 For each trial (a test-split whodunit group: two suspects in the paper's
 scenarios, N in the N-suspect ones), T is the step at which the culprit reached
-the query state, and the model answers at tau = 0, T/10, ..., T with one
+the query state, and the method answers at tau = 0, T/10, ..., T with one
 probability per suspect. Which agent is shown as "A" (and "B", "C", ...) is
 drawn per trial from a generator seeded with (run seed, episode id), so every
-run can be reproduced and no model profits from always answering "A";
+run can be reproduced and no method profits from always answering "A";
 ``labelings="both"`` scores every placement of the culprit (both, for two
 suspects; the culprit under each label in turn, for N) and averages them.
 
 Where the paper's text is silent, the rules follow the original code, each a
 named field of :class:`ProtocolSettings` recorded in every results file: the
 horizon T + ``margin``, the ``cutoff`` (1/N to each of N agents, 0.5 for two,
-without asking the model, where T + margin - tau > cutoff), the combination of
+without asking the method, where T + margin - tau > cutoff), the combination of
 the agents' query probabilities, and the last evidence point.
 
-Nothing a model receives depends on the agents' roles (which name the
+Nothing a method receives depends on the agents' roles (which name the
 culprit): agents appear under identities salted afresh in every run, their
 start configs under one neutral name, and their agent-model files by content,
 never by path.
 
 Trials run on several processes (:mod:`marple_eval.workers`, which a caller may
-keep for several runs) with a progress bar; a model on a GPU scores
+keep for several runs) with a progress bar; a method on a GPU scores
 several trials at a time in one process instead, its forward passes batched
 across them (:mod:`marple_eval.lockstep`). Finished trials are appended to a
 journal next to the results file, so an interrupted run resumes where it
@@ -46,9 +46,9 @@ from tqdm import tqdm
 from marple_eval.evidence import Placement, culprit_first, shown_order, trial_evidence
 from marple_eval.journal import Journal, differing_settings, journal_path
 from marple_eval.lockstep import run_in_lockstep
-from marple_eval.methods.base import InferenceModel, QueryModel, check_query_probabilities, combined_answer
-from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, model_code
-from marple_eval.methods.registry import make_model
+from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, method_code
+from marple_eval.methods.registry import make_method
+from marple_eval.methods.whodunit import QueryMethod, WhodunitMethod, check_query_probabilities, combined_answer
 from marple_eval.results import ResultsError, RunResults, TrialResult, culprit_mean, read_trial
 from marple_eval.settings import ProtocolSettings
 from marple_eval.workers import TrialWorkers
@@ -61,9 +61,9 @@ from marple_gym.validation import Fields, message_error
 
 log = logging.getLogger(__name__)
 
-ModelFactory = Callable[[], InferenceModel]
+MethodFactory = Callable[[], WhodunitMethod]
 Resources = Callable[[str, str], Any]
-"""(scenario, role) -> whatever the model needs for that agent (e.g. its learned policy)."""
+"""(scenario, role) -> whatever the method needs for that agent (e.g. its learned policy)."""
 
 EXECUTORS = ("auto", "processes", "lockstep")
 """How trials are scored: a trial per worker process, or several at a time in one process (lockstep)."""
@@ -71,10 +71,10 @@ EXECUTORS = ("auto", "processes", "lockstep")
 
 @dataclass(frozen=True)
 class Identities:
-    """The opaque names under which models see agents in one run.
+    """The opaque names under which methods see agents in one run.
 
     A fresh random salt per run: within the run an agent keeps its name (so a
-    model can pick that agent's learned model), across runs the names cannot
+    method can pick that agent's learned model), across runs the names cannot
     be computed from public inputs, so no name says "this is agent A's role".
     Results never depend on the salt.
     """
@@ -99,31 +99,31 @@ def placements(settings: ProtocolSettings, episode_id: str, suspects: int = 2) -
 
 
 def score_trial(
-    model: InferenceModel,
+    method: WhodunitMethod,
     episode: WhodunitEpisode,
     settings: ProtocolSettings,
     identities: Identities | None = None,
     check: AnswerCheck | None = None,
 ) -> TrialResult:
-    """Ask ``model`` at every evidence point of one trial, for each placement (1/N each at cut points).
+    """Ask ``method`` at every evidence point of one trial, for each placement (1/N each at cut points).
 
     A labeling records the answers per label (``p_a``, ``p_b``, ...) and where the culprit was shown:
     ``swap`` for two suspects, ``culprit_as`` (its label) for more. A method that combines P(query | agent)
-    (:attr:`~marple_eval.methods.base.InferenceModel.combines_query_probabilities`) is asked for those at
+    (:attr:`~marple_eval.methods.whodunit.WhodunitMethod.combines_query_probabilities`) is asked for those at
     :meth:`~ProtocolSettings.query_points` instead, and the labeling also keeps them per label (``q_a``,
     ``q_b``, ...; None where the cutoff spared the rollouts): every combination rule, cutoff and last point
-    follow from them (:meth:`~marple_eval.results.RunResults.rescored`). What the model raises is a
-    :class:`~marple_eval.methods.guard.ModelError` naming it; ``check`` (one per run) refuses answers that are
+    follow from them (:meth:`~marple_eval.results.RunResults.rescored`). What the method raises is a
+    :class:`~marple_eval.methods.guard.MethodError` naming it; ``check`` (one per run) refuses answers that are
     not probabilities and rescales those that do not sum to 1, warning once.
     """
     identities = identities or Identities()
-    check = check or AnswerCheck(model.name)
+    check = check or AnswerCheck(method.name)
     n = episode.suspects
-    if model.suspects is not None and n > model.suspects:
-        raise ValueError(f"{model.name} answers for at most {model.suspects} suspects; {episode.episode_id} has {n}")
+    if method.suspects is not None and n > method.suspects:
+        raise ValueError(f"{method.name} answers for at most {method.suspects} suspects; {episode.episode_id} has {n}")
     horizon, scenario = episode.horizon, episode.scenario
     taus = settings.taus(horizon)
-    combines = model.combines_query_probabilities
+    combines = method.combines_query_probabilities
     points = settings.query_points(horizon) if combines else taus
     labels = suspect_labels(n)
     names = tuple(identities(scenario, labels[i]) for i in culprit_first(episode))
@@ -131,20 +131,20 @@ def score_trial(
     for placement in placements(settings, episode.episode_id, n):
         asked = [tau for tau in points if not settings.is_cut(horizon, tau)]
         # All evidence points of the trial in one call: a method may answer them together.
-        evidence = [trial_evidence(episode, tau, placement, model.modalities, names, settings.rules) for tau in asked]
+        evidence = [trial_evidence(episode, tau, placement, method.reads, names, settings.rules) for tau in asked]
         shown_as = labels[shown_order(placement, n).index(0)]
         labeling = {"swap": placement} if n == 2 else {"culprit_as": shown_as}
         if combines:
-            with model_code(model.name, f"query_probabilities_at on trial {episode.episode_id}"):
-                found = _one_per_point(model.query_probabilities_at(evidence), asked, model, episode)
-            q = {tau: check_query_probabilities(found[tau], n, model.name) for tau in asked}
+            with method_code(method.name, f"query_probabilities_at on trial {episode.episode_id}"):
+                found = _one_per_point(method.query_probabilities_at(evidence), asked, method, episode)
+            q = {tau: check_query_probabilities(found[tau], n, method.name) for tau in asked}
             answers = [combined_answer(q[tau], settings.rules) if tau in q else (1.0 / n,) * n for tau in taus]
             labeling.update(
                 {f"q_{label.lower()}": [q[t][k] if t in q else None for t in points] for k, label in enumerate(labels)}
             )
         else:
-            with model_code(model.name, f"predict on trial {episode.episode_id}"):
-                given = _one_per_point(model.predict_all(evidence), asked, model, episode)
+            with method_code(method.name, f"predict on trial {episode.episode_id}"):
+                given = _one_per_point(method.predict_all(evidence), asked, method, episode)
             answers = [
                 check(given[tau], n, f"{episode.episode_id}, tau {tau}") if tau in given else (1.0 / n,) * n
                 for tau in taus
@@ -164,14 +164,14 @@ def score_trial(
 
 
 def score_suspect(
-    model: QueryModel,
+    method: QueryMethod,
     episode: WhodunitEpisode,
     settings: ProtocolSettings,
     role: str,
     identities: Identities | None = None,
 ) -> list[float | None]:
     """One suspect's P(query | agent) at the trial's query points (None where the cutoff spares them), asked of
-    ``model`` for the agent of ``role`` alone.
+    ``method`` for the agent of ``role`` alone.
 
     :func:`score_trial` stores the same numbers for that agent under whichever label it is shown, wherever a
     method's estimate for one agent does not depend on the others (simulation inference: its rollouts are seeded
@@ -188,20 +188,20 @@ def score_suspect(
     placement: Placement = False if episode.suspects == 2 else tuple(range(episode.suspects))
     points = settings.query_points(episode.horizon)
     asked = [tau for tau in points if not settings.is_cut(episode.horizon, tau)]
-    evidence = [trial_evidence(episode, tau, placement, model.modalities, names, settings.rules) for tau in asked]
-    with model_code(model.name, f"query_probabilities on trial {episode.episode_id}"):
-        found = model.query_probabilities([trial.agents[shown] for trial in evidence], evidence)
-    q = _one_per_point(found, asked, model, episode)
-    checked = {tau: check_query_probabilities((p,), 1, model.name)[0] for tau, p in q.items()}
+    evidence = [trial_evidence(episode, tau, placement, method.reads, names, settings.rules) for tau in asked]
+    with method_code(method.name, f"query_probabilities on trial {episode.episode_id}"):
+        found = method.query_probabilities([trial.agents[shown] for trial in evidence], evidence)
+    q = _one_per_point(found, asked, method, episode)
+    checked = {tau: check_query_probabilities((p,), 1, method.name)[0] for tau, p in q.items()}
     return [checked.get(tau) for tau in points]
 
 
-def _one_per_point(found: Any, asked: list[int], model: InferenceModel, episode: WhodunitEpisode) -> dict[int, Any]:
-    """A model's answers keyed by the evidence points asked, refused unless there is one per point."""
+def _one_per_point(found: Any, asked: list[int], method: WhodunitMethod, episode: WhodunitEpisode) -> dict[int, Any]:
+    """A method's answers keyed by the evidence points asked, refused unless there is one per point."""
     found = list(found)
     if len(found) != len(asked):
         raise InvalidAnswerError(
-            f"model {model.name!r} answered {len(found)} evidence points of {len(asked)} on {episode.episode_id}"
+            f"method {method.name!r} answered {len(found)} evidence points of {len(asked)} on {episode.episode_id}"
         )
     return dict(zip(asked, found))
 
@@ -229,18 +229,18 @@ def opaque(resource: Any) -> Any:
 
 
 class _Scorer:
-    """Holds one model and sets it up once per scenario (one per worker process); scores whole trials, or with
+    """Holds one method and sets it up once per scenario (one per worker process); scores whole trials, or with
     ``suspect`` that suspect's query probabilities alone (its agent model the only one set up)."""
 
     def __init__(
         self,
-        factory: ModelFactory,
+        factory: MethodFactory,
         resources: Resources | None,
         identities: Identities,
         suspect: str | None = None,
     ) -> None:
-        self.model = build(factory)
-        self.check = AnswerCheck(self.model.name)
+        self.method = build(factory)
+        self.check = AnswerCheck(self.method.name)
         self.resources = resources
         self.identities = identities
         self.suspect = suspect
@@ -250,33 +250,33 @@ class _Scorer:
         if episode.scenario != self.scenario and self.resources is not None:
             roles = [self.suspect] if self.suspect else suspect_labels(episode.suspects)
             agents = {self.identities(episode.scenario, r): opaque(self.resources(episode.scenario, r)) for r in roles}
-            with model_code(self.model.name, f"setup for scenario {episode.scenario}"):
-                self.model.setup(agents)
+            with method_code(self.method.name, f"setup for scenario {episode.scenario}"):
+                self.method.setup(agents)
         self.scenario = episode.scenario
         if self.suspect is None:
-            return score_trial(self.model, episode, settings, self.identities, self.check)
-        return episode.episode_id, score_suspect(self.model, episode, settings, self.suspect, self.identities)
+            return score_trial(self.method, episode, settings, self.identities, self.check)
+        return episode.episode_id, score_suspect(self.method, episode, settings, self.suspect, self.identities)
 
 
-def build(factory: ModelFactory) -> InferenceModel:
-    """``factory()``, what it raises named as the model's failure (``make_model`` names the model itself)."""
+def build(factory: MethodFactory) -> WhodunitMethod:
+    """``factory()``, what it raises named as the method's failure (``make_method`` names the method itself)."""
     built = getattr(factory, "func", factory)  # a functools.partial: the class or function it calls
-    with model_code(getattr(built, "__name__", type(built).__name__), "building it"):
+    with method_code(getattr(built, "__name__", type(built).__name__), "building it"):
         return factory()
 
 
-def _journal_header(method: str, model: Any, settings: dict[str, Any]) -> dict[str, Any]:
-    """What a journal must match to be resumed: the method, the class (or factory) that built the model, by its
-    import path (two models may share a name), and the settings."""
-    kind = type(model)
-    return {"type": "run", "method": method, "model": f"{kind.__module__}:{kind.__qualname__}", "settings": settings}
+def _journal_header(method: str, built: Any, settings: dict[str, Any]) -> dict[str, Any]:
+    """What a journal must match to be resumed: the method's name, its class by import path (two methods may share
+    a name), and the settings."""
+    kind = type(built)
+    return {"type": "run", "method": method, "class": f"{kind.__module__}:{kind.__qualname__}", "settings": settings}
 
 
 def _journal_mismatch(found: Any, header: dict[str, Any]) -> str:
     """How a journal left by another run differs from this one's header, in words."""
     found = found if isinstance(found, dict) else {}
-    if found.get("model") != header["model"]:
-        return f"model {found.get('model') or 'unrecorded'}, not {header['model']}"
+    if found.get("class") != header["class"]:
+        return f"method class {found.get('class') or 'unrecorded'}, not {header['class']}"
     if found.get("method") != header["method"]:
         return f"method {found.get('method')!r}, not {header['method']!r}"
     return differing_settings(found.get("settings"), header["settings"])
@@ -287,7 +287,7 @@ def _score_one(scorer: _Scorer, settings: ProtocolSettings, episode: WhodunitEpi
 
 
 def _read_journal(journal: Journal) -> dict[str, TrialResult]:
-    """Trials already finished by an interrupted run of the same model with the same settings (a
+    """Trials already finished by an interrupted run of the same method with the same settings (a
     :class:`ResultsError` names the journal and the line of one that is not a whole trial)."""
     error = message_error(ResultsError)
     done: dict[str, TrialResult] = {}
@@ -298,7 +298,7 @@ def _read_journal(journal: Journal) -> dict[str, TrialResult]:
 
 
 def evaluate(
-    factory: ModelFactory,
+    factory: MethodFactory,
     episodes: Iterable[WhodunitEpisode],
     settings: ProtocolSettings | None = None,
     *,
@@ -311,15 +311,15 @@ def evaluate(
     executor: str = "auto",
     pool: TrialWorkers | None = None,
 ) -> RunResults:
-    """Score a model on whodunit episodes and return (and, with ``out``, save) the results.
+    """Score a method on whodunit episodes and return (and, with ``out``, save) the results.
 
-    ``factory`` builds the model (once per worker process, so it must be
+    ``factory`` builds the method (once per worker process, so it must be
     picklable for ``workers > 1``: a top-level function or ``functools.partial``);
     ``settings`` default to the ``ours`` protocol.
     ``executor``: ``processes`` scores a trial per worker process; ``lockstep``
-    scores ``workers`` trials at a time in threads of this process, the model's
+    scores ``workers`` trials at a time in threads of this process, the method's
     batched calls shared (recorded in the results, since on a GPU the batches'
-    sizes may change the last bits of an answer); ``auto`` is lockstep for a model
+    sizes may change the last bits of an answer); ``auto`` is lockstep for a method
     on a CUDA device, processes otherwise. ``pool``: worker processes kept across runs
     (:class:`~marple_eval.workers.TrialWorkers`) that score this run's trials
     instead of ``workers`` processes started for it.
@@ -328,7 +328,7 @@ def evaluate(
     probe = build(factory)
     method = method or probe.name
     executor = _executor(executor, probe)
-    with model_code(probe.name, "settings()"):
+    with method_code(probe.name, "settings()"):
         model_settings = probe.settings()
     in_flight = workers if executor == "lockstep" else None
     recorded = run_record(model_settings, run_settings or {}, settings, probe.combines_query_probabilities, in_flight)
@@ -351,7 +351,7 @@ def evaluate(
         raise
     finally:
         bar.close()
-    run = RunResults(method, recorded, [results[e.episode_id] for e in episodes])
+    run = RunResults(method, recorded, [results[e.episode_id] for e in episodes], role=probe.role)
     if out is not None:
         run.save(out)
         journal.remove()
@@ -365,7 +365,7 @@ def run_record(
     combines: bool,
     trials_in_flight: int | None = None,
 ) -> dict[str, Any]:
-    """The ``settings`` a results file records: the model's own, the run's (dataset, split, ...), the protocol,
+    """The ``settings`` a results file records: the method's own, the run's (dataset, split, ...), the protocol,
     whether the answers combine query probabilities, and, for trials scored in lockstep, how many at a time."""
     recorded = {
         **model_settings,
@@ -378,8 +378,8 @@ def run_record(
     return recorded
 
 
-def _executor(executor: str, probe: InferenceModel) -> str:
-    """``executor`` as given, ``auto`` resolved: lockstep for a model on a CUDA device, processes otherwise."""
+def _executor(executor: str, probe: WhodunitMethod) -> str:
+    """``executor`` as given, ``auto`` resolved: lockstep for a method on a CUDA device, processes otherwise."""
     if executor not in EXECUTORS:
         raise ValueError(f"executor must be one of {', '.join(EXECUTORS)}, got {executor!r}")
     if executor == "auto":
@@ -390,7 +390,7 @@ def _executor(executor: str, probe: InferenceModel) -> str:
 @dataclass
 class SuspectAnswers:
     """One suspect's query probabilities on every trial of a run (:func:`evaluate_suspect`), with what a results
-    file of the whole run would record about the model."""
+    file of the whole run would record about the method."""
 
     method: str
     model_settings: dict[str, Any]
@@ -399,7 +399,7 @@ class SuspectAnswers:
 
 
 def evaluate_suspect(
-    factory: ModelFactory,
+    factory: MethodFactory,
     episodes: Iterable[WhodunitEpisode],
     settings: ProtocolSettings,
     suspect: str,
@@ -410,15 +410,15 @@ def evaluate_suspect(
     executor: str = "auto",
 ) -> SuspectAnswers:
     """The query probabilities of the agent of role ``suspect`` on every trial (:func:`score_suspect`), its agent
-    model the only one set up (``resources`` is asked for that role alone); trials run as :func:`evaluate` runs
-    them (worker processes, or lockstep for a model on a CUDA device)."""
+    method the only one set up (``resources`` is asked for that role alone); trials run as :func:`evaluate` runs
+    them (worker processes, or lockstep for a method on a CUDA device)."""
     from tqdm import tqdm
 
     probe = build(factory)
     if not probe.combines_query_probabilities:
         raise ValueError(f"{probe.name} does not estimate query probabilities; only whole trials can score it")
     executor = _executor(executor, probe)
-    with model_code(probe.name, "settings()"):
+    with method_code(probe.name, "settings()"):
         model_settings = probe.settings()
     episodes = list(episodes)
     answers: dict[str, list[float | None]] = {}
@@ -436,11 +436,11 @@ def evaluate_suspect(
 def _run(factory, todo, settings, resources, workers, probe, executor, suspect=None, pool=None):
     identities = Identities()  # one salt for the run, shared by its worker processes
     scorer = functools.partial(_Scorer, factory, resources, identities, suspect)
-    if executor == "lockstep":  # a model per thread; the policies they load are shared (one copy per device)
+    if executor == "lockstep":  # a method per thread; the policies they load are shared (one copy per device)
         yield from run_in_lockstep(lambda: functools.partial(_score_one, scorer(), settings), todo, workers)
         return
     if pool is None and (workers <= 1 or len(todo) <= 1):
-        scorer = _Scorer(lambda: probe, resources, identities, suspect)  # the probe: one model, one answer check
+        scorer = _Scorer(lambda: probe, resources, identities, suspect)  # the probe: one method, one answer check
         for episode in todo:
             yield scorer(episode, settings)
         return
@@ -457,7 +457,7 @@ def dataset_episodes(data: MarpleDataset, scenarios: Iterable[str], limit: int |
     """The test pairs of each scenario; with ``limit``, that many per scenario spread evenly over the test houses.
 
     The same rule as the human study (:func:`marple_gym.datasets.selection.select_trials`), so people and
-    models are scored on the same trials. The paper evaluates 50 trials in all, 10 per scenario
+    methods are scored on the same trials. The paper evaluates 50 trials in all, 10 per scenario
     (supplement D.2): ``limit=10``.
     """
     return select_trials(data, list(scenarios), limit)
@@ -489,6 +489,6 @@ class AgentResources:
             ) from None
 
 
-def model_factory(name: str, **kwargs: Any) -> ModelFactory:
-    """A picklable factory for a registered model."""
-    return functools.partial(make_model, name, **kwargs)
+def method_factory(name: str, **kwargs: Any) -> MethodFactory:
+    """A picklable factory of the registered whodunit method ``name`` built with ``kwargs``."""
+    return functools.partial(make_method, "whodunit", name, **kwargs)

@@ -1,9 +1,24 @@
-"""Results files: one JSON document per run, with every per-trial, per-tau probability.
+"""Results files: one versioned envelope for every family's results, and the whodunit family's records.
 
-::
+**The envelope** (:class:`Results`): every results file, whatever its family, is one JSON document that starts
+with the same fields, then holds its family's records::
 
-    {"format": "marple-results", "version": 2, "method": "distance", "settings": {...},
-     "created": "2026-11-22T16:00:00+00:00", "generator": "marple-gym 0.1.0",
+    {"format": "marple-results", "version": 3, "family": "beliefs", "method": "observer", "role": "answer_key",
+     "created": "2026-11-22T16:00:00+00:00", "generator": "marple-gym 0.1.0", "settings": {...},
+     ...the family's records...}
+
+Each family's results are a subclass of :class:`Results` that writes and reads its own records
+(:class:`RunResults` here for whodunits, :class:`~marple_eval.beliefs.results.BeliefResults`,
+:class:`~marple_eval.expectations.results.RatingResults`, :class:`~marple_eval.items.ItemResults` for a family of
+plain items); all save atomically and load strictly, an error naming the file and the field. ``role`` is the
+method's (:data:`~marple_eval.methods.base.ROLES`), which tables group rows by. Files written before the envelope
+still load: whodunit results of versions 1 and 2 (format ``marple-results``, no family), belief and expectation
+results of their own formats (``marple-belief-results``, ``marple-expectation-results``, version 1).
+
+**The whodunit family's records**, with every per-trial, per-tau probability::
+
+    {...the envelope, "family": "whodunit", "method": "distance", ...,
+     "trial_set": {...}, "tables": {...},
      "trials": [{"episode_id": "laundry/h00/003", "scenario": "laundry", "horizon": 51,
                  "taus": [0, 5, ...], "p_culprit": [0.5, ...],
                  "labelings": [{"swap": false, "p_a": [...], "p_b": [...]}]}, ...],
@@ -19,7 +34,7 @@ agent's P(query | agent) (simulation inference, inverse planning) also stores
 those: ``query_taus`` are the points they were estimated at (those of both
 last-point rules) and each labeling's ``q_a``, ``q_b``, ... the probabilities
 (null where the cutoff spared the rollouts), so :meth:`RunResults.rescored`
-shows the run under any combination rule, cutoff and last point (version 2;
+shows the run under any combination rule, cutoff and last point (version 2 on;
 version-1 files, which predate them, still load). ``suspects`` is N (2 in the
 paper's scenarios; chance is 1/N); a labeling of N > 2 suspects holds
 ``p_a``, ``p_b``, ``p_c``, ... and ``culprit_as``, the label the culprit was
@@ -31,15 +46,17 @@ and recomputes, so files written before it existed load the same.
 from __future__ import annotations
 
 import copy
+import os
 from dataclasses import asdict, dataclass, field, fields, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 
 from marple_eval.evidence import QueryRules
-from marple_eval.methods.base import combined_answer
+from marple_eval.methods.base import ROLES
+from marple_eval.methods.whodunit import combined_answer
 from marple_eval.metrics import (
     BOOTSTRAP_LEVEL,
     BOOTSTRAP_RESAMPLES,
@@ -62,9 +79,14 @@ from marple_gym.missions.tables import check_tables, table_fingerprints
 from marple_gym.validation import Fields, message_error, read_json_file
 
 RESULTS_FORMAT = "marple-results"
-RESULTS_VERSION = 2
-READABLE_VERSIONS = (1, 2)
-"""Version 1 predates the stored query probabilities (``query_taus``, ``q_a``, ...)."""
+RESULTS_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
+"""Version 3 is the envelope of every family; versions 1 and 2 were whodunit results only (version 1 predates the
+stored query probabilities, ``query_taus``, ``q_a``, ...)."""
+ENVELOPE = ("format", "version", "family", "method", "role", "created", "generator", "settings")
+"""The fields every results file starts with."""
+FORMER_FORMATS = {"marple-belief-results": "beliefs", "marple-expectation-results": "expectations"}
+"""The formats the belief and expectation families' results had before the envelope (version 1), by family."""
 
 
 PRIVILEGED_MARK = "[privileged: label prior]"
@@ -73,6 +95,100 @@ PRIVILEGED_MARK = "[privileged: label prior]"
 
 class ResultsError(MarpleError, ValueError):
     """A results file that cannot be read."""
+
+
+R = TypeVar("R", bound="Results")
+
+
+class Results:
+    """The one results envelope (see the module docs): a family's results subclass it, as dataclasses with at least
+    the fields ``method``, ``settings``, ``created``, ``generator`` and ``role``, and write and read their records
+    with :meth:`records` and :meth:`from_records`."""
+
+    family: ClassVar[str] = ""
+    record_keys: ClassVar[tuple[str, ...]] = ()
+    """The top-level keys of the family's records (besides the envelope's)."""
+    allow_nan: ClassVar[bool] = False
+    """Whether the file may hold NaN (a derived summary the reader recomputes)."""
+
+    method: str
+    settings: dict[str, Any]
+    created: str
+    generator: str
+    role: str
+
+    def envelope(self) -> dict[str, Any]:
+        """The fields every results file starts with (:data:`ENVELOPE`)."""
+        return {"format": RESULTS_FORMAT, "version": RESULTS_VERSION, "family": self.family, "method": self.method,
+                "role": self.role, "created": self.created, "generator": self.generator, "settings": self.settings}  # fmt: skip
+
+    def records(self) -> dict[str, Any]:
+        """The family's records, as the file holds them after the envelope."""
+        raise NotImplementedError
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.envelope(), **self.records()}
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write atomically (a temporary file, then a rename)."""
+        return write_json_atomic(path, self.to_json())
+
+    @classmethod
+    def from_records(cls: type[R], top: Fields, envelope: dict[str, Any]) -> R:
+        """The results of a file's records (``top``, every key already allowed) and its envelope (``method``,
+        ``settings``, ``created``, ``generator``, ``role``)."""
+        raise NotImplementedError
+
+    @classmethod
+    def load(cls: type[R], path: str | os.PathLike) -> R:
+        """Read a results file of this family strictly (:class:`ResultsError` naming the file and the field)."""
+        top, envelope = read_envelope(path, cls.allow_nan)
+        family = envelope.pop("family")
+        if family != cls.family:
+            raise top.fail("family", f"results of {family}, not of {cls.family}")
+        top.allow((*ENVELOPE, *cls.record_keys))
+        return cls.from_records(top, envelope)
+
+
+def read_envelope(path: str | os.PathLike, allow_nan: bool = False) -> tuple[Fields, dict[str, Any]]:
+    """A results file's top level and its envelope, read strictly: the format and version known, the family (a
+    file of a family's former format: that family; a whodunit file before version 3: ``whodunit``), the method,
+    its role and settings (:class:`ResultsError` naming the file and the field)."""
+    error = message_error(ResultsError)
+    top = Fields(read_json_file(path, error, "results file", allow_nan=allow_nan), "", error, str(path))
+    fmt = top.get("format")
+    if fmt == RESULTS_FORMAT:
+        if top.get("version") not in READABLE_VERSIONS:
+            raise top.fail(
+                "version",
+                f"results version {top.get('version')!r} is not supported (this reader knows {READABLE_VERSIONS})",
+            )
+        family = top.str("family") if top.get("version") >= 3 else top.str("family", "whodunit")
+    elif fmt in FORMER_FORMATS:
+        if top.get("version") != 1:
+            raise top.fail("version", f"version {top.get('version')!r} is not supported (expected 1)")
+        family = FORMER_FORMATS[fmt]
+    else:
+        raise top.fail("format", f"not a MARPLE results file (expected {RESULTS_FORMAT!r})")
+    top.require("method", "settings")
+    envelope = {
+        "family": family,
+        "method": top.str("method"),
+        "settings": top.mapping("settings"),
+        "created": top.str("created", ""),
+        "generator": top.str("generator", ""),
+        "role": top.str("role", "method", choices=ROLES),
+    }
+    return top, envelope
+
+
+def results_family(path: str | os.PathLike) -> str | None:
+    """The family of the results file at ``path`` (None when it is no readable results file: its reader then says
+    what is wrong)."""
+    try:
+        return read_envelope(path, allow_nan=True)[1]["family"]
+    except ResultsError:
+        return None
 
 
 @dataclass
@@ -108,14 +224,19 @@ def culprit_mean(labelings: list[dict[str, Any]]) -> list[float]:
 
 
 @dataclass
-class RunResults:
-    """All trials of one method under one setting."""
+class RunResults(Results):
+    """All trials of one whodunit method under one setting: the whodunit family's results."""
+
+    family: ClassVar[str] = "whodunit"
+    record_keys: ClassVar[tuple[str, ...]] = ("trial_set", "tables", "trials", "summary")
+    allow_nan: ClassVar[bool] = True  # in the summary only, which is recomputed: the trials are checked finite
 
     method: str
     settings: dict[str, Any]
     trials: list[TrialResult]
     created: str = field(default_factory=lambda: creation_time())
     generator: str = f"marple-gym {__version__}"
+    role: str = "method"
 
     @property
     def name(self) -> str:
@@ -245,45 +366,21 @@ class RunResults:
                 )
         trials = [_rescored_trial(self, t, made, wanted) for t in self.trials]
         settings = {**self.settings, "protocol": wanted.record()}
-        return RunResults(self.method, settings, trials, self.created, self.generator)
+        return replace(self, settings=settings, trials=trials)
 
-    def to_json(self) -> dict[str, Any]:
+    def records(self) -> dict[str, Any]:
         return {
-            "format": RESULTS_FORMAT,
-            "version": RESULTS_VERSION,
-            "method": self.method,
-            "settings": self.settings,
-            "created": self.created,
-            "generator": self.generator,
             "trial_set": {"id": self.trial_set, "trials": len({t.episode_id for t in self.trials})},
             "tables": table_fingerprints(),
             "trials": [asdict(t) for t in self.trials],
             "summary": self.summary(),
         }
 
-    def save(self, path: str | Path) -> Path:
-        """Write atomically (a temporary file, then a rename)."""
-        return write_json_atomic(path, self.to_json())
-
     @classmethod
-    def load(cls, path: str | Path) -> RunResults:
-        """Read a results file strictly; any problem raises :class:`ResultsError` naming the file and field."""
-        path = Path(path)
-        # NaN is allowed in the file only for the summary, which is recomputed: the trials are checked finite.
-        data = read_json_file(path, message_error(ResultsError), "results file", allow_nan=True)
-        top = Fields(data, "", message_error(ResultsError), str(path))
-        if top.get("format") != RESULTS_FORMAT:
-            raise top.fail("format", f"not a MARPLE results file (expected {RESULTS_FORMAT!r})")
-        if top.get("version") not in READABLE_VERSIONS:
-            raise top.fail(
-                "version",
-                f"results version {top.get('version')!r} is not supported (this reader knows {READABLE_VERSIONS})",
-            )
-        top.allow(("format", "version", "summary", "trial_set", "tables", *(f.name for f in fields(cls))))
-        check_tables(top.get("tables"), str(path))
-        top.require("method", "settings", "trials")
-        trials = [read_trial(t) for t in top.entries("trials")]
-        return cls(top.str("method"), top.mapping("settings"), trials, top.str("created", ""), top.str("generator", ""))
+    def from_records(cls, top: Fields, envelope: dict[str, Any]) -> RunResults:
+        check_tables(top.get("tables"), top.file)
+        top.require("trials")
+        return cls(trials=[read_trial(t) for t in top.entries("trials")], **envelope)
 
 
 class NotRescorable(ResultsError):

@@ -1,4 +1,8 @@
-"""MARPLE-Gym: household gridworlds for long-horizon "whodunit" inference.
+"""MARPLE-Gym: household gridworlds for inferring other minds, and every family's data made in them: whodunit
+datasets (:mod:`marple_gym.datasets`: which agent caused the query state), belief and goal questions about
+agents who search by what they believe (:mod:`marple_gym.beliefs`, :mod:`marple_gym.beliefs.questions`), and
+expectation trials (:mod:`marple_gym.expectations`), all written by one shard writer
+(:mod:`marple_gym.datasets.sharded`).
 
 Importing the package registers the Gymnasium environments::
 

@@ -37,11 +37,12 @@ def current_umask() -> int:
 
 
 @contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
+def atomic_write(path: str | os.PathLike, mode: str = "w", sync: bool = True) -> Iterator[IO]:
     """Open a temporary file for writing (``mode`` ``"w"`` or ``"wb"``) that replaces ``path`` when the block ends.
 
-    The data is flushed to disk before the rename; if the block raises, the
-    temporary file is removed and ``path`` is untouched.
+    The data is flushed to disk before the rename (``sync``; a writer that records the file's checksum in a
+    manifest it syncs, and checks it on reading, may skip that: a file lost in a crash is then found and
+    written again); if the block raises, the temporary file is removed and ``path`` is untouched.
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write writes text ('w') or bytes ('wb'), not {mode!r}")
@@ -52,8 +53,9 @@ def atomic_write(path: str | os.PathLike, mode: str = "w") -> Iterator[IO]:
         with os.fdopen(fd, mode, **({"encoding": "utf-8"} if mode == "w" else {})) as f:
             os.fchmod(f.fileno(), NEW_FILE_MODE & ~current_umask())  # mkstemp's 0o600 is for secrets
             yield f
-            f.flush()
-            os.fsync(f.fileno())
+            if sync:
+                f.flush()
+                os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
@@ -79,5 +81,6 @@ def remove_stale_temporaries(folder: str | os.PathLike) -> list[Path]:
 def write_json_atomic(path: str | os.PathLike, data: Any, indent: int | None = 1) -> Path:
     """Write ``data`` as JSON to ``path`` atomically (see :func:`atomic_write`)."""
     with atomic_write(path) as f:
-        json.dump(data, f, indent=indent)
+        # dumps, not dump: json.dump always encodes in Python; dumps uses the C encoder where it can (no indent)
+        f.write(json.dumps(data, indent=indent))
     return Path(path)

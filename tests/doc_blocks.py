@@ -1,4 +1,5 @@
-"""The fenced Python blocks of README.md and docs/*.md, and how each runs (tests/test_docs.py says the rules)."""
+"""The fenced Python blocks of README.md and docs/*.md, and how each runs, and the shell blocks marked to run
+(tests/test_docs.py says the rules)."""
 
 from __future__ import annotations
 
@@ -41,3 +42,17 @@ def runnable(pages: list[Path] = PAGES) -> list[tuple[str, str]]:
         chain = chain + block.code if block.words == "continued" and not starts_page else block.code
         out.append((f"{block.page}:{block.line}", chain))
     return out
+
+
+SHELL = re.compile(r"^```bash[ \t]+run[ \t]*\n(?P<code>.*?)^```\s*$", re.DOTALL | re.MULTILINE)
+
+
+def shell_blocks(pages: list[Path] = PAGES) -> list[tuple[str, str]]:
+    """(page:line, script) of every shell block fenced `` ```bash run ``."""
+    found = []
+    for page in pages:
+        text = page.read_text()
+        for match in SHELL.finditer(text):
+            line = text.count("\n", 0, match.start()) + 1
+            found.append((f"{page.relative_to(ROOT).as_posix()}:{line}", match["code"]))
+    return found

@@ -263,6 +263,8 @@ def manifest_error(dataset: Path, tmp_path: Path, edit) -> DatasetError:
             lambda m: m["shards"]["laundry/test/A+B/shard-h00-00000.npz"].__setitem__("split", "train-in"),
             "shard-h00-00000.npz.split: 'train-in', but the spec makes 'test'",
         ),
+        # The seed changed after generation: every count still fits, but not the spec the shards were made from.
+        (lambda m: m["spec"].__setitem__("seed", 7), "spec: differs from the spec shard laundry/test/A+B/"),
     ],
 )
 def test_a_damaged_manifest_is_refused_naming_the_file_and_field(dataset, tmp_path, edit, message):
@@ -306,7 +308,10 @@ def test_a_manifest_missing_any_spec_key_is_refused_naming_it_or_still_reads(dat
         data = MarpleDataset(root)
     except DatasetError as error:  # a KeyError or TypeError here was the bug
         where = ".".join(str(p) for p in path).replace(".0.", "[0].")
-        assert str(error).startswith(f"{root / MANIFEST}: {where}: missing"), error
+        # An optional key left out that changes the spec (the query mission) no longer matches the shards'.
+        assert str(error).startswith((f"{root / MANIFEST}: {where}: missing", f"{root / MANIFEST}: spec: differs")), (
+            error
+        )
         return
     assert sum(1 for _ in data.trajectories("laundry", "test")) > 0
 
@@ -370,7 +375,10 @@ def results_document() -> dict:
         (lambda d: d["trials"][0].__setitem__("horizn", 3), "trials[0].horizn: unknown key; did you mean 'horizon'?"),
         (lambda d: d.__setitem__("trials", {}), "trials: expected a list"),
         (lambda d: d.__setitem__("settings", []), "settings: expected a JSON object"),
-        (lambda d: d.__setitem__("version", 3), "version: results version 3 is not supported"),
+        (lambda d: d.__setitem__("version", 4), "version: results version 4 is not supported"),
+        (lambda d: d.update(version=3, family="beliefs"), "family: results of beliefs, not of whodunit"),
+        (lambda d: d.update(version=3, family="whodunit", role="oracle"), "role: "),
+        (lambda d: d.update(version=3), "family: missing"),
     ],
 )
 def test_a_bad_results_file_names_the_file_and_field(edit, message, tmp_path):

@@ -12,8 +12,8 @@ import pytest
 from paths import ROOT
 
 from marple.cli.main import main
-from marple_eval.methods.base import InferenceModel
-from marple_eval.methods.guard import ModelError
+from marple_eval.methods.guard import MethodError
+from marple_eval.methods.whodunit import WhodunitMethod
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.results import ResultsError
 from marple_gym.datasets import MarpleDataset
@@ -63,9 +63,10 @@ BAD = [
     (["study", "--data", "{D}", "--participant", "p", "--out", "s.jsonl", "--limit", "0"], "argument --limit"),
     (["study", "--data", "nowhere", "--participant", "p", "--out", "s.jsonl"], "nowhere: no dataset here"),
     (["study-score", "r.jsonl", "--set", "{D}"], "neither a belief question set nor an expectation trial set"),
-    (["study-web", "--data", "{D}", "--out", "W", "--fps", "0"], "argument --fps"),
-    (["study-web", "--data", "{D}", "--out", "W", "--pause", "-1"], "argument --pause"),
-    (["study-web", "--data", "{D}", "--out", "W", "--frames", "0"], "argument --frames"),
+    # A whodunit dataset's study takes none of the belief and expectation studies' options, whatever their values.
+    (["study-web", "--data", "{D}", "--out", "W", "--fps", "0"], "--fps 0: not an option of --family whodunit"),
+    (["study-web", "--data", "{D}", "--out", "W", "--pause", "-1"], "--pause -1: not an option of --family whodunit"),
+    (["study-web", "--data", "{D}", "--out", "W", "--frames", "0"], "--frames 0: not an option of --family whodunit"),
     (["train", "--data", "{D}", "--devices", "0"], "argument --devices: expected 'auto' or an integer >= 1"),
     (["train", "--data", "{D}", "--lr", "-1", "--out", "T"], "argument --lr: expected a finite number > 0.0"),
     (["train", "--data", "{D}", "--max-minutes", "nan"], "argument --max-minutes"),
@@ -165,11 +166,11 @@ def test_evaluate_refuses_an_incomplete_dataset_and_records_the_escape(data, tmp
     assert json.loads(out.read_text())["settings"]["dataset_incomplete"] is True
 
 
-class Failing(InferenceModel):
+class Failing(WhodunitMethod):
     """Gives ``good`` answers (11 per trial), then fails."""
 
     name = "failing"
-    modalities = frozenset({"vision"})
+    reads = frozenset({"vision"})
 
     def __init__(self, good: int) -> None:
         self.good = good
@@ -185,7 +186,7 @@ class Failing(InferenceModel):
 def test_a_run_that_fails_before_its_first_trial_leaves_no_journal(data, tmp_path):
     episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
     out = tmp_path / "r.json"
-    with pytest.raises(ModelError, match="model 'failing' raised RuntimeError in predict on trial laundry/h00/000"):
+    with pytest.raises(MethodError, match="method 'failing' raised RuntimeError in predict on trial laundry/h00/000"):
         evaluate(lambda: Failing(0), episodes, ProtocolSettings(), out=out, progress=False)
     assert listing(tmp_path) == set()
 
@@ -194,7 +195,7 @@ def test_a_run_that_fails_later_keeps_what_resume_needs_and_says_so(data, tmp_pa
     episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
     model = Failing(11)  # one trial of 11 evidence points, then a failure
     out = tmp_path / "r.json"
-    with pytest.raises(ModelError, match="the model broke"):
+    with pytest.raises(MethodError, match="the model broke"):
         evaluate(lambda: model, episodes, ProtocolSettings(), out=out, progress=False)
     journal = Path(f"{out}.journal.jsonl")
     assert listing(tmp_path) == {journal.name} and len(journal.read_text().splitlines()) == 2
@@ -241,17 +242,17 @@ class Renamed(Failing):
     """Other code under the same name: its trials must not be mixed with Failing's."""
 
 
-def test_a_journal_left_by_another_model_is_refused_naming_both(data, tmp_path):
+def test_a_journal_left_by_another_method_is_refused_naming_both(data, tmp_path):
     episodes = dataset_episodes(MarpleDataset(data), ["laundry"])
     out = tmp_path / "r.json"
-    with pytest.raises(ModelError, match="RuntimeError"):  # the model's failure, named as its own
+    with pytest.raises(MethodError, match="RuntimeError"):  # the model's failure, named as its own
         evaluate(lambda: Failing(11), episodes, ProtocolSettings(), out=out, progress=False)
     journal = Path(f"{out}.journal.jsonl")
     before = journal.read_bytes()
-    assert json.loads(before.splitlines()[0])["model"] == f"{__name__}:Failing"
+    assert json.loads(before.splitlines()[0])["class"] == f"{__name__}:Failing"
     assert Renamed.name == Failing.name  # the same name attribute ...
     with pytest.raises(
-        ResultsError, match=rf"a journal left by a run of model {__name__}:Failing, not {__name__}:Renamed"
+        ResultsError, match=rf"a journal left by a run of method class {__name__}:Failing, not {__name__}:Renamed"
     ):
         evaluate(lambda: Renamed(10**6), episodes, ProtocolSettings(), out=out, progress=False)  # ... other code
     assert journal.read_bytes() == before and listing(tmp_path) == {journal.name}

@@ -10,19 +10,24 @@ A block's fence says how it runs (the words after ``python``, which Markdown ren
   checkpoint, hours of training); the page says what they need.
 
 The ``marple ...`` command lines of the shell blocks (`` ```bash ``, `` ```sh ``, `` ```console `` or bare) are
-parsed by the ``marple`` parser, not run: an option the docs name must exist and take the value given.
+parsed by the ``marple`` parser: an option the docs name must exist and take the value given. A block fenced
+`` ```bash run `` also runs, as a whole, in an empty working directory (a recipe a reader follows from nothing,
+quick enough to test; Minari's datasets go to a temporary folder).
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from doc_blocks import PAGES, WORDS, blocks, runnable
+from doc_blocks import PAGES, WORDS, blocks, runnable, shell_blocks
 from fresh_process import FreshProcesses
 from paths import ROOT
 
@@ -59,7 +64,7 @@ def marple_commands(page: Path) -> list[tuple[str, list[str]]]:
     found, fence, command, start = [], None, "", 0
     for number, line in enumerate(page.read_text().splitlines(), 1):
         if line.startswith("```"):
-            fence = line[3:].strip() if fence is None else None
+            fence = (line[3:].split() or [""])[0] if fence is None else None
             continue
         if fence not in SHELL_FENCES:
             continue
@@ -85,7 +90,7 @@ MARPLE_COMMANDS = [command for page in PAGES for command in marple_commands(page
 
 
 def test_every_marple_command_of_the_docs_parses():
-    from marple.cli.main import build_parser
+    from marple.cli.main import build_parser, parse_command
 
     parser = build_parser()
     refused = []
@@ -93,12 +98,25 @@ def test_every_marple_command_of_the_docs_parses():
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-                parser.parse_args(args)
+                parse_command(parser, args)  # a family command by its family's parser too
         except SystemExit as exc:  # argparse refused the line (or printed help: code 0)
             if exc.code:
                 refused.append(f"{where}: {err.getvalue().strip().splitlines()[-1]}")
     assert len(MARPLE_COMMANDS) > 50, "the shell blocks' commands were not found"
     assert not refused, refused
+
+
+SHELL_BLOCKS = shell_blocks()
+
+
+@pytest.mark.parametrize(("block_id", "script"), SHELL_BLOCKS, ids=[block_id for block_id, _ in SHELL_BLOCKS])
+def test_a_shell_block_marked_to_run_runs_in_an_empty_folder(block_id, script, tmp_path):
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])  # this Python's `marple`
+    env = {**os.environ, "PATH": path, "MINARI_DATASETS_PATH": str(tmp_path / ".minari")}
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run(["bash", "-e", "-c", script], cwd=work, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
 
 
 FENCED = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
@@ -146,8 +164,25 @@ def test_a_page_points_users_at_nothing_only_a_clones_tests_have(page):
     assert "tests/data" not in page.read_text()
 
 
-NOT_IN_THE_API = {"marple", "marple.cli", "marple.families", "marple.viewers"}
-"""The top package and the commands, documented by ``marple COMMAND --help`` and the pages."""
+FAMILY_PAGES = {
+    "beliefs.md": "MMToM-QA",
+    "expectations.md": "AGENT",
+    "evaluation.md": "MARPLE",
+    "agents.md": "MARPLE",
+    "suspects.md": "MARPLE",
+}
+"""Each family's pages and the paper it follows."""
+
+
+@pytest.mark.parametrize(("page", "paper"), FAMILY_PAGES.items())
+def test_a_family_page_says_after_its_opening_paragraph_which_paper_it_follows_and_where_it_departs(page, paper):
+    title, opening, source, *_ = (ROOT / "docs" / page).read_text().split("\n\n")
+    assert title.startswith("# ") and source.startswith("**Source and departures.**") and paper in source
+
+
+NOT_IN_THE_API = {"marple", "marple.cli", "marple.families.whodunit", "marple.viewers"}
+"""The top package and the commands (the whodunit family's among them), documented by ``marple COMMAND --help``
+and the pages."""
 
 
 def test_the_api_reference_covers_every_public_package():

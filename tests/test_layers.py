@@ -59,11 +59,12 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("marple_eval",),  # the evaluation protocol: scenarios, scoring, metrics, reports, reference methods (no torch)
     ("marple_agents",),  # learned agent models and their inference
     # The application, above the three libraries: it imports them directly, and none of them imports it.
-    ("marple.runner",),  # the one model runner: build, wire, place and run an inference method
+    ("marple.registry", "marple.options", "marple.protocol_options"),  # every method by family; option types
+    ("marple.runner",),  # the whodunit method runner: build, wire, place and run a whodunit method
     ("marple.viewers",),  # play and replay
     ("marple.study",),  # the human study, its server, simulated participants (through the runner), scoring
-    ("marple.families",),  # the belief and expectation families: their evaluations, trainings and benchmark
-    ("marple.evaluation", "marple.benchmark"),  # a `marple evaluate` request; `marple benchmark`
+    ("marple.evaluation", "marple.benchmark"),  # a whodunit `marple evaluate` request; the whodunit benchmark
+    ("marple.families",),  # the family contract and every family: what each command does for each family
     ("marple.cli", "marple"),  # every command line
 )
 """Low to high, whole folders (packages) only. A module belongs to the layer of its longest matching prefix."""
@@ -296,7 +297,7 @@ def test_no_entry_point_connects_our_own_packages():
 def test_an_internal_entry_point_and_one_that_points_up_are_named(tmp_path):
     reader = tmp_path / "registry.py"
     reader.write_text('from importlib.metadata import entry_points\n\nPLUGINS = entry_points(group="marple.models")\n')
-    planted = {"project": {"entry-points": {"marple.models": {"sim": "marple_agents.simulation:SimulationModel"}}}}
+    planted = {"project": {"entry-points": {"marple.models": {"sim": "marple_agents.simulation:SimulationMethod"}}}}
     problems = entry_point_problems(planted, {"marple_eval.methods.registry": reader})
     assert problems[0].startswith("[project.entry-points.'marple.models'] sim = ") and "internal" in problems[0]
     assert (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import email
 import fnmatch
+import re
 import shutil
 import subprocess
 import sys
@@ -27,6 +28,8 @@ tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 PROJECT = PYPROJECT["project"]
+CITING = (ROOT / "README.md", ROOT / "docs" / "index.md")
+"""The pages whose "Citing" section gives the BibTeX of the papers ``CITATION.cff`` names."""
 PACKAGES = sorted(
     {name.rstrip("*").split(".")[0] for name in PYPROJECT["tool"]["setuptools"]["packages"]["find"]["include"]}
 )
@@ -111,6 +114,15 @@ def test_citation_file_agrees_with_the_project():
     citation = (ROOT / "CITATION.cff").read_text()
     assert f"version: {PROJECT['version']}" in citation and f"license: {PROJECT['license']}" in citation
     assert f'repository-code: "{PROJECT["urls"]["Repository"]}"' in citation
+
+
+def test_the_readme_and_the_docs_home_give_bibtex_for_every_paper_citation_cff_names():
+    papers = re.findall(r'^[ ]+title: "(.*)"$', (ROOT / "CITATION.cff").read_text(), re.MULTILINE)
+    assert len(papers) == 3  # MARPLE (the preferred citation), MMToM-QA and AGENT (its references)
+    blocks = [re.search(r"^```bibtex\n(.*?)^```", page.read_text(), re.DOTALL | re.MULTILINE)[1] for page in CITING]
+    assert blocks[0] == blocks[1], "README.md and docs/index.md cite differently"
+    titles = re.findall(r"^  title\s*= \{(.*)\},$", blocks[0], re.MULTILINE)
+    assert [title.replace("{", "").replace("}", "") for title in titles] == papers
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import numpy as np
 import torch
 
 from marple.benchmark.presets import BenchmarkPreset
-from marple_agents import Policy, train_policy
+from marple_agents import AgentPolicy, train_policy
 from marple_agents.config import ModelConfig
 from marple_agents.networks import SUBGOAL_SIZES, build_model
 from marple_gym.datasets import Samples, Sizes
@@ -94,11 +94,11 @@ def train_tiny(tmp_path, conditioning="vision", seed=0, epochs=30, **kw):
     )
 
 
-def sharp_policy(conditioning: str, precision: str = "auto", seed: int = 0, **size) -> Policy:
+def sharp_policy(conditioning: str, precision: str = "auto", seed: int = 0, **size) -> AgentPolicy:
     """A small untrained policy with a sharpened head: peaked distributions, as a trained one gives."""
     cfg = tiny_config(conditioning, **{"width": 64, "depth": 3, "heads": 4, **size})
     torch.manual_seed(seed)
     net = build_model(cfg)
     with torch.no_grad():
         net.head[-1].weight.mul_(100)
-    return Policy(net, cfg, precision=precision)
+    return AgentPolicy(net, cfg, precision=precision)

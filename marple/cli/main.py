@@ -23,12 +23,14 @@ from marple.cli import (
     report,
     slices,
     stats,
+    stopping,
     study,
     study_score,
     study_server,
     study_web,
     train,
 )
+from marple.cli.families import family_options
 from marple_gym.errors import MarpleError
 from marple_gym.extras import missing_module_hint
 from marple_gym.version import __version__
@@ -57,7 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``marple`` parser with every subcommand (named in its ``commands``)."""
     parser = argparse.ArgumentParser(
         prog="marple",
-        description="MARPLE-Gym: household whodunit benchmark for long-horizon inference.",
+        description="MARPLE-Gym: benchmarks of inferring other minds in household gridworlds: whodunits (MARPLE), "
+        "belief and goal questions (MMToM-QA) and expectation trials (AGENT); `marple COMMAND --family NAME --help` "
+        "lists a family's options.",
     )
     parser.add_argument("--version", action="version", version=f"marple-gym {__version__}")
     add_verbose(parser, default=False)
@@ -78,24 +82,38 @@ def add_verbose(parser: argparse.ArgumentParser, default) -> None:
     )
 
 
+def parse_command(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """The options of a command line: a family command's read in two steps (its family's parser reads the rest,
+    :func:`marple.cli.families.family_options`), every other command's by its parser alone."""
+    args, rest = parser.parse_known_args(argv)
+    if getattr(args, "family_command", None):
+        return family_options(args, rest)
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    return args
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parse_command(parser, argv)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # what a run records as its command
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    stopping.install()
     try:
         return int(args.run(args) or 0)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    except (KeyboardInterrupt, stopping.Stopped, SystemExit) as exc:  # SystemExit: Lightning's, on a signal
+        signum = stopping.stopped_by(exc)
+        if signum is None:
+            raise
+        return stopping.report(args.command, signum)
     except ModuleNotFoundError as exc:  # an optional part not installed: name the extra, exit 2; else a bug
         hint = missing_module_hint(exc)
         _report(args, f"error: {hint}" if hint else f"internal error: {type(exc).__name__}: {exc}", bug=not hint)
         return 2 if hint else 1
-    except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (ModelError): exit 2
+    except (MarpleError, ValueError, OSError) as exc:  # bad input, or a model's own error (MethodError): exit 2
         _report(args, f"error: {exc}", bug=False)
         return 2
     except Exception as exc:  # a bug, not bad input: still no traceback unless asked for

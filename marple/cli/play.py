@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from marple.cli.options import env_id, seed, tile_size
+from marple.options import env_id, seed, tile_size
 from marple.viewers.play import KEYS, QUIT_KEYS, RESET_KEYS, play
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from marple.cli.options import float_in, nonnegative_int, seed, tile_size
+from marple.options import float_in, nonnegative_int, seed, tile_size
 from marple.viewers.replay_files import ReplayRequest, write_replay
 
 

@@ -12,7 +12,7 @@ from marple.benchmark.ledger import LEDGER, REFERENCE, add_slice, landed, ledger
 from marple.benchmark.merge import merge_slices
 from marple.benchmark.presets import PRESETS
 from marple.benchmark.slices import SLICE_SPLITS, SliceKey, read_slice, run_slice, slice_config
-from marple.cli.options import add_device_argument, positive_int, seed
+from marple.options import add_device_argument, positive_int, seed
 from marple_agents.device import PRECISIONS, resolve_device
 from marple_gym.datasets.generate import generate_dataset
 from marple_gym.datasets.manifest import MANIFEST

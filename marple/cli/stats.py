@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from marple.cli.options import positive_int, seed
+from marple.options import positive_int, seed
 from marple_gym.datasets.horizons import horizon_stats, horizon_table
 from marple_gym.generation.original import HOUSE_SOURCES
 

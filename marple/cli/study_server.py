@@ -6,7 +6,7 @@ import argparse
 import dataclasses
 import sys
 
-from marple.cli.options import nonnegative_int
+from marple.options import nonnegative_int
 from marple.study.server import Limits, serve_study
 
 

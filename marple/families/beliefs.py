@@ -1,128 +1,59 @@
-"""The belief family in the application: a question set scored by a method (:func:`evaluate_beliefs`, what
-``marple evaluate --family beliefs`` runs) and ``bip``'s policy trained on a set's training episodes
-(:func:`train_policy`, ``marple train --family beliefs``).
+"""The belief family (MMToM-QA's belief and goal questions about searching agents) in the application: a question
+set generated (``marple generate --family beliefs``), scored by a method (``marple evaluate``), ``bip``'s policy
+trained on a set's training episodes (``marple train``), the benchmark from nothing to the table, the test split in
+MMToM-QA's own format (``marple export``), and the study of people (``marple study-web``, ``marple study-score``).
 
-Methods: ``uniform``, ``observer`` (the exact observer), ``llm`` (MMToM-QA's prompt; ``dry_run`` writes the
-requests instead) from :mod:`marple_eval.beliefs`, and ``bip`` (a learned policy as the likelihood) from
-:mod:`marple_agents.beliefs`, placed on the ``--device`` the model runner resolves.
+Methods: ``uniform``, ``observer`` (the exact observer: the answer key), ``llm`` (MMToM-QA's prompt; ``--dry-run``
+writes the requests instead) from :mod:`marple_eval.beliefs`, and ``bip`` (a learned policy as the likelihood)
+from :mod:`marple_agents.beliefs`, given its policy (``--checkpoint``) and the run's ``--device``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import argparse
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from marple.families.runs import check_method, dry_run_note, dry_run_requests, journaled, per_type, run_settings
-from marple_eval.beliefs import BeliefMethod, BeliefResults, make_method, score
+from marple.families.base import Exporter, Family, add_benchmark_arguments, add_evaluate_arguments, add_output_arguments
+from marple.families.harness import harness_exporters
+from marple.families.studies import (
+    add_study_score_arguments,
+    add_web_study_arguments,
+    print_study_scores,
+    rendering,
+    tell_built,
+    web_options,
+)
+from marple.options import float_in, int_in, positive_int, seed
+from marple.registry import takes_argument
+from marple.study.families import holds_questions
+from marple.study.family_scores import score_question_study
+from marple.study.family_web import FamilyOptions, build_question_study
+from marple_eval.beliefs import BeliefResults, format_table, plot_scores, score
 from marple_eval.beliefs.results import answer_record
-from marple_gym.beliefs.questions import read_question_set
+from marple_eval.harness import belief_export
+from marple_eval.items import by_role, row_name
+from marple_eval.methods.base import Method
+from marple_gym.beliefs.questions import QuestionSpec, generate_question_set, read_question_set, write_questions
+from marple_gym.beliefs.questions.question import QUESTION_TYPES
 from marple_gym.beliefs.questions.sets import read_training_episodes
+from marple_gym.datasets.manifest import MAX_SIZE
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.errors import MarpleError
 
-BELIEF_METHODS = ("uniform", "observer", "bip", "llm")
-DEFAULT_DATA = "data/beliefs"
 DEFAULT_POLICY = "runs/belief-policy"
 """Where ``marple train --family beliefs`` writes ``belief-policy.pt``, and where ``bip`` looks for it."""
 POLICY_FILE = "belief-policy.pt"
+TRAIN_STEPS = 1500
 
 
-@dataclass(frozen=True)
-class BeliefEvaluation:
-    """A method (one of :data:`BELIEF_METHODS`) scored on the test questions of the set in ``data``.
-
-    ``policy``: bip's checkpoint (default: :data:`DEFAULT_POLICY`'s); ``model_args``: the method's options
-    (llm: the client's and ``n``, ``temperature``, ``max_tokens``; bip and observer: ``exclusion``); ``limit``:
-    at most this many questions of each type; ``out`` None: ``results/beliefs-<method>.json``."""
-
-    method: str = "observer"
-    data: str = DEFAULT_DATA
-    policy: str | None = None
-    model_args: dict[str, Any] = field(default_factory=dict)
-    device: str = "auto"
-    dry_run: bool = False
-    limit: int | None = None
-    out: str | None = None
-    progress: bool = True
-
-    @property
-    def results_path(self) -> Path:
-        return Path(self.out or f"results/beliefs-{self.method}.json")
-
-    @property
-    def policy_path(self) -> Path:
-        return Path(self.policy or f"{DEFAULT_POLICY}/{POLICY_FILE}")
-
-
-def build_method(request: BeliefEvaluation, prompts: Path | None = None) -> BeliefMethod:
-    """The method a request names, built (bip: its policy loaded and placed); unknown names and missing
-    policies are errors naming what to do."""
-    check_method("belief", request.method, BELIEF_METHODS, request.dry_run)
-    if request.method == "bip":
-        from marple_agents.beliefs import BipMethod
-        from marple_agents.device import resolve_device
-
-        path = request.policy_path
-        if not path.is_file():
-            raise MarpleError(
-                f"{path}: no belief policy here; train one with `marple train --family beliefs --data "
-                f"{request.data} --out {path.parent}` (or name one with --checkpoint)"
-            )
-        return BipMethod(path, device=str(resolve_device(request.device)), **request.model_args)
-    options = dict(request.model_args)
-    if prompts is not None:
-        options["dry_run"] = str(prompts)
-    return make_method(request.method, **options)
-
-
-def evaluate_beliefs(request: BeliefEvaluation, tell: Callable[[str], None] = lambda note: None) -> BeliefResults:
-    """Score the request's method on its set's test questions and save the results (resumable: see
-    :func:`marple.families.runs.journaled`); a dry run writes the requests beside them and says so."""
-    questions = per_type(read_question_set(request.data, "test"), request.limit, lambda q: q.type)
-    if not questions:
-        raise ValueError(f"{request.data}: the set's test split has no questions")
-    out = request.results_path
-    prompts = dry_run_requests(out, request.dry_run)
-    method = build_method(request, prompts)
-    name = f"{request.method} (dry run)" if request.dry_run else request.method
-    settings = {**method.settings(), **run_settings(request.method, request.data, request.limit, request.dry_run)}
-    if request.method == "bip":
-        settings["policy"] = str(request.policy_path)
-        settings["policy_sha256"] = file_sha256(request.policy_path)
-    header = {"family": "beliefs", "method": name, "settings": settings}
-    records, journal = journaled(
-        questions,
-        lambda q: q.id,
-        lambda q: answer_record(q, method.answer(q)),
-        out,
-        header,
-        progress=request.progress,
-        desc=f"answering ({name})",
-    )
-    answers = [tuple(r["p"]) for r in records]
-    results = BeliefResults(name, settings, records, score(questions, answers))
-    results.save(out)
-    journal.remove()
-    if prompts is not None:
-        tell(dry_run_note(prompts, method.client))
-    return results
-
-
-def train_policy(
-    data: str,
-    out: str | None = None,
-    *,
-    max_steps: int = 1500,
-    seed: int = 0,
-    preset: str = "small",
-    accelerator: str = "cpu",
-    progress: bool = True,
-):
+def train_policy(data: str, out: str | None = None, *, max_steps: int = TRAIN_STEPS, seed: int = 0,
+                 preset: str = "small", accelerator: str = "cpu", progress: bool = True):  # fmt: skip
     """Train bip's belief policy on the training episodes of the set in ``data`` and write
     ``out/belief-policy.pt`` (default :data:`DEFAULT_POLICY`); returns the training result."""
-    from marple_agents.beliefs import train_belief_policy
+    from marple_agents.beliefs import train_belief_policy  # torch and Lightning: only when training
 
     episodes = read_training_episodes(data)
     if not episodes:
@@ -131,3 +62,207 @@ def train_policy(
         episodes, out or DEFAULT_POLICY, max_steps=max_steps, seed=seed, preset=preset,
         accelerator=accelerator, progress=progress,
     )  # fmt: skip
+
+
+def belief_tables(runs: Sequence[BeliefResults]) -> str:
+    """Accuracy per type with intervals and n (chance 0.5), then the Brier score against the normative
+    posterior, one column per run (grouped by the methods' roles)."""
+    scores = {row_name(r): r.scores for r in by_role(runs)}
+    rows = [k for k in (*QUESTION_TYPES, "belief", "goal", "all") if any(k in s for s in scores.values())]
+    brier = ["| type | " + " | ".join(scores) + " |", "| --- |" + " --- |" * len(scores)]
+    for row in rows:
+        label = f"{row} {QUESTION_TYPES[row]}" if row in QUESTION_TYPES else row
+        cells = [f"{s[row]['brier']:.3f}" if row in s else "" for s in scores.values()]
+        brier.append(f"| {label} | " + " | ".join(cells) + " |")
+    return (
+        "Accuracy per question type, 95 % bootstrap intervals (chance 0.5):\n\n"
+        + format_table(scores)
+        + "\n\nBrier score against the normative posterior (0: as sure as the evidence allows):\n\n"
+        + "\n".join(brier)
+    )
+
+
+def _export_mmtom(args: argparse.Namespace) -> Path:
+    """The test split in MMToM-QA's own format (``questions.jsonl`` and its episodes) in the folder ``--out``."""
+    if not args.out:
+        raise ValueError("--out FOLDER is needed for --format mmtom")
+    return write_questions(read_question_set(args.data, "test"), args.out)
+
+
+class BeliefFamily(Family):
+    """MMToM-QA's belief and goal questions (see the module docs)."""
+
+    name = "beliefs"
+    title = "Belief and goal questions"
+    paper = "MMToM-QA (Jin et al., 2024)"
+    results = BeliefResults
+    presets = {
+        "small": {"questions": {}, "train_steps": TRAIN_STEPS},
+        "quick": {"questions": {"test_houses": 1, "episodes_per_house": 4, "train_episodes": 6}, "train_steps": 10},
+    }
+    """``small``: the default set (10 test houses x 20 episodes, at least 50 questions of every type, 500 training
+    episodes, bip's policy 1500 steps); ``quick``: a tiny one that checks the pipeline in a minute or two."""
+    exporters = {
+        "mmtom": Exporter("the test split in MMToM-QA's format (questions.jsonl, episodes)", _export_mmtom),
+        **harness_exporters(belief_export),
+    }
+
+    def describe(self, command: str) -> str:
+        return f"{command}: {self.title} ({self.paper}); docs/beliefs.md"
+
+    # ---- the set ---------------------------------------------------------------------------------------------
+    def holds(self, folder: str | Path) -> bool:
+        return super().holds(folder) or holds_questions(folder)
+
+    def generate_arguments(self, parser: argparse.ArgumentParser) -> None:
+        size = int_in(1, MAX_SIZE)
+        what = parser.add_argument_group("what to generate")
+        what.add_argument("--test-houses", type=size, help="test houses (default: 10)")
+        what.add_argument("--episodes-per-house", type=size, help="episodes per test house (default: 20)")
+        what.add_argument("--train-episodes", type=int_in(0, MAX_SIZE), help="training episodes (default: 500)")
+        what.add_argument(
+            "--false-belief", type=float_in(0.0, 1.0), help="share of Sally-Anne episodes (default: 0.25)"
+        )
+        what.add_argument("--perception", choices=("room", "view"), help="what agents see (default: room)")
+        what.add_argument("--per-type", type=size, help="questions of a type an episode may give (default: 2)")
+        what.add_argument("--seed", type=seed, default=0, help="master seed (default: 0)")
+        add_output_arguments(parser, f"the set's folder (default: {self.default_data})")
+
+    def generate(self, args: argparse.Namespace) -> int:
+        keys = ("test_houses", "episodes_per_house", "train_episodes", "false_belief", "perception", "per_type")
+        spec = QuestionSpec(seed=args.seed, **{k: getattr(args, k) for k in keys if getattr(args, k) is not None})
+        start = time.perf_counter()
+        report = generate_question_set(spec, args.out or self.default_data, workers=args.workers,
+                                       progress=not args.no_progress)  # fmt: skip
+        tests = sum(e["items"] for e in report.manifest["shards"].values() if e["split"] == "test")
+        print(
+            f"{report.root}: {tests} test episodes ({spec.test_houses} houses) and {spec.train_episodes} training "
+            f"episodes ({report.written} shards written, {report.skipped} already there) in "
+            f"{time.perf_counter() - start:.1f} s; MMToM-QA's format: {report.root / 'mmtom' / 'questions.jsonl'}"
+        )
+        return 0
+
+    def read(self, data: str | Path, split: str = "test") -> list[Any]:
+        return read_question_set(data, split)
+
+    def item_type(self, item: Any) -> str:
+        return item.type
+
+    # ---- methods ---------------------------------------------------------------------------------------------
+    def evaluate_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_evaluate_arguments(parser, self, default="observer")
+        parser.add_argument(
+            "--checkpoint",
+            metavar="PT",
+            help=f"bip: the belief policy (default: {DEFAULT_POLICY}/{POLICY_FILE}, what `marple train --family "
+            "beliefs` writes)",
+        )
+
+    def method_context(self, name: str, args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+        """A method that learned a policy (bip) gets it (``--checkpoint``), recorded with its SHA-256."""
+        offered, recorded = super().method_context(name, args)
+        if takes_argument(self.method_class(name), "policy"):
+            path = Path(args.checkpoint or f"{DEFAULT_POLICY}/{POLICY_FILE}")
+            if not path.is_file():
+                raise MarpleError(
+                    f"{path}: no belief policy here; train one with `marple train --family beliefs --data "
+                    f"{args.data or self.default_data} --out {path.parent}` (or name one with --checkpoint)"
+                )
+            offered["policy"] = str(path)
+            recorded |= {"policy": str(path), "policy_sha256": file_sha256(path)}
+        return offered, recorded
+
+    def answer(self, method: Method, item: Any) -> Any:
+        return answer_record(item, method.answer(item))
+
+    def results_of(
+        self, name: str, method: Method, settings: dict[str, Any], items: Sequence[Any], records: list[Any]
+    ) -> BeliefResults:
+        answers = [tuple(r["p"]) for r in records]
+        return BeliefResults(name, settings, records, score(items, answers), role=method.role)
+
+    def tables(self, runs: Sequence[BeliefResults]) -> str:
+        return belief_tables(runs)
+
+    def plot(self, runs: Sequence[BeliefResults], path: str | Path) -> Path:
+        return plot_scores({row_name(r): r.scores for r in by_role(runs)}, path, "Belief and goal questions")
+
+    def train_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--data", default=None, help=f"the question set (default: {self.default_data})")
+        parser.add_argument("--out", default=None, help=f"output folder (default: {DEFAULT_POLICY})")
+        parser.add_argument("--preset", choices=("small",), default="small", help="policy size (default: small)")
+        parser.add_argument("--max-steps", type=positive_int, default=TRAIN_STEPS,
+                            help=f"optimizer steps (default: {TRAIN_STEPS})")  # fmt: skip
+        parser.add_argument("--seed", type=seed, default=0, help="seed of weights, split and batches (default: 0)")
+        parser.add_argument("--accelerator", choices=("auto", "cpu", "gpu", "cuda", "mps"), default="auto",
+                            help="cpu, gpu, auto (default: auto)")  # fmt: skip
+        parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    def train(self, args: argparse.Namespace) -> int:
+        from marple_agents.training.train import quiet_lightning  # Lightning: only once training starts
+
+        quiet_lightning(args.verbose)
+        result = train_policy(args.data or self.default_data, args.out, max_steps=args.max_steps, seed=args.seed,
+                              preset=args.preset, accelerator=args.accelerator, progress=not args.no_progress)  # fmt: skip
+        print(
+            f"{result.checkpoint}: held-out next-action accuracy {result.val_accuracy:.3f} "
+            f"({result.steps} steps in {result.train_seconds:.0f} s)"
+        )
+        return 0
+
+    # ---- the benchmark ---------------------------------------------------------------------------------------
+    def benchmark_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_benchmark_arguments(parser, self)
+        parser.add_argument("--train-steps", type=positive_int, default=None,
+                            help="bip's policy's optimizer steps (small: 1500)")  # fmt: skip
+
+    def benchmark_runs(self, args: argparse.Namespace, root: Path) -> list[Path]:
+        """Generate the set, train bip's policy on its training episodes, score every method (llm: a dry run)."""
+        from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
+
+        quiet_lightning(args.verbose)
+        preset = self.presets[args.preset]
+        data = root / "data"
+        print(f"generating the question set -> {data}")
+        generate_question_set(QuestionSpec(seed=args.seed, **preset["questions"]), data, workers=args.workers,
+                              progress=not args.no_progress)  # fmt: skip
+        policy = root / "models" / POLICY_FILE
+        if not policy.is_file():
+            print(f"training bip's belief policy -> {policy}")
+            accelerator = "cpu" if args.device == "cpu" else ("gpu" if args.device.startswith("cuda") else "auto")
+            train_policy(str(data), str(policy.parent), max_steps=args.train_steps or preset["train_steps"],
+                         seed=args.seed, accelerator=accelerator, progress=not args.no_progress)  # fmt: skip
+        paths = []
+        for method in ("uniform", "observer", "bip", "llm"):
+            out = root / "results" / f"{method}.json"
+            if not out.is_file():
+                print(f"scoring {method} -> {out}")
+                run = argparse.Namespace(limit=None, dry_run=method == "llm", device=args.device, checkpoint=str(policy),
+                                         data=str(data), no_progress=args.no_progress)  # fmt: skip
+                self.evaluate_method(method, {}, str(data), out, run, print)
+            paths.append(out)
+        return paths
+
+    # ---- the study of people ---------------------------------------------------------------------------------
+    def study_web_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_web_study_arguments(parser, "build K question sequences (seeds SEED..SEED+K-1); each participant gets "
+                                "one by id, or by ?order=k in the URL (default: 1)")  # fmt: skip
+        parser.add_argument("--frames", type=positive_int, default=8, metavar="N",
+                            help="pictures of the house per question, from the start to its moment (default: 8)")  # fmt: skip
+        parser.add_argument("--confidence", action="store_true",
+                            help="answer on a slider from surely (a) to surely (b) instead of choosing one")  # fmt: skip
+
+    def study_web(self, args: argparse.Namespace) -> int:
+        bar, progress = rendering("question")
+        with bar:
+            built = build_question_study(args.data, args.out, args.seed, args.limit, web_options(args),
+                                         FamilyOptions(frames=args.frames, confidence=args.confidence), progress,
+                                         args.orders)  # fmt: skip
+        tell_built(built, f"marple study-score responses.jsonl --set {args.data}")
+        return 0
+
+    def study_score_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_study_score_arguments(parser)
+
+    def study_score(self, args: argparse.Namespace) -> int:
+        return print_study_scores(score_question_study(args.responses, args.source), "questions answered", args.out)

@@ -1,90 +1,69 @@
-"""The expectation family in the application: a trial set's test trials rated for surprise by a method
-(:func:`evaluate_expectations`, what ``marple evaluate --family expectations`` runs), the learned rater trained on
-a set's training split (:func:`train_rater`, ``marple train --family expectations``), and its generalisation
-tests.
+"""The expectation family (AGENT's trials: familiarisation, then an expected and a surprising test) in the
+application: a trial set generated (``marple generate --family expectations``), its test trials rated for
+surprise by a method (``marple evaluate``), the learned method trained on a set's training split (``marple
+train``) and its generalisation tests, the benchmark from nothing to the table, and the study of people
+(``marple study-web``, ``marple study-score``).
 
-Methods: ``uniform``, ``observer`` (the exact observer), ``llm`` (a 0-100 rating; ``dry_run`` writes the
-requests instead) from :mod:`marple_eval.expectations`, and ``tomnet`` (the learned rater) from
-:mod:`marple_agents.tomnet`, trained and run on the ``--device`` the model runner resolves.
+Methods: ``uniform``, ``observer`` (the exact observer: the answer key), ``llm`` (a 0-100 rating; ``--dry-run``
+writes the requests instead) from :mod:`marple_eval.expectations`, and ``tomnet`` (the learned method) from
+:mod:`marple_agents.tomnet`, trained (or loaded, ``--checkpoint``) and run on the run's ``--device``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+import argparse
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from marple.families.runs import check_method, dry_run_note, dry_run_requests, journaled, per_type, run_settings
-from marple_eval.expectations import ExactObserver, RatingResults, UniformRater, rate_trial
-from marple_eval.expectations.llm import LLMRater
+from marple.families.base import Family, add_benchmark_arguments, add_evaluate_arguments, add_output_arguments
+from marple.families.harness import harness_exporters
+from marple.families.runs import dry_run_note, dry_run_requests, journaled, per_type, run_settings
+from marple.families.studies import (
+    add_study_score_arguments,
+    add_web_study_arguments,
+    print_study_scores,
+    rendering,
+    tell_built,
+    web_options,
+)
+from marple.options import float_in, int_in, positive_int, seed
+from marple.registry import takes_argument
+from marple.study.families import holds_trials
+from marple.study.family_scores import score_trial_study
+from marple.study.family_web import FamilyOptions, build_trial_study
+from marple_eval.expectations import RatingResults, format_table, plot_accuracy, rate_trial
 from marple_eval.expectations.results import read_rating
 from marple_eval.expectations.scoring import GENERALISATION_TESTS, GeneralisationSplit, generalisation_tests
+from marple_eval.harness import expectation_export
+from marple_eval.items import by_role, row_name
+from marple_eval.journal import journal_path
 from marple_eval.results import ResultsError
+from marple_gym.datasets.manifest import MAX_SIZE
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.errors import MarpleError
-from marple_gym.expectations import read_trial_set
+from marple_gym.expectations import TrialSetSpec, all_types, generate_trial_set, read_trial_set
+from marple_gym.expectations.sets import DEFAULT_SIZES
 from marple_gym.validation import message_error, reader
 
-EXPECTATION_METHODS = ("uniform", "observer", "tomnet", "llm")
-DEFAULT_DATA = "data/expectations"
 GENERALISATION = tuple(t for t in GENERALISATION_TESTS if t != "all")
 """AGENT's four generalisation tests (G1-G4); ``all`` is the plain tomnet row."""
 
 
-@dataclass(frozen=True)
-class ExpectationEvaluation:
-    """A method (one of :data:`EXPECTATION_METHODS`) scored on the test trials of the set in ``data``.
-
-    ``checkpoint``: a tomnet rater to use (default: one trained here on the set's training split, with the
-    ``model_args`` as its :class:`~marple_agents.tomnet.ToMnetConfig`, saved as ``<out>.tomnet.pt`` and reused
-    by a resumed run); ``generalisation``: tomnet's generalisation tests to run too (one model per split);
-    ``limit``: at most this many trials of each type; ``out`` None: ``results/expectations-<method>.json``."""
-
-    method: str = "observer"
-    data: str = DEFAULT_DATA
-    checkpoint: str | None = None
-    model_args: dict[str, Any] = field(default_factory=dict)
-    device: str = "auto"
-    generalisation: tuple[str, ...] = ()
-    seed: int = 0
-    dry_run: bool = False
-    limit: int | None = None
-    out: str | None = None
-    progress: bool = True
-
-    @property
-    def results_path(self) -> Path:
-        return Path(self.out or f"results/expectations-{self.method}.json")
-
-
-def _check(request: ExpectationEvaluation) -> None:
-    check_method("expectation", request.method, EXPECTATION_METHODS, request.dry_run)
-    if request.generalisation and request.method != "tomnet":
-        raise ValueError("--generalisation: only the learned rater (tomnet) is trained, so only it is tested so")
-    bad = [t for t in request.generalisation if t not in GENERALISATION]
-    if bad:
-        raise ValueError(f"--generalisation: unknown test(s) {bad}; choose from {', '.join(GENERALISATION)}")
-    if request.checkpoint is not None and not Path(request.checkpoint).is_file():
-        raise MarpleError(
-            f"{request.checkpoint}: no such ToMnet rater; train one with `marple train --family expectations "
-            f"--data {request.data}`, or leave --checkpoint out to train one here"
-        )
-
-
-def tomnet_config(model_args: dict[str, Any]):
-    """The :class:`~marple_agents.tomnet.ToMnetConfig` of ``--model-arg`` options (an unknown one named)."""
-    from marple_agents.tomnet import ToMnetConfig
+def tomnet_config(method_args: dict[str, Any]):
+    """The :class:`~marple_agents.tomnet.ToMnetConfig` of ``--method-arg`` options (an unknown one named)."""
+    from marple_agents.tomnet import ToMnetConfig  # torch and Lightning: only for the learned method
 
     try:
-        return ToMnetConfig(**model_args)
+        return ToMnetConfig(**method_args)
     except TypeError:
         known = ", ".join(ToMnetConfig.__dataclass_fields__)
-        raise ValueError(f"--model-arg: tomnet takes {known}; got {sorted(model_args)}") from None
+        raise ValueError(f"--method-arg: tomnet takes {known}; got {sorted(method_args)}") from None
 
 
-def train_rater(data: str, config, device: str = "auto", progress: bool = True, types=None):
-    """A ToMnet rater trained on the expected tests of the set's training split (validated on its validation
+def train_tomnet_on(data: str, config, device: str = "auto", progress: bool = True, types=None):
+    """The learned method trained on the expected tests of the set's training split (validated on its validation
     split, where it has one), of ``types`` (default all)."""
     from marple_agents.tomnet import train_tomnet
 
@@ -95,94 +74,273 @@ def train_rater(data: str, config, device: str = "auto", progress: bool = True, 
     return train_tomnet(train, config, device=device, validation=validation, progress=progress)
 
 
-def build_rater(request: ExpectationEvaluation, prompts: Path | None):
-    """The rater a request names (tomnet: loaded, or trained on the set and saved beside the results)."""
-    if request.method == "uniform":
-        return UniformRater()
-    if request.method == "observer":
-        return ExactObserver()
-    if request.method == "llm":
-        options = dict(request.model_args)
+def expectation_tables(runs: Sequence[RatingResults]) -> str:
+    """Pairwise accuracy per type, scenario and all with intervals (chance 0.5), rows grouped by the methods' roles,
+    then each run's generalisation tests."""
+    runs = by_role(runs)
+    parts = [
+        "Pairwise accuracy, 95 % bootstrap intervals (chance 0.5):\n\n"
+        + format_table({row_name(r): r.table() for r in runs})
+    ]
+    for run in runs:
+        for name, table in run.generalisation_tables().items():
+            pooled = table and all(hasattr(v, "accuracy") for v in table.values())
+            shown = {f"{run.method} {name}": table} if pooled else {f"{label}": t for label, t in table.items()}
+            parts.append(f"Generalisation, {name} ({run.method}):\n\n" + format_table(shown))
+    return "\n\n".join(parts)
+
+
+class ExpectationFamily(Family):
+    """AGENT's expectation trials (see the module docs)."""
+
+    name = "expectations"
+    title = "Expectation trials"
+    paper = "AGENT (Shu et al., 2021)"
+    results = RatingResults
+    exporters = harness_exporters(expectation_export)
+    presets = {
+        "small": {"sizes": {"train": 160, "validation": 40, "test": 40}, "tomnet": {}},
+        "quick": {"sizes": {"train": 2, "validation": 1, "test": 2}, "tomnet": {"epochs": 1, "width": 16}},
+    }
+    """``small``: 40 test pairs, 160 training and 40 validation trials of each of the 12 types, ToMnet 8 epochs;
+    ``quick``: a tiny set that checks the pipeline in a minute or two."""
+
+    def describe(self, command: str) -> str:
+        return f"{command}: {self.title} ({self.paper}); docs/expectations.md"
+
+    # ---- the set ---------------------------------------------------------------------------------------------
+    def holds(self, folder: str | Path) -> bool:
+        return super().holds(folder) or holds_trials(folder)
+
+    def generate_arguments(self, parser: argparse.ArgumentParser) -> None:
+        what = parser.add_argument_group("what to generate")
+        for split, default in DEFAULT_SIZES.items():
+            what.add_argument(f"--{split}-per-type", type=int_in(0, MAX_SIZE),
+                              help=f"{split} trials of each type (default: {default})")  # fmt: skip
+        what.add_argument("--types", help="comma-separated trial types (default: all twelve)")
+        what.add_argument("--seed", type=seed, default=0, help="master seed (default: 0)")
+        add_output_arguments(parser, f"the set's folder (default: {self.default_data})")
+
+    def generate(self, args: argparse.Namespace) -> int:
+        sizes = {s: getattr(args, f"{s}_per_type") for s in DEFAULT_SIZES}
+        types = tuple(t.strip() for t in args.types.split(",") if t.strip()) if args.types else all_types()
+        spec = TrialSetSpec(args.seed, {s: DEFAULT_SIZES[s] if n is None else n for s, n in sizes.items()}, types)
+        start = time.perf_counter()
+        report = generate_trial_set(spec, args.out or self.default_data, workers=args.workers,
+                                    progress=not args.no_progress)  # fmt: skip
+        print(
+            f"{report.root}: {report.items} trials ({', '.join(f'{n} {s}' for s, n in spec.to_json()['sizes'].items())} "
+            f"per type, {len(types)} types; {report.written} shards written, {report.skipped} already there) in "
+            f"{time.perf_counter() - start:.1f} s"
+        )
+        return 0
+
+    def read(self, data: str | Path, split: str = "test") -> list[Any]:
+        return read_trial_set(data, split)
+
+    def item_type(self, item: Any) -> str:
+        return item.key.type
+
+    # ---- methods ---------------------------------------------------------------------------------------------
+    def evaluate_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_evaluate_arguments(parser, self, default="observer")
+        parser.add_argument("--seed", type=seed, default=0, help="run seed: the order tests are shown in (default: 0)")
+        parser.add_argument(
+            "--checkpoint",
+            metavar="PT",
+            help="tomnet: a trained model (default: train one on the set's training split, on --device, with "
+            "--method-arg options as its config, saved as <out>.tomnet.pt)",
+        )
+        parser.add_argument(
+            "--generalisation",
+            nargs="?",
+            const=",".join(GENERALISATION),
+            default=None,
+            metavar="TESTS",
+            help="tomnet: also run AGENT's generalisation tests, one model per split (comma-separated; default: all "
+            f"four, {', '.join(GENERALISATION)})",
+        )
+
+    def evaluate_method(
+        self,
+        method: str,
+        method_args: dict[str, Any],
+        data: str,
+        out: Path,
+        args: argparse.Namespace,
+        tell: Callable[[str], None] = lambda note: None,
+    ) -> RatingResults:
+        """Rate the set's test trials with ``method`` and save the results (resumable: see
+        :func:`marple.families.runs.journaled`); a learned method (one built from a ``checkpoint``) is trained on
+        the set first unless given one, and with ``--generalisation`` trained again per split of those tests."""
+        generalisation = tuple(t for t in (getattr(args, "generalisation", None) or "").split(",") if t)
+        factory = self.method_class(method)
+        learned = takes_argument(factory, "checkpoint")
+        self._check(method, args, generalisation, learned, factory)
+        trials = per_type(self.read(data, "test"), args.limit, self.item_type)
+        if not trials:
+            raise ValueError(f"{data}: the set's test split has no trials")
+        prompts = dry_run_requests(out, args.dry_run)
+        offered: dict[str, Any] = {"device": args.device}
         if prompts is not None:
-            options["dry_run"] = str(prompts)
-        return LLMRater.from_options(**options)
-    from marple_agents.device import resolve_device
-    from marple_agents.tomnet import ToMnetRater
+            offered["dry_run"] = str(prompts)
+        built_args = dict(method_args)
+        if learned:  # the method's arguments are its training config; it is built from a checkpoint
+            offered["checkpoint"] = args.checkpoint or self._trained(data, tomnet_config(method_args), out, args)
+            built_args = {}
+        built = self.build_method(method, built_args, offered)
+        name = f"{method} (dry run)" if args.dry_run else method
+        settings = {
+            **built.settings(),
+            **run_settings(method, data, args.limit, args.dry_run, seed=args.seed, generalisation=list(generalisation)),
+        }
+        if args.checkpoint is not None:
+            settings["checkpoint"] = args.checkpoint
+            settings["checkpoint_sha256"] = file_sha256(Path(args.checkpoint))
+        header = {"family": self.name, "method": name, "settings": settings}
+        types = sorted({t.key.type for t in trials}, key=lambda k: tuple(int(p) for p in k.split(".")))
+        splits = [s for g in generalisation for s in generalisation_tests(g, types)]
+        items: list[tuple[str, Any]] = [(t.id, t) for t in trials] + [(f"{s.test_name}/{s.label}", s) for s in splits]
 
-    device = resolve_device(request.device)
-    if request.checkpoint is not None:
-        return ToMnetRater.load(request.checkpoint, device)
-    config = tomnet_config(request.model_args)
-    saved = request.results_path.with_suffix(".tomnet.pt")
-    if saved.is_file() and Path(f"{request.results_path}.journal.jsonl").is_file():
-        rater = ToMnetRater.load(saved, device)
-        if rater.config == config:  # a resumed run: the model it trained
-            return rater
-    rater = train_rater(request.data, config, device, request.progress)
-    rater.save(saved)
-    return rater
+        def score(item: tuple[str, Any]) -> Any:
+            what = item[1]
+            if isinstance(what, GeneralisationSplit):
+                return self._generalisation_split(data, method_args, args, what, trials)
+            return rate_trial(built, what, args.seed).to_dict()
 
+        records, journal = journaled(items, lambda item: item[0], score, out, header,
+                                     progress=not args.no_progress, desc=f"rating ({name})")  # fmt: skip
+        error = message_error(ResultsError)
+        where = str(journal.path)
+        ratings = [read_rating(reader(r, where, error)) for r in records[: len(trials)]]
+        tests: dict[str, dict[str, list]] = {}
+        for (_, split), found in zip(items[len(trials) :], records[len(trials) :]):
+            if found is not None:
+                tests.setdefault(split.test_name, {})[split.label] = [
+                    read_rating(reader(r, where, error)) for r in found
+                ]
+        results = RatingResults(name, settings, ratings, tests, role=built.role)
+        results.save(out)
+        journal.remove()
+        if prompts is not None:
+            tell(dry_run_note(prompts, built.client))
+        return results
 
-def evaluate_expectations(
-    request: ExpectationEvaluation, tell: Callable[[str], None] = lambda note: None
-) -> RatingResults:
-    """Rate the set's test trials with the request's method and save the results (resumable: see
-    :func:`marple.families.runs.journaled`); a dry run writes the requests beside them and says so."""
-    _check(request)
-    trials = per_type(read_trial_set(request.data, "test"), request.limit, lambda t: t.key.type)
-    if not trials:
-        raise ValueError(f"{request.data}: the set's test split has no trials")
-    out = request.results_path
-    prompts = dry_run_requests(out, request.dry_run)
-    rater = build_rater(request, prompts)
-    name = f"{request.method} (dry run)" if request.dry_run else request.method
-    settings = {
-        **(rater.settings() if hasattr(rater, "settings") else {}),
-        **run_settings(request.method, request.data, request.limit, request.dry_run, seed=request.seed,
-                       generalisation=list(request.generalisation)),
-    }  # fmt: skip
-    if request.checkpoint is not None:
-        settings["checkpoint"] = request.checkpoint
-        settings["checkpoint_sha256"] = file_sha256(Path(request.checkpoint))
-    header = {"family": "expectations", "method": name, "settings": settings}
-    types = sorted({t.key.type for t in trials}, key=lambda k: tuple(int(p) for p in k.split(".")))
-    splits = [s for g in request.generalisation for s in generalisation_tests(g, types)]
-    items: list[tuple[str, Any]] = [(t.id, t) for t in trials] + [(f"{s.test_name}/{s.label}", s) for s in splits]
+    def _check(self, method: str, args: argparse.Namespace, generalisation: Sequence[str], learned: bool,
+               factory: Any) -> None:  # fmt: skip
+        if args.dry_run and not takes_argument(factory, "dry_run"):
+            raise ValueError(f"--dry-run: method {method!r} calls no service, so it has nothing to dry-run")
+        if generalisation and not learned:
+            raise ValueError("--generalisation: only a learned method (tomnet) is trained, so only it is tested so")
+        bad = [t for t in generalisation if t not in GENERALISATION]
+        if bad:
+            raise ValueError(f"--generalisation: unknown test(s) {bad}; choose from {', '.join(GENERALISATION)}")
+        if getattr(args, "checkpoint", None) is not None and not Path(args.checkpoint).is_file():
+            raise MarpleError(
+                f"{args.checkpoint}: no such ToMnet checkpoint; train one with `marple train --family expectations "
+                f"--data {args.data or self.default_data}`, or leave --checkpoint out to train one here"
+            )
 
-    def score(item: tuple[str, Any]) -> Any:
-        what = item[1]
-        if isinstance(what, GeneralisationSplit):
-            return _generalisation_split(request, what, trials)
-        return rate_trial(rater, what, request.seed).to_dict()
+    def _trained(self, data: str, config, out: Path, args: argparse.Namespace) -> str:
+        """The checkpoint of the learned method trained on the set with ``config``, saved beside the results (a
+        resumed run reloads the one it trained)."""
+        from marple_agents.tomnet import ToMnetMethod
 
-    records, journal = journaled(
-        items, lambda item: item[0], score, out, header, progress=request.progress, desc=f"rating ({name})"
-    )
-    error = message_error(ResultsError)
-    where = str(journal.path)
-    ratings = [read_rating(reader(r, where, error)) for r in records[: len(trials)]]
-    generalisation: dict[str, dict[str, list]] = {}
-    for (_, split), found in zip(items[len(trials) :], records[len(trials) :]):
-        if found is not None:
-            generalisation.setdefault(split.test_name, {})[split.label] = [
-                read_rating(reader(r, where, error)) for r in found
-            ]
-    results = RatingResults(name, settings, ratings, generalisation)
-    results.save(out)
-    journal.remove()
-    if prompts is not None:
-        tell(dry_run_note(prompts, rater.client))
-    return results
+        saved = out.with_suffix(".tomnet.pt")
+        resumed = saved.is_file() and journal_path(out).is_file()
+        if resumed and ToMnetMethod.load(saved, "cpu").config == config:  # a resumed run: the model it trained
+            return str(saved)
+        train_tomnet_on(data, config, args.device, not args.no_progress).save(saved)
+        return str(saved)
 
+    def _generalisation_split(self, data: str, method_args: dict[str, Any], args: argparse.Namespace,
+                              split: GeneralisationSplit, test_trials) -> list[dict] | None:  # fmt: skip
+        """One generalisation split's ratings: a model trained on its training types, tested on its test types
+        (None when the set has no trials of either)."""
+        test = [t for t in test_trials if t.key.type in split.test]
+        if not test:
+            return None
+        model = train_tomnet_on(data, tomnet_config(method_args), args.device, False, split.train)
+        return [rate_trial(model, t, args.seed).to_dict() for t in test]
 
-def _generalisation_split(request: ExpectationEvaluation, split, test_trials) -> list[dict] | None:
-    """One generalisation split's ratings: a model trained on its training types, tested on its test types
-    (None when the set has no trials of either)."""
-    from marple_agents.device import resolve_device
+    def tables(self, runs: Sequence[RatingResults]) -> str:
+        return expectation_tables(runs)
 
-    test = [t for t in test_trials if t.key.type in split.test]
-    if not test:
-        return None
-    config = tomnet_config(request.model_args)
-    model = train_rater(request.data, config, resolve_device(request.device), False, split.train)
-    return [rate_trial(model, t, request.seed).to_dict() for t in test]
+    def plot(self, runs: Sequence[RatingResults], path: str | Path) -> Path:
+        return plot_accuracy({row_name(r): r.table() for r in by_role(runs)}, path, "Expectation trials")
+
+    def train_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--data", default=None, help=f"the trial set (default: {self.default_data})")
+        parser.add_argument("--out", default=None, help="output folder (default: runs/tomnet)")
+        parser.add_argument("--max-epochs", type=positive_int, default=None, help="epochs (default: the config's, 8)")
+        parser.add_argument("--seed", type=seed, default=0, help="seed of weights and batches (default: 0)")
+        parser.add_argument("--accelerator", choices=("auto", "cpu", "gpu", "cuda"), default="auto",
+                            help="cpu, gpu, auto (default: auto)")  # fmt: skip
+        parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+
+    def train(self, args: argparse.Namespace) -> int:
+        from marple_agents.training.train import quiet_lightning  # Lightning: only once training starts
+
+        quiet_lightning(args.verbose)
+        options = {"seed": args.seed} | ({"epochs": args.max_epochs} if args.max_epochs else {})
+        device = {"gpu": "cuda", "cuda": "cuda", "cpu": "cpu"}.get(args.accelerator, "auto")
+        method = train_tomnet_on(args.data or self.default_data, tomnet_config(options), device, not args.no_progress)
+        saved = method.save(Path(args.out or "runs/tomnet") / "tomnet.pt")
+        print(f"{saved}: ToMnet ({method.config.epochs} epochs)")
+        return 0
+
+    # ---- the benchmark ---------------------------------------------------------------------------------------
+    def benchmark_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_benchmark_arguments(parser, self)
+        parser.add_argument("--generalisation", action="store_true",
+                            help="also run ToMnet's four generalisation tests (one model per split)")  # fmt: skip
+
+    def benchmark_runs(self, args: argparse.Namespace, root: Path) -> list[Path]:
+        """Generate the set, score every method (tomnet trained on the set's training split first; llm: a dry
+        run)."""
+        from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
+
+        quiet_lightning(args.verbose)
+        preset = self.presets[args.preset]
+        data = root / "data"
+        print(f"generating the trial set -> {data}")
+        generate_trial_set(TrialSetSpec(args.seed, preset["sizes"]), data, workers=args.workers,
+                           progress=not args.no_progress)  # fmt: skip
+        paths = []
+        for method in ("uniform", "observer", "tomnet", "llm"):
+            out = root / "results" / f"{method}.json"
+            if not out.is_file():
+                tomnet = method == "tomnet"
+                print(f"scoring {method} -> {out}" + (" (training it first)" if tomnet else ""))
+                run = argparse.Namespace(
+                    limit=None, dry_run=method == "llm", device=args.device, seed=args.seed, checkpoint=None,
+                    data=str(data), no_progress=args.no_progress,
+                    generalisation=",".join(GENERALISATION) if tomnet and args.generalisation else None,
+                )  # fmt: skip
+                self.evaluate_method(method, {"seed": args.seed, **preset["tomnet"]} if tomnet else {}, str(data),
+                                     out, run, print)  # fmt: skip
+            paths.append(out)
+        return paths
+
+    # ---- the study of people ---------------------------------------------------------------------------------
+    def study_web_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_web_study_arguments(parser, "build K trial sequences (seeds SEED..SEED+K-1), K even (default: 2): "
+                                "sequence 2m+1 shows each trial's other test than sequence 2m")  # fmt: skip
+        parser.add_argument("--fps", type=float_in(0.5, 60), default=4.0,
+                            help="frames a second of the animations (default: 4)")  # fmt: skip
+        parser.add_argument("--pause", type=float_in(0, 10), default=1.0, metavar="SECONDS",
+                            help="how long each animation holds its last frame before the next (default: 1)")  # fmt: skip
+
+    def study_web(self, args: argparse.Namespace) -> int:
+        bar, progress = rendering("trial")
+        with bar:
+            built = build_trial_study(args.data, args.out, args.seed, args.limit, web_options(args),
+                                      FamilyOptions(fps=args.fps, pause=args.pause), progress, args.orders)  # fmt: skip
+        tell_built(built, f"marple study-score responses.jsonl --set {args.data}")
+        return 0
+
+    def study_score_arguments(self, parser: argparse.ArgumentParser) -> None:
+        add_study_score_arguments(parser)
+
+    def study_score(self, args: argparse.Namespace) -> int:
+        return print_study_scores(score_trial_study(args.responses, args.source), "tests rated", args.out)

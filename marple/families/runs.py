@@ -75,14 +75,6 @@ def per_type(items: Sequence[Item], limit: int | None, type_of: Callable[[Item],
     return kept
 
 
-def check_method(family: str, method: str, methods: Sequence[str], dry_run: bool) -> None:
-    """A method the family has, and ``--dry-run`` only for the one that calls a service (llm)."""
-    if method not in methods:
-        raise ValueError(f"unknown {family} method {method!r}; choose from {', '.join(methods)}")
-    if dry_run and method != "llm":
-        raise ValueError(f"--dry-run: method {method!r} calls no service, so it has nothing to dry-run")
-
-
 def run_settings(method: str, data: str, limit: int | None, dry_run: bool, **more: Any) -> dict[str, Any]:
     """What a family's results record about the run besides the method's own settings: the method's name, the
     set (and its manifest's SHA-256, so that a journal of another set is not resumed), the limit, a dry run."""

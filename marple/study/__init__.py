@@ -12,14 +12,14 @@ slider (:mod:`~marple.study.family_web`, built from the sets :mod:`~marple.study
 
 from marple.study.responses import MODALITIES, ResponseLog
 from marple.study.state import StudyState
-from marple.study.trials import StudyError, Trial, load_episodes, make_trials, trial_order
+from marple.study.trials import StudyError, StudyTrial, load_episodes, make_trials, trial_order
 
 __all__ = [
     "MODALITIES",
     "ResponseLog",
     "StudyError",
     "StudyState",
-    "Trial",
+    "StudyTrial",
     "load_episodes",
     "make_trials",
     "trial_order",

@@ -3,8 +3,8 @@ writes, and which test of an expectation trial each session shows.
 
 A **belief question set** is a folder of MMToM-QA-style JSON lines (:func:`marple_eval.beliefs.read_questions`:
 ``questions.jsonl``, ``episodes.jsonl``, ``beliefs.jsonl``); an **expectation trial set** is AGENT's tree of
-trial files (:func:`marple_gym.expectations.export.read_trials`). :func:`family_of` tells them apart from a
-whodunit dataset, and the study takes the test split of either (:func:`study_questions`, :func:`study_trials`).
+trial files (:func:`marple_gym.expectations.export.read_trials`). :func:`holds_questions` and :func:`holds_trials`
+recognise them, and the study takes the test split of either (:func:`study_questions`, :func:`study_trials`).
 
 AGENT showed each participant one of the two tests of a trial. :func:`shown_tests` assigns them: within a
 session half the trials show their expected test and half their surprising one (seeded, the odd trial a coin
@@ -30,15 +30,15 @@ from marple_gym.expectations.trial import Trial
 _TEST_STREAM = 4  # the seed's stream for the tests shown (trials.py uses 0-2, web.py 3)
 
 
-def family_of(folder: str | Path) -> str:
-    """``"beliefs"`` for a belief question set, ``"expectations"`` for an expectation trial set, else
-    ``"whodunit"`` (a dataset, or nothing the study can read: its reader then says so)."""
+def holds_questions(folder: str | Path) -> bool:
+    """Whether ``folder`` holds a belief question set the study reads."""
+    return _question_folder(Path(folder)) is not None
+
+
+def holds_trials(folder: str | Path) -> bool:
+    """Whether ``folder`` holds an expectation trial set the study reads (AGENT's tree of trial files)."""
     root = Path(folder)
-    if _question_folder(root) is not None:
-        return "beliefs"
-    if root.is_dir() and next(root.glob("**/scenario_*/type_*/*_set/Trial_*.json"), None) is not None:
-        return "expectations"
-    return "whodunit"
+    return root.is_dir() and next(root.glob("**/scenario_*/type_*/*_set/Trial_*.json"), None) is not None
 
 
 def _question_folder(root: Path) -> Path | None:

@@ -24,12 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from marple.study.families import family_of, shown_test, study_questions, study_trials
+from marple.study.families import shown_test, study_questions, study_trials
 from marple.study.human import collect
+from marple.study.responses import FAMILIES, ITEM_KEYS
 from marple.study.trials import StudyError
 from marple_eval.beliefs.scoring import format_table as belief_table
 from marple_eval.beliefs.scoring import score
-from marple_eval.expectations.raters import Rating
+from marple_eval.expectations.methods import Rating
 from marple_eval.expectations.scoring import accuracy_table, standardise
 from marple_eval.expectations.scoring import format_table as expectation_table
 
@@ -68,34 +69,43 @@ def belief_answer(line: dict[str, Any]) -> tuple[float, float]:
     return (1.0, 0.0) if line["choice"] == "a" else (0.0, 1.0)
 
 
-def score_study(paths: list[str | Path], source: str | Path) -> FamilyScores:
-    """Score the response files ``paths`` of a belief or expectation study against the set ``source`` it was
-    built from (the set holds the answers and the trials' types, which the public study folder does not)."""
-    family = family_of(source)
-    if family == "whodunit":
-        raise StudyError(f"{source}: neither a belief question set nor an expectation trial set")
+def _answer_lines(paths: list[str | Path], family: str) -> tuple[list[tuple[Any, dict[str, Any]]], int, int]:
+    """The answer lines scoring uses, each with its session, the participants they come from, and how many were
+    left out (repeat sessions, items answered again); read as for whodunits (:func:`~marple.study.human.collect`)."""
     responses = collect(paths)
     lines, left_out = [], 0
     participants, seen = set(), set()
     for session in responses.sessions:
         if (session.line.get("family") or "whodunit") != family:
             raise StudyError(f"{session.file}: a session of {session.line.get('family') or 'whodunit'}, not {family}")
-        items = [line for line in session.lines if line["type"] in ("choice", "rating")]
+        items = [line for line in session.lines if line["type"] == FAMILIES[family].line]
         if not session.counts:
             left_out += len(items)
             continue
         participants.add(session.participant)
         for line in items:  # an item answered again (files joined by hand) keeps its first answer
-            key = (session.participant, line.get("question_id") or line.get("trial_id"))
+            key = (session.participant, line[ITEM_KEYS[line["type"]]])
             left_out += key in seen
             if key not in seen:
                 seen.add(key)
                 lines.append((session, line))
     if not lines:
         raise StudyError(f"no answers to score in {', '.join(str(p) for p in paths)}")
-    if family == "beliefs":
-        return _score_beliefs(source, lines, len(participants), left_out)
-    return _score_expectations(source, lines, len(participants), left_out)
+    return lines, len(participants), left_out
+
+
+def score_question_study(paths: list[str | Path], source: str | Path) -> FamilyScores:
+    """Score the response files ``paths`` of a belief question study against the set ``source`` it was built from
+    (the set holds the answers, which the public study folder does not)."""
+    lines, participants, left_out = _answer_lines(paths, "beliefs")
+    return _score_beliefs(source, lines, participants, left_out)
+
+
+def score_trial_study(paths: list[str | Path], source: str | Path) -> FamilyScores:
+    """Score the response files ``paths`` of an expectation trial study against the set ``source`` it was built
+    from (the set holds the trials' types, which the public study folder does not)."""
+    lines, participants, left_out = _answer_lines(paths, "expectations")
+    return _score_expectations(source, lines, participants, left_out)
 
 
 def _score_beliefs(source, lines, participants: int, left_out: int) -> FamilyScores:

@@ -1,7 +1,7 @@
 """The web study of belief questions (a two-option page) and of expectation trials (a surprise slider).
 
 ``marple study-web --data SET`` builds one from a set ``marple generate`` wrote
-(:mod:`~marple.study.families`), into the same kind of folder as a whodunit study
+(:func:`build_question_study`, :func:`build_trial_study`; the sets read by :mod:`~marple.study.families`), into the same kind of folder as a whodunit study
 (:mod:`~marple.study.web`: the page, ``study-data.js``, ``frames/``), served and
 collected by the same ``marple study-server``, with the same consent,
 instruction and end pages, write key, return codes and trial sequences (sequence
@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from marple.study.families import family_of, shown_tests, study_questions, study_trials
+from marple.study.families import shown_tests, study_questions, study_trials
 from marple.study.responses import FAMILIES
 from marple.study.trials import StudyError, fresh_seed, trial_order
 from marple.study.web import (
@@ -83,7 +83,7 @@ class FamilyOptions:
             raise StudyError(f"the pause after each animation must be 0..10 seconds, got {self.pause}")
 
 
-def build_family_study(
+def build_question_study(
     source: str | Path,
     out: str | Path,
     seed: int | None,
@@ -93,44 +93,87 @@ def build_family_study(
     progress: Callable[[int, int], None] | None = None,
     orders: int | None = None,
 ) -> BuiltStudy:
-    """Build the study folder ``out`` (which must not exist yet) from the belief question set or expectation
-    trial set ``source``: its test items, at most ``limit`` per type, in ``orders`` trial sequences (default:
-    1 for questions, 2 for trials, so that each test of a trial is shown to as many sequences; an odd number
-    for trials is refused). ``options`` and ``family_options`` default to their classes' defaults;
-    ``progress(done, total)`` is called per item rendered."""
-    options, family_options = options or WebStudyOptions(), family_options or FamilyOptions()
-    family = family_of(source)
-    if family == "whodunit":
-        raise StudyError(f"{source}: neither a belief question set nor an expectation trial set")
+    """Build the study folder ``out`` (which must not exist yet) of the belief question set ``source``: its test
+    questions, at most ``limit`` per type, in ``orders`` trial sequences (default 1). ``options`` and
+    ``family_options`` default to their classes' defaults; ``progress(done, total)`` is called per question."""
+    family_options = family_options or FamilyOptions()
+    questions = study_questions(source, limit)
+    return _build(
+        "beliefs", source, out, seed, questions, orders or 1, options,
+        lambda work, seed, orders, options: _belief_views(work, questions, seed, orders, options, family_options,
+                                                         progress),
+        SECONDS_OF_PAGES + SECONDS_PER_QUESTION * len(questions), family_options,
+    )  # fmt: skip
+
+
+def build_trial_study(
+    source: str | Path,
+    out: str | Path,
+    seed: int | None,
+    limit: int | None = None,
+    options: WebStudyOptions | None = None,
+    family_options: FamilyOptions | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    orders: int | None = None,
+) -> BuiltStudy:
+    """Build the study folder ``out`` (which must not exist yet) of the expectation trial set ``source``: its test
+    trials, at most ``limit`` per type, in ``orders`` trial sequences (default 2, so that each test of a trial is
+    shown to as many sequences; an odd number is refused). ``progress(done, total)`` is called per trial."""
+    family_options = family_options or FamilyOptions()
+    orders = 2 if orders is None else orders
+    if orders % 2:
+        raise StudyError(
+            f"need an even number of trial orders for expectation trials (each trial's two tests shown by as many "
+            f"sequences), got {orders}"
+        )
+    trials = study_trials(source, limit)
+    seconds = SECONDS_OF_PAGES
+    for trial in trials:
+        steps = sum(len(e.states) for e in trial.familiarisation) + len(trial.expected.states)
+        pauses = (len(trial.familiarisation) + 1) * family_options.pause
+        seconds += steps / family_options.fps + pauses + SECONDS_PER_RATING
+    return _build(
+        "expectations", source, out, seed, trials, orders, options,
+        lambda work, seed, orders, options: _trial_views(work, trials, seed, orders, options, progress),
+        seconds, family_options,
+    )  # fmt: skip
+
+
+def _build(
+    family: str,
+    source: str | Path,
+    out: str | Path,
+    seed: int | None,
+    items: Sequence[Any],
+    orders: int,
+    options: WebStudyOptions | None,
+    views_of: Callable[..., tuple[dict[str, Any], list[dict[str, Any]]]],
+    seconds: float,
+    family_options: FamilyOptions,
+) -> BuiltStudy:
+    """The study folder of ``items`` of a family's set, their pages written by ``views_of(work, seed, orders,
+    options)``; ``seconds``: the estimated time of the whole study."""
+    options = options or WebStudyOptions()
     seed = fresh_seed() if seed is None else seed
     out = Path(out)
     if out.exists():
         raise StudyError(f"{out} already exists; choose a new folder for the study")
-    orders = orders or (2 if family == "expectations" else 1)
-    if orders < 1 or (family == "expectations" and orders % 2):
-        raise StudyError(
-            f"need a positive number of trial orders{', an even one for expectation trials' * (family == 'expectations')}"
-            f" (each trial's two tests shown by as many sequences), got {orders}"
-        )
+    if orders < 1:
+        raise StudyError(f"need a positive number of trial orders, got {orders}")
     if options.practice > 1 or options.attention_checks or options.modality != "vision":
         raise StudyError("practice trials, attention checks and --modality belong to whodunit studies")
-    items = (study_questions if family == "beliefs" else study_trials)(source, limit)
     ids = [item.id for item in items]
-    count = len(ids)
-    minutes = options.minutes or _estimate(items, family, family_options)
-    fill = {"minutes": str(minutes), "trials": str(count), "contact": contact_note(options)}
+    minutes = options.minutes or 5 * math.ceil(seconds / 300)  # rounded up to 5 (see SECONDS_...)
+    fill = {"minutes": str(minutes), "trials": str(len(ids)), "contact": contact_note(options)}
     pages = fill_pages(options, fill, prefix=f"{family}-")
     with building(out) as work:
         copy_assets(work)
-        if family == "beliefs":
-            views, sequences = _belief_views(work, items, seed, orders, options, family_options, progress)
-        else:
-            views, sequences = _trial_views(work, items, seed, orders, options, progress)
+        views, sequences = views_of(work, seed, orders, options)
         study = {
             **study_header(options, seed, Path(source), ids, minutes, pages),
             "family": family,
             "scenario": None,
-            "modality": FAMILIES[family][0],
+            "modality": FAMILIES[family].modalities[0],
             "confidence": family_options.confidence,
             "fps": family_options.fps,
             "pause": family_options.pause,
@@ -140,21 +183,8 @@ def build_family_study(
             "views": views,
         }
         write_study_data(work, study)
-    log.info("web study of %s with %d items in %d orders in %s", family, count, orders, out)
+    log.info("web study of %s with %d items in %d orders in %s", family, len(ids), orders, out)
     return BuiltStudy(out, seed)
-
-
-def _estimate(items: Sequence[Any], family: str, options: FamilyOptions) -> int:
-    """The minutes the consent page states, rounded up to 5 (see ``SECONDS_...``)."""
-    seconds = SECONDS_OF_PAGES
-    for item in items:
-        if family == "beliefs":
-            seconds += SECONDS_PER_QUESTION
-        else:
-            steps = sum(len(e.states) for e in item.familiarisation) + len(item.expected.states)
-            pauses = (len(item.familiarisation) + 1) * options.pause
-            seconds += steps / options.fps + pauses + SECONDS_PER_RATING
-    return 5 * math.ceil(seconds / 300)
 
 
 # ---- belief questions --------------------------------------------------------------------------------------

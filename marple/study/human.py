@@ -41,12 +41,13 @@ whether it was scored and why not.
 from __future__ import annotations
 
 import csv
+import json
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from marple.study.responses import PRACTICE, check_passed, read_entries, session_mismatch
+from marple.study.responses import FAMILIES, PRACTICE, check_passed, read_entries, session_mismatch
 from marple.study.trials import culprit_sides
 from marple_eval.results import ResultsError, RunResults, TrialResult
 from marple_eval.settings import ProtocolSettings
@@ -121,14 +122,23 @@ class Responses:
 
 
 def collect(paths: list[str | Path]) -> Responses:
-    """Read response files strictly and sort their lines into sessions, the first of each participant counting."""
+    """Read response files strictly and sort their lines into sessions, the first of each participant counting. A
+    line that is the same as one read before (a page's download beside the server's file, or files joined twice) is
+    read once, with a warning."""
     files = [Path(p) for p in paths]
     sessions: list[Session] = []
+    read: set[str] = set()
+    again = 0
     for path in files:
         if not path.is_file():
             raise ResultsError(f"{path}: no such responses file")
         by_client: dict[Any, Session] = {}
         for n, entry in enumerate(read_entries(path), 1):
+            line = json.dumps(entry, sort_keys=True)
+            if line in read:
+                again += 1
+                continue
+            read.add(line)
             client = entry.get("client")
             if entry["type"] == "session":
                 by_client[client] = Session(path, len(sessions), entry)
@@ -141,6 +151,8 @@ def collect(paths: list[str | Path]) -> Responses:
             if problem is not None:
                 raise ResultsError(f"{path}: line {n}: {problem}")
             session.lines.append(entry)
+    if again:
+        log.warning("read %d line(s) once that the responses files hold twice", again)
     first: dict[str, Session] = {}
     for session in sorted(sessions, key=Session.first_start):
         if session.participant in first:
@@ -154,8 +166,8 @@ def whodunit_sessions(responses: Responses) -> Responses:
     """``responses``, refused with a :class:`ResultsError` when a file holds sessions of another family (belief
     questions or expectation trials, which ``marple study-score`` scores)."""
     for session in responses.sessions:
-        family = session.line.get("family") or "whodunit"
-        if family != "whodunit":
+        family = session.line.get("family")
+        if family is not None and FAMILIES[family].line != "answer":
             raise ResultsError(
                 f"{session.file}: a session of {family} (participant {session.participant!r}), not of whodunit "
                 f"trials; score it with `marple study-score {session.file} --set SET`"

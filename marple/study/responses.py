@@ -46,23 +46,36 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from marple.study.trials import StudyError, Trial
+from marple.study.trials import StudyError, StudyTrial
 from marple_gym.validation import Fields, message_error, read_json_lines
 
 log = logging.getLogger(__name__)
 
 MODALITIES = ("vision", "vision+language+audio")
-FAMILIES: dict[str, tuple[str, ...]] = {
-    "whodunit": MODALITIES,
-    "beliefs": ("text+frames",),
-    "expectations": ("vision",),
+
+
+@dataclass(frozen=True)
+class StudyKind:
+    """What a family's study shows (its modalities), the kind of line each of its answers is, and the key of a
+    built study's view naming the item it shows."""
+
+    modalities: tuple[str, ...]
+    line: str
+    view_key: str = "item"
+
+
+FAMILIES: dict[str, StudyKind] = {
+    "whodunit": StudyKind(MODALITIES, "answer", "episode_id"),
+    "beliefs": StudyKind(("text+frames",), "choice"),
+    "expectations": StudyKind(("vision",), "rating"),
 }
-"""The study families and what each shows (its modalities): whodunit trials, belief questions, expectation
-trials."""
+"""The families the study shows, each with what it shows and its answer lines: whodunit trials (a slider at each
+evidence point), belief questions (a choice), expectation trials (a surprise rating)."""
 ITEM_KEYS = {"answer": "episode_id", "choice": "question_id", "rating": "trial_id"}
 """Per kind of answer line, the key naming its item (a session's ``trials`` lists these ids)."""
 TESTS = ("expected", "surprising")
@@ -129,7 +142,7 @@ class ResponseLog:
         return {a["evidence_point"]: a["slider"] for a in self.answers if a["episode_id"] == episode_id}
 
     def record(
-        self, trial: Trial, point: int, slider: int, rt_ms: int | None = None, practice: bool = False
+        self, trial: StudyTrial, point: int, slider: int, rt_ms: int | None = None, practice: bool = False
     ) -> dict[str, Any]:
         """Append one answer (``rt_ms``: its response time; ``practice``: to a practice trial, not scored) and make
         sure it is on disk before returning it."""
@@ -208,7 +221,7 @@ def check_entry(entry: Any, path: str | Path | None, n: int) -> dict[str, Any]:
         f.str("user_agent", None)
         f.int("sequence", None, low=0, high=MAX_COUNT)
         f.int("seed", None, low=0, high=MAX_SEED)
-        f.str("modality", choices=FAMILIES[f.str("family", "whodunit", choices=tuple(FAMILIES))])
+        f.str("modality", choices=FAMILIES[f.str("family", "whodunit", choices=tuple(FAMILIES))].modalities)
         for key in ("trials", "practice"):
             for i, trial in enumerate(f.list(key, [])):
                 if not isinstance(trial, str):
@@ -272,7 +285,7 @@ def session_mismatch(line: dict[str, Any], session: dict[str, Any]) -> str | Non
     if line["type"] not in ITEM_KEYS:
         return None
     family = session.get("family") or "whodunit"
-    if (line["type"] == "answer") != (family == "whodunit"):
+    if line["type"] != FAMILIES[family].line:
         return f"a {line['type']} line does not belong to a session of {family}"
     item = line[ITEM_KEYS[line["type"]]]
     order = session.get(PRACTICE if line.get("block") == PRACTICE else "trials") or []

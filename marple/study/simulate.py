@@ -3,7 +3,7 @@
 A participant is a function ``answer(trial, point) -> slider`` (0..100). :func:`run_participant`
 drives a :class:`~marple.study.state.StudyState` as the desktop app does (leave the intro,
 step to each evidence point, set the slider, submit), so the responses file is the one a person
-would leave. Participants backed by inference methods are :func:`~marple.study.participant.model_participant`'s;
+would leave. Participants backed by inference methods are :func:`~marple.study.participant.method_participant`'s;
 :func:`simulate_session` (``marple study --simulate``) opens a session and has such a participant answer it.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from marple.study.participant import Participant, model_participant
+from marple.study.participant import Participant, method_participant
 from marple.study.session import SessionPlan, open_session
 from marple.study.state import StudyState
 
@@ -34,27 +34,27 @@ def run_participant(state: StudyState, answer: Participant) -> StudyState:
 def simulate_session(
     data: str | Path | None,
     out: str | Path,
-    model: str,
+    method: str,
     plan: SessionPlan,
     *,
     participant: str | None = None,
     web: str | Path | None = None,
     noise: float = 0.0,
-    model_args: Mapping[str, Any] | None = None,
+    method_args: Mapping[str, Any] | None = None,
     agents: Mapping[str, str] | None = None,
 ) -> StudyState:
     """A headless pilot: the session ``plan`` (or the web study ``web``'s) opened as :func:`open_session` opens a
-    person's, every trial answered by the registered inference model ``model``
-    (:func:`~marple.study.participant.model_participant`, with Gaussian ``noise`` of that many slider points seeded
-    by the session's seed, the model's constructor ``model_args`` and each role's agent model ``agents``, as
-    ``marple evaluate --agent`` gives them). The participant's id defaults to ``sim-MODEL``."""
-    state = open_session(data, out, participant or f"sim-{model}", plan, web=web)
+    person's, every trial answered by the registered whodunit method ``method``
+    (:func:`~marple.study.participant.method_participant`, with Gaussian ``noise`` of that many slider points
+    seeded by the session's seed, the method's arguments ``method_args`` and each role's agent model ``agents``, as
+    ``marple evaluate --agent`` gives them). The participant's id defaults to ``sim-METHOD``."""
+    state = open_session(data, out, participant or f"sim-{method}", plan, web=web)
     session = state.log.session
-    answer = model_participant(
-        model,
+    answer = method_participant(
+        method,
         noise=noise,
         seed=session["seed"],
-        model_args=dict(model_args or {}),
+        method_args=dict(method_args or {}),
         agents=dict(agents) if agents else None,
         data=session.get("dataset"),
     )

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from marple.study.families import shown_test
-from marple.study.responses import PRACTICE, read_entries, session_mismatch
+from marple.study.responses import FAMILIES, PRACTICE, read_entries, session_mismatch
 from marple.study.trials import StudyError
 
 log = logging.getLogger(__name__)
@@ -70,31 +70,20 @@ class StudyIndex:
     def of(cls, study: dict[str, Any]) -> StudyIndex:
         views = study["views"]
         family = study.get("family") or "whodunit"
-        if family != "whodunit":  # a view's item is a question or a trial (family_web.item_of)
-            return cls(
-                modality=study["modality"],
-                trial_set=study["trial_set"],
-                sequences=tuple(
-                    (int(s["seed"]), tuple(views[v]["item"] for v in s["views"])) for s in study["sequences"]
-                ),
-                practice=(),
-                episodes={},
-                checks=(),
-                family=family,
-                confidence=bool(study.get("confidence")),
-            )
-        episodes = {
-            v["episode_id"]: (v["scenario"], int(v["horizon"]), tuple(v["evidence_steps"])) for v in views.values()
-        }
+        item = FAMILIES[family].view_key  # a view shows a whodunit pair (its episode), a question or a trial
         return cls(
             modality=study["modality"],
             trial_set=study["trial_set"],
-            sequences=tuple(
-                (int(s["seed"]), tuple(views[v]["episode_id"] for v in s["views"])) for s in study["sequences"]
-            ),
+            sequences=tuple((int(s["seed"]), tuple(views[v][item] for v in s["views"])) for s in study["sequences"]),
             practice=tuple(views[p["view"]]["episode_id"] for p in study.get("practice", [])),
-            episodes=episodes,
+            episodes={  # whodunit pairs: what an answer's evidence point must fit
+                v["episode_id"]: (v["scenario"], int(v["horizon"]), tuple(v["evidence_steps"]))
+                for v in views.values()
+                if "evidence_steps" in v
+            },
             checks=tuple(c["expected"] for c in study.get("checks", [])),
+            family=family,
+            confidence=bool(study.get("confidence")),
         )
 
     def session_problem(self, session: dict[str, Any]) -> str | None:

@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 
 from marple.study.responses import ResponseLog
-from marple.study.trials import Trial, who_it_was
+from marple.study.trials import StudyTrial, who_it_was
 
 START_SLIDER = 50
 
@@ -34,10 +34,10 @@ class StudyState:
 
     def __init__(
         self,
-        trials: Sequence[Trial],
+        trials: Sequence[StudyTrial],
         log: ResponseLog,
         clock: Callable[[], float] = time.monotonic,
-        practice: Sequence[Trial] = (),
+        practice: Sequence[StudyTrial] = (),
     ) -> None:
         self.trials = list(trials)  # the scored trials
         self.practice = list(practice)  # shown first, not scored
@@ -54,7 +54,7 @@ class StudyState:
 
     # ---- where we are --------------------------------------------------------------------------
     @property
-    def trial(self) -> Trial | None:
+    def trial(self) -> StudyTrial | None:
         return self.sequence[self.position] if 0 <= self.position < len(self.sequence) else None
 
     @property
@@ -63,12 +63,12 @@ class StudyState:
         return 0 <= self.position < len(self.practice)
 
     @property
-    def remaining(self) -> list[Trial]:
+    def remaining(self) -> list[StudyTrial]:
         """Scored trials not yet fully answered (the current one included)."""
         return [t for t in self.trials if len(self.log.answered(t.episode_id)) < len(t.evidence_steps)]
 
     @property
-    def practice_left(self) -> list[Trial]:
+    def practice_left(self) -> list[StudyTrial]:
         """Practice trials not yet fully answered."""
         return [t for t in self.practice if len(self.log.answered(t.episode_id)) < len(t.evidence_steps)]
 

@@ -27,7 +27,7 @@ class StudyError(MarpleError):
 
 
 @dataclass(frozen=True)
-class Trial:
+class StudyTrial:
     """One whodunit pair as shown to the participant."""
 
     index: int  # position in the session's order
@@ -81,17 +81,17 @@ def culprit_sides(n: int, seed: int, stream: int = _SIDE_STREAM) -> list[str]:
     return rng.permutation(sides).tolist()
 
 
-def make_trials(episodes: Sequence[WhodunitEpisode], order: Sequence[str], seed: int) -> list[Trial]:
+def make_trials(episodes: Sequence[WhodunitEpisode], order: Sequence[str], seed: int) -> list[StudyTrial]:
     """Trials for ``episodes`` in the given ``order`` of episode ids, with seeded balanced sides."""
     by_id = {e.episode_id: e for e in episodes}
     missing = [i for i in order if i not in by_id]
     if missing:
         raise StudyError(f"the dataset lacks trial(s) {missing[:3]} of this session; is it the same dataset?")
     sides = culprit_sides(len(order), seed)
-    return [Trial(i, by_id[eid], side) for i, (eid, side) in enumerate(zip(order, sides))]
+    return [StudyTrial(i, by_id[eid], side) for i, (eid, side) in enumerate(zip(order, sides))]
 
 
-def who_it_was(trial: Trial) -> str:
+def who_it_was(trial: StudyTrial) -> str:
     """The answer of a practice trial in words: "In this practice trial, Agent B (right) picked up the pillow."."""
     agent = "Agent A (left)" if trial.culprit_shown_as == "A" else "Agent B (right)"
     question = trial.episode.question
@@ -99,10 +99,10 @@ def who_it_was(trial: Trial) -> str:
     return f"In this practice trial, {agent} {deed}."
 
 
-def practice_trials(episodes: Sequence[WhodunitEpisode], seed: int) -> list[Trial]:
+def practice_trials(episodes: Sequence[WhodunitEpisode], seed: int) -> list[StudyTrial]:
     """The practice trials, in the given order, with their own seeded balanced sides."""
     sides = culprit_sides(len(episodes), seed, _PRACTICE_STREAM)
-    return [Trial(i, episode, side) for i, (episode, side) in enumerate(zip(episodes, sides))]
+    return [StudyTrial(i, episode, side) for i, (episode, side) in enumerate(zip(episodes, sides))]
 
 
 def practice_episodes(data: MarpleDataset, scenarios: Sequence[str], count: int) -> list[WhodunitEpisode]:

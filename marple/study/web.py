@@ -53,7 +53,7 @@ from marple.study.app import evidence_words, full_question, instructions, practi
 from marple.study.responses import MODALITIES
 from marple.study.trials import (
     StudyError,
-    Trial,
+    StudyTrial,
     culprit_sides,
     fresh_seed,
     load_episodes,
@@ -173,7 +173,7 @@ def build_web_study(
     episodes = load_episodes(data, scenarios, limit)
     ids = [e.episode_id for e in episodes]
     # Sequence k is the desktop session of seed + k; a trial shown with the same side in several reuses its frames.
-    shown: dict[tuple[str, str], tuple[str, Trial]] = {}
+    shown: dict[tuple[str, str], tuple[str, StudyTrial]] = {}
     sequences = []
     for k in range(orders):
         trials = make_trials(episodes, trial_order(ids, seed + k), seed + k)
@@ -250,7 +250,7 @@ def attention_checks(trials: int, count: int, seed: int) -> list[dict[str, Any]]
     return [{"after": max(1, round((j + 1) * trials / (count + 1))), "expected": sides[j]} for j in range(count)]
 
 
-def estimate_minutes(trials: Sequence[Trial], checks: int) -> int:
+def estimate_minutes(trials: Sequence[StudyTrial], checks: int) -> int:
     """How long the study takes, rounded up to 5 minutes: each step watched, each distinct evidence step answered,
     each attention check and the pages around them at the rates above (``SECONDS_PER_...``)."""
     seconds = SECONDS_OF_PAGES + checks * SECONDS_PER_CHECK
@@ -368,7 +368,9 @@ def fill_pages(options: WebStudyOptions, fill: dict[str, str], prefix: str = "")
     return pages
 
 
-def _write_trial(work: Path, name: str, trial: Trial, options: WebStudyOptions, sounds: set[int]) -> dict[str, Any]:
+def _write_trial(
+    work: Path, name: str, trial: StudyTrial, options: WebStudyOptions, sounds: set[int]
+) -> dict[str, Any]:
     """Write both houses at every step of one trial as shown; return what the page needs to show it."""
     folder = work / "frames" / name
     folder.mkdir(parents=True)

@@ -2,7 +2,7 @@
 
 torch and Lightning load when a name is first used::
 
-    from marple_agents.beliefs import BipMethod, train_belief_policy
+    from marple_agents.beliefs import BeliefBip, train_belief_policy
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ _EXPORTS = {
     "load_belief_policy": "marple_agents.beliefs.policy",
     "BeliefTrainResult": "marple_agents.beliefs.training",
     "train_belief_policy": "marple_agents.beliefs.training",
-    "BipMethod": "marple_agents.beliefs.bip",
+    "BeliefBip": "marple_agents.beliefs.bip",
 }
 
 __all__ = sorted(_EXPORTS)

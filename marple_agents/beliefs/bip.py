@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from marple_agents.beliefs.policy import BeliefPolicy, belief_marks, last_code, load_belief_policy, policy_vision
-from marple_eval.beliefs.methods import InversePlanningMethod
+from marple_eval.beliefs.methods import BeliefInversePlanning
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import EXCLUSION, EpisodeTrace
 from marple_gym.beliefs.questions.posterior import ActionModel
@@ -62,7 +62,7 @@ class LearnedModel:
         return out
 
 
-class BipMethod(InversePlanningMethod):
+class BeliefBip(BeliefInversePlanning):
     """Inverse planning with a learned belief policy (see the module docs): give it a trained policy or the
     path of its checkpoint (``policy=``)."""
 

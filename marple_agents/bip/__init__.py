@@ -1,5 +1,5 @@
 """Inverse planning with learned likelihoods (``bip``)."""
 
-from marple_agents.bip.inference import BipModel, BipResources, MissionPolicyAgent
+from marple_agents.bip.inference import BipMethod, BipResources, MissionPolicyAgent
 
-__all__ = ["BipModel", "BipResources", "MissionPolicyAgent"]
+__all__ = ["BipMethod", "BipResources", "MissionPolicyAgent"]

@@ -39,14 +39,14 @@ from marple_agents.cache import PolicyCache, policy_cache
 from marple_agents.device import kind, resolve_precision
 from marple_agents.search.likelihood import MIN_PROBABILITY
 from marple_agents.search.missions import MissionSearch
-from marple_agents.search.puct import SearchSettings
+from marple_agents.search.puct import PuctSettings
 from marple_agents.simulation.agent_models import RolloutAgent, sample_rows
 from marple_agents.simulation.inference import AGENT_MODELS
 from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probabilities, query_probability
 from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence, TrialEvidence
-from marple_eval.inverse.base import InversePlanningModel, ReachTerm, as_prior
+from marple_eval.inverse.base import ReachTerm, WhodunitInversePlanning, as_prior
 from marple_eval.inverse.priors import MissionPriors
 from marple_eval.protocol import opaque
 from marple_eval.success import SuccessRule
@@ -125,7 +125,7 @@ class MissionPolicyAgent(RolloutAgent):
         return sample_rows(probs, rng)
 
 
-class BipModel(InversePlanningModel):
+class BipMethod(WhodunitInversePlanning):
     """Inverse planning with a learned, subgoal-conditioned likelihood (see module docs)."""
 
     name = "bip"
@@ -147,7 +147,7 @@ class BipModel(InversePlanningModel):
         self.device = device
         self.precision = resolve_precision(self.device, precision)
         self.agent = agent
-        self.search = SearchSettings(simulations=simulations) if agent == "mcts" else None
+        self.search = PuctSettings(simulations=simulations) if agent == "mcts" else None
         if self.search is not None:
             self.name = f"bip-mcts{self.search.simulations}"
         self.policies: dict[str, Any] = {}

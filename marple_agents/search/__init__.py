@@ -3,6 +3,6 @@ as the reward: the search behind the MCTS agent model (our extension; see
 :class:`marple_agents.simulation.MCTSAgent`)."""
 
 from marple_agents.search.missions import MissionSearch
-from marple_agents.search.puct import SearchSettings, Tree, run_search, visit_policy
+from marple_agents.search.puct import PuctSettings, Tree, run_search, visit_policy
 
-__all__ = ["MissionSearch", "SearchSettings", "Tree", "run_search", "visit_policy"]
+__all__ = ["MissionSearch", "PuctSettings", "Tree", "run_search", "visit_policy"]

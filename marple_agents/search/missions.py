@@ -33,7 +33,7 @@ from dataclasses import fields
 
 import numpy as np
 
-from marple_agents.search.puct import SearchSettings, run_search, visit_policy
+from marple_agents.search.puct import PuctSettings, run_search, visit_policy
 from marple_gym.episode.batch import EpisodeBatch
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.world.assets import ASSETS, DOOR
@@ -70,7 +70,7 @@ class MissionSearch:
     """
 
     def __init__(
-        self, table: MissionTable, prior: PriorFn, settings: SearchSettings, follow: FollowFn | None = None
+        self, table: MissionTable, prior: PriorFn, settings: PuctSettings, follow: FollowFn | None = None
     ) -> None:
         self.table = table
         self.prior = prior

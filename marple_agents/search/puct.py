@@ -42,7 +42,7 @@ rollout step searches at once, so memory grows with it; far beyond what the agen
 
 
 @dataclass(frozen=True)
-class SearchSettings:
+class PuctSettings:
     """How much and how a search looks ahead."""
 
     simulations: int = 16
@@ -94,7 +94,7 @@ class Tree:
         return np.where(child >= 0, np.take_along_axis(self.visits, np.maximum(child, 0), axis=1), 0)
 
 
-def run_search(root_prior: np.ndarray, root_value: np.ndarray, expand: Expand, settings: SearchSettings) -> Tree:
+def run_search(root_prior: np.ndarray, root_value: np.ndarray, expand: Expand, settings: PuctSettings) -> Tree:
     """``settings.simulations`` simulations of PUCT in every tree, each node made by ``expand``."""
     tree = Tree(
         np.asarray(root_prior, dtype=np.float64), np.asarray(root_value, dtype=np.float64), settings.simulations
@@ -119,7 +119,7 @@ def visit_policy(tree: Tree) -> np.ndarray:
     return (tree.prior[:, 0] + visits) / (1.0 + visits.sum(axis=1, keepdims=True))
 
 
-def _select(tree: Tree, settings: SearchSettings) -> tuple[np.ndarray, np.ndarray]:
+def _select(tree: Tree, settings: PuctSettings) -> tuple[np.ndarray, np.ndarray]:
     """Each tree's leaf edge: the node and the action whose child the next simulation makes."""
     node = np.zeros(len(tree.rows), dtype=np.int64)
     action = np.zeros(len(tree.rows), dtype=np.int64)
@@ -135,7 +135,7 @@ def _select(tree: Tree, settings: SearchSettings) -> tuple[np.ndarray, np.ndarra
     return node, action
 
 
-def _puct_action(tree: Tree, rows: np.ndarray, node: np.ndarray, settings: SearchSettings) -> np.ndarray:
+def _puct_action(tree: Tree, rows: np.ndarray, node: np.ndarray, settings: PuctSettings) -> np.ndarray:
     """The selection rule's action at node ``node[k]`` of tree ``rows[k]``."""
     child = tree.children[rows, node]  # (R, A)
     made = child >= 0

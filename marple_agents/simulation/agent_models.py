@@ -5,7 +5,7 @@
   history. A perfect agent model: the upper bound of simulation inference.
   Each planner acts in its rollout's episode of the batch, which holds its
   mission progress and moves it on (the planner reads it and plans).
-* :class:`PolicyAgent`: a learned policy (``marple_agents.Policy``): vision only
+* :class:`PolicyAgent`: a learned policy (``marple_agents.AgentPolicy``): vision only
   or language-conditioned, optionally refining its first action with the sound
   heard at tau. It knows no mission: a language-conditioned one follows the
   subgoal it was told (the latest intent at tau) and then the ones it decodes.

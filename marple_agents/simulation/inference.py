@@ -35,13 +35,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from marple_agents.device import kind, resolve_precision
-from marple_agents.search.puct import SearchSettings
+from marple_agents.search.puct import PuctSettings
 from marple_agents.simulation.agent_models import PlannerAgent, PolicyAgent, RolloutAgent
 from marple_agents.simulation.mcts import MCTSAgent
 from marple_agents.simulation.rollouts import query_probabilities
 from marple_eval.evidence import AUDIO, LANGUAGE, VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.base import as_prior
-from marple_eval.methods.base import QueryModel
+from marple_eval.methods.whodunit import QueryMethod
 from marple_gym.validation import describe, is_int
 from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
@@ -67,7 +67,7 @@ VARIANT_LABELS = {
 }
 
 
-class SimulationModel(QueryModel):
+class SimulationMethod(QueryMethod):
     """Monte Carlo simulation inference (see module docs)."""
 
     needs_agent_models = True
@@ -89,9 +89,9 @@ class SimulationModel(QueryModel):
         if agent not in AGENT_MODELS:
             raise ValueError(f"unknown agent model {agent!r}; choose from {', '.join(AGENT_MODELS)}")
         self.variant = variant
-        self.modalities = VARIANTS[variant]
+        self.reads = VARIANTS[variant]
         self.agent = agent
-        self.search = SearchSettings(simulations=simulations) if agent == "mcts" else None
+        self.search = PuctSettings(simulations=simulations) if agent == "mcts" else None
         self.name = (
             f"simulation-{variant}" if self.search is None else f"simulation-mcts{self.search.simulations}-{variant}"
         )
@@ -123,7 +123,7 @@ class SimulationModel(QueryModel):
             return PlannerAgent(resource["planner"])
         from marple_agents.policy import shared_policy  # torch (the agents extra): only when a policy runs
 
-        language, audio = LANGUAGE in self.modalities, AUDIO in self.modalities
+        language, audio = LANGUAGE in self.reads, AUDIO in self.reads
         if self.search is None:
             policy = self._checked(shared_policy(resource, self.device, self.precision))
             return PolicyAgent(policy, use_language=language, use_audio=audio)
@@ -136,7 +136,7 @@ class SimulationModel(QueryModel):
     def _checked(self, policy: Any) -> Any:
         """``policy``, if it is conditioned as this variant rolls policies out (a stand-in that does not say is
         taken as it is): a language checkpoint under ``variant=vision`` would fail at its first step."""
-        wants = "language" if LANGUAGE in self.modalities else "vision"
+        wants = "language" if LANGUAGE in self.reads else "vision"
         has = getattr(policy, "conditioning", wants)
         if has != wants:
             fits = "language or all" if has == "language" else "vision or audio"

@@ -47,7 +47,7 @@ import numpy as np
 from marple_agents.cache import policy_cache
 from marple_agents.search.likelihood import mission_trace, step_log_likelihoods
 from marple_agents.search.missions import MissionSearch, house_rows, take_states
-from marple_agents.search.puct import SearchSettings
+from marple_agents.search.puct import PuctSettings
 from marple_agents.simulation.agent_models import PolicyConditioning, RolloutAgent, sample_rows
 from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval.evidence import AgentEvidence
@@ -80,7 +80,7 @@ class MCTSAgent(RolloutAgent):
         self,
         policy: Any,
         prior: Mapping[str, float],
-        settings: SearchSettings | None = None,
+        settings: PuctSettings | None = None,
         use_language: bool = False,
         use_audio: bool = False,
         mission_subgoals: bool = False,
@@ -92,7 +92,7 @@ class MCTSAgent(RolloutAgent):
             raise ValueError(f"the MCTS agent model needs a mission prior with a positive weight, got {prior}")
         self.prior = weights
         self.table = MissionTable([get_mission(m) for m in weights])
-        self.settings = settings or SearchSettings()
+        self.settings = settings or PuctSettings()
         self.policy = policy
         # The policy agent's own rule for the policy's inputs: with no search, the very same calls (K = 0 is the
         # policy). With mission_subgoals the search gives the mission's subgoals itself: no intent is tracked.

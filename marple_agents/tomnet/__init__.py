@@ -2,6 +2,6 @@
 net for the test's actions, trained with Lightning (AGENT's ToMnet-G, on our household's trials)."""
 
 from marple_agents.tomnet.network import ToMnet, ToMnetConfig
-from marple_agents.tomnet.rater import ToMnetRater, train_tomnet
+from marple_agents.tomnet.rater import ToMnetMethod, train_tomnet
 
-__all__ = ["ToMnet", "ToMnetConfig", "ToMnetRater", "train_tomnet"]
+__all__ = ["ToMnet", "ToMnetConfig", "ToMnetMethod", "train_tomnet"]

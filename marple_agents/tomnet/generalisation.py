@@ -17,7 +17,7 @@ import torch
 
 from marple_agents.tomnet.network import ToMnetConfig
 from marple_agents.tomnet.rater import train_tomnet
-from marple_eval.expectations.raters import Rating, rate_trials
+from marple_eval.expectations.methods import Rating, rate_trials
 from marple_eval.expectations.scoring import GeneralisationSplit, generalisation_tests
 from marple_gym.expectations.trial import Trial
 

@@ -28,6 +28,7 @@ from marple_agents.checkpoints import CheckpointError
 from marple_agents.device import kind, lightning_placement, resolve_device
 from marple_agents.tomnet.features import stack, trial_features
 from marple_agents.tomnet.network import INPUTS, ToMnet, ToMnetConfig, ToMnetModule, surprise
+from marple_eval.expectations.methods import ExpectationMethod
 from marple_gym.expectations.trial import Trial, TrialView
 
 Item = tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]
@@ -68,7 +69,7 @@ def train_tomnet(
     device: str | torch.device = "auto",
     validation: Sequence[Trial] = (),
     progress: bool = False,
-) -> ToMnetRater:
+) -> ToMnetMethod:
     """A model trained on the expected tests of ``trials`` (see module docs)."""
     if not trials:
         raise ValueError("no trials to train on")
@@ -93,10 +94,10 @@ def train_tomnet(
         log_every_n_steps=max(1, min(10, len(train))),
     )
     trainer.fit(module, train, val)
-    return ToMnetRater(module.net, config, device)
+    return ToMnetMethod(module.net, config, device)
 
 
-class ToMnetRater:
+class ToMnetMethod(ExpectationMethod):
     """Rates a test's surprise as the mean negative log-likelihood the trained net gives its visible actions."""
 
     name = "tomnet"
@@ -107,7 +108,7 @@ class ToMnetRater:
         self.config = config
 
     def settings(self) -> dict:
-        return {"config": self.config.to_dict(), "device": kind(self.device)}
+        return {**super().settings(), "config": self.config.to_dict(), "device": kind(self.device)}
 
     @torch.no_grad()
     def rate(self, view: TrialView) -> list[float]:
@@ -125,18 +126,18 @@ class ToMnetRater:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike, device: str | torch.device = "auto") -> ToMnetRater:
-        """A rater from :meth:`save`'s file (:class:`~marple_agents.checkpoints.CheckpointError`, naming the file,
+    def load(cls, checkpoint: str | os.PathLike, device: str | torch.device = "auto") -> ToMnetMethod:
+        """The method of :meth:`save`'s file (:class:`~marple_agents.checkpoints.CheckpointError`, naming the file,
         for one that is not: missing, corrupt, another kind of checkpoint, or code rather than tensors)."""
-        if not Path(path).is_file():
-            raise CheckpointError(f"{path}: no such ToMnet rater file")
+        if not Path(checkpoint).is_file():
+            raise CheckpointError(f"{checkpoint}: no such ToMnet checkpoint")
         try:
-            saved = torch.load(path, map_location="cpu", weights_only=True)
+            saved = torch.load(checkpoint, map_location="cpu", weights_only=True)
             config = ToMnetConfig(**saved["config"])
             net = ToMnet(config.width, config.character)
             net.load_state_dict(saved["state_dict"])
         except Exception as exc:  # torch's reader and the config fail on foreign files with any error
             raise CheckpointError(
-                f"{path}: not a ToMnet rater written by ToMnetRater.save ({type(exc).__name__}: {str(exc)[:200]})"
+                f"{checkpoint}: not a ToMnet checkpoint written by ToMnetMethod.save ({type(exc).__name__}: {str(exc)[:200]})"
             ) from None
         return cls(net, config, device)

@@ -35,6 +35,8 @@ from marple_gym.beliefs.questions.text import question_text, question_words
 PROMPT_VERSION = 1
 """Recorded with every run: bump when the prompt changes."""
 SYSTEM = "You are a helpful assistant."
+READS = {"text": frozenset({"text"}), "frames": frozenset({"frames"}), "multimodal": frozenset({"text", "frames"})}
+"""What a question is shown as in each condition (a method's ``reads``)."""
 _CHOICE = re.compile(r"^\W*(?:answer\W*)?\(?([ab])\b", re.IGNORECASE)
 
 
@@ -59,12 +61,14 @@ def parse_choice(text: str | None) -> int | None:
     return None if found is None else "ab".index(found.group(1).lower())
 
 
-class LLMBeliefMethod(BeliefMethod):
+class BeliefLLM(BeliefMethod):
     """Ask a chat model, MMToM-QA's way (see the module docs). Server, model and key come from the options or
     the environment as for the whodunit baseline (``MARPLE_LLM_BASE_URL``, ``MARPLE_LLM_MODEL``,
     ``MARPLE_LLM_API_KEY``); ``dry_run`` names a file to write the requests to, and needs neither."""
 
     name = "llm"
+    reads = frozenset({"text"})
+    """The text condition's; an instance reads what its ``condition`` shows."""
 
     def __init__(
         self,
@@ -73,16 +77,18 @@ class LLMBeliefMethod(BeliefMethod):
         max_tokens: int = 5,
         condition: str = "text",
         frames: int = FRAMES,
+        dry_run: str | None = None,
         **client: Any,
     ) -> None:
         """``condition``: :data:`LLM_CONDITIONS`; ``frames``: how many a question shows in the frames and
-        multimodal conditions; ``client``: where and how to ask (:func:`marple_eval.llm.model.chat_client`'s
-        options: ``model``, ``base_url``, ``api_key``, ``cache``, ``retries``, ``backoff``, ``timeout``,
-        ``price_prompt``, ``price_completion``, ``dry_run``)."""
+        multimodal conditions; ``dry_run``: a file to write the requests to instead of sending them; ``client``:
+        where and how to ask (:func:`marple_eval.llm.model.chat_client`'s options: ``model``, ``base_url``,
+        ``api_key``, ``cache``, ``retries``, ``backoff``, ``timeout``, ``price_prompt``, ``price_completion``)."""
         check_sampling(n, temperature, max_tokens)
-        self.client = chat_client(**client)
+        self.client = chat_client(dry_run=dry_run, **client)
         self.n, self.temperature, self.max_tokens = int(n), float(temperature), int(max_tokens)
         self.condition, self.frames = check_condition(condition, frames)
+        self.reads = READS[self.condition]
 
     def answer(self, question: BeliefQuestion) -> tuple[float, float]:
         chat = prompt(question, self.condition, self.frames)
@@ -101,5 +107,6 @@ class LLMBeliefMethod(BeliefMethod):
             "n": self.n,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            "condition": self.condition,
             **({"frames": self.frames} if self.condition != "text" else {}),
         }

@@ -1,12 +1,13 @@
-"""Methods that answer belief and goal questions: one interface, ``answer(question) -> (P(a), P(b))``.
+"""Methods that answer belief and goal questions: the family's call, ``answer(question) -> (P(a), P(b))``, on the
+one method contract (:class:`~marple_eval.methods.base.Method`).
 
-Every method reads what its ``condition`` names of a question (``"text"``: the house description and the
+Every method reads what its ``reads`` names of a question (``"text"``: the house description and the
 narration; ``"symbolic"``: the vision arrays and scene graphs up to the cut, with the options' symbols;
 ``"frames"``: rendered pictures) and returns its probabilities of the two options, which the scoring
 (:mod:`marple_eval.beliefs.scoring`) turns into accuracy and calibration. Here: ``uniform`` (chance) and
 ``observer``, the exact observer (inverse planning with the true searching policy: the normative answer and
-the ceiling). The LLM baseline is in :mod:`marple_eval.beliefs.llm` (all three by name: :mod:`.registry`); ``bip``, with a learned policy, in
-``marple_agents.beliefs``.
+the ceiling: the family's answer key). The LLM baseline is in :mod:`marple_eval.beliefs.llm` (all three by name:
+:mod:`marple_eval.methods.registry`); ``bip``, with a learned policy, in ``marple_agents.beliefs``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from marple_eval.methods.base import Method
 from marple_gym.beliefs.episodes import EXCLUSION
 from marple_gym.beliefs.questions.posterior import ActionModel, InversePlanner, PlannerModel
 from marple_gym.beliefs.questions.question import BeliefQuestion, option_probabilities
@@ -23,11 +25,11 @@ CONDITIONS = ("text", "symbolic", "frames")
 """What a method may read of a question (see the module docs)."""
 
 
-class BeliefMethod(ABC):
+class BeliefMethod(Method, ABC):
     """Answers two-option questions about a searching agent's belief and goal."""
 
-    name: str = "method"
-    condition: str = "symbolic"
+    family = "beliefs"
+    reads: frozenset[str] = frozenset({"symbolic"})
 
     @abstractmethod
     def answer(self, question: BeliefQuestion) -> tuple[float, float]:
@@ -37,26 +39,22 @@ class BeliefMethod(ABC):
         """:meth:`answer` of every question, in order (a method that answers many at once overrides it)."""
         return [self.answer(q) for q in questions]
 
-    def settings(self) -> dict[str, Any]:
-        """What to record about the method beside its answers."""
-        return {"name": self.name, "condition": self.condition}
 
-
-class UniformMethod(BeliefMethod):
+class BeliefUniform(BeliefMethod):
     """Chance: one half to each option."""
 
     name = "uniform"
-    condition = "text"
+    reads = frozenset()
 
     def answer(self, question: BeliefQuestion) -> tuple[float, float]:
         return 0.5, 0.5
 
 
-class InversePlanningMethod(BeliefMethod):
+class BeliefInversePlanning(BeliefMethod):
     """Bayesian inverse planning over goal and belief with an action model (:mod:`marple_gym.beliefs.questions.posterior`),
     from the symbols of the episode up to the cut. One inverse planner per episode serves all its questions."""
 
-    condition = "symbolic"
+    reads = frozenset({"symbolic"})
 
     def __init__(self, exclusion: float = EXCLUSION) -> None:
         self.exclusion = exclusion
@@ -80,10 +78,12 @@ class InversePlanningMethod(BeliefMethod):
         return {**super().settings(), "exclusion": self.exclusion}
 
 
-class ObserverMethod(InversePlanningMethod):
-    """The exact observer: inverse planning with the searching agent's own policy (the normative answer)."""
+class BeliefObserver(BeliefInversePlanning):
+    """The exact observer: inverse planning with the searching agent's own policy (the normative answer: the
+    family's answer key)."""
 
     name = "observer"
+    role = "answer_key"
 
     def action_model(self) -> ActionModel:
         return PlannerModel()

@@ -1,33 +1,31 @@
-"""A belief method's results file: its settings, its answer to every question and the score table.
+"""A belief method's results: the results envelope (:class:`~marple_eval.results.Results`), then its answer to
+every question and the score table.
 
 ::
 
-    {"format": "marple-belief-results", "version": 1, "method": "observer", "created": "2026-11-27T10:00:00+00:00",
-     "settings": {"name": "observer", "condition": "symbolic", "data": "data/beliefs", ...},
+    {"format": "marple-results", "version": 3, "family": "beliefs", "method": "observer", "role": "answer_key",
+     "created": "2026-11-27T10:00:00+00:00", "generator": "marple-gym 0.1.0",
+     "settings": {"name": "observer", "reads": ["symbolic"], "data": "data/beliefs", ...},
      "answers": [{"id": "test/h000/0000/1.2/121", "type": "1.2", "answer": 0, "posterior": 1.0, "p": [1.0, 0.0]}],
      "scores": {"1.1": {"n": 68, "accuracy": 1.0, "low": 1.0, "high": 1.0, "chance": 0.5, "brier": 0.0, ...}, ...}}
 
 ``answer`` is the normative option (0: a, 1: b) and ``posterior`` the exact observer's P(a), so the file is
 scored again without the questions. :func:`score_answers` scores answers given by question id (a method's, or
-a study's participants': a choice of (a) is ``(1.0, 0.0)``, a slider ``(p, 1 - p)``).
+a study's participants': a choice of (a) is ``(1.0, 0.0)``, a slider ``(p, 1 - p)``). Files of the format
+before the envelope (``marple-belief-results``, version 1) still load.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from marple_eval.beliefs.scoring import score
-from marple_eval.results import ResultsError, creation_time
+from marple_eval.results import Results, creation_time
 from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
-from marple_gym.files import write_json_atomic
-from marple_gym.validation import message_error, read_json_file, reader
-
-FORMAT = "marple-belief-results"
-VERSION = 1
+from marple_gym.validation import Fields
+from marple_gym.version import __version__
 
 
 def answer_record(question: BeliefQuestion, answer: Sequence[float]) -> dict[str, Any]:
@@ -50,34 +48,27 @@ def score_answers(questions: Sequence[BeliefQuestion], answers: Mapping[str, Seq
 
 
 @dataclass
-class BeliefResults:
-    """One method's answers to a question set and their scores (see the module docs)."""
+class BeliefResults(Results):
+    """One method's answers to a question set and their scores (see the module docs): the belief family's
+    results."""
+
+    family: ClassVar[str] = "beliefs"
+    record_keys: ClassVar[tuple[str, ...]] = ("answers", "scores")
 
     method: str
     settings: dict[str, Any]
     answers: list[dict[str, Any]]
     scores: dict[str, Any]
     created: str = field(default_factory=creation_time)
+    generator: str = f"marple-gym {__version__}"
+    role: str = "method"
 
-    def to_json(self) -> dict[str, Any]:
-        return {"format": FORMAT, "version": VERSION, "method": self.method, "created": self.created,
-                "settings": self.settings, "answers": self.answers, "scores": self.scores}  # fmt: skip
-
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write atomically."""
-        return write_json_atomic(path, self.to_json())
+    def records(self) -> dict[str, Any]:
+        return {"answers": self.answers, "scores": self.scores}
 
     @classmethod
-    def load(cls, path: str | os.PathLike) -> BeliefResults:
-        """Read a results file strictly (:class:`ResultsError` naming the file and the field)."""
-        top = reader(read_json_file(path, message_error(ResultsError), "results file"), str(path),
-                     message_error(ResultsError))  # fmt: skip
-        top.allow(("format", "version", "method", "created", "settings", "answers", "scores"))
-        top.require("format", "version", "method", "settings", "answers", "scores")
-        if top.get("format") != FORMAT:
-            raise top.fail("format", f"not a belief results file (expected {FORMAT!r})")
-        if top.get("version") != VERSION:
-            raise top.fail("version", f"version {top.get('version')!r} is not supported (expected {VERSION})")
+    def from_records(cls, top: Fields, envelope: dict[str, Any]) -> BeliefResults:
+        top.require("answers", "scores")
         for entry in top.entries("answers"):
             entry.allow(("id", "type", "answer", "posterior", "p")).require("id", "type", "answer", "posterior", "p")
             entry.str("id")
@@ -92,5 +83,4 @@ class BeliefResults:
             group = scores.fields(row)
             for key in ("n", "accuracy", "low", "high", "chance", "brier"):
                 group.number(key)
-        return cls(top.str("method"), top.mapping("settings"), top.get("answers"), top.get("scores"),
-                   top.str("created", ""))  # fmt: skip
+        return cls(answers=top.get("answers"), scores=top.get("scores"), **envelope)

@@ -1,20 +1,27 @@
-"""Rating expectation trials (AGENT's family) for surprise: the raters, scoring by pairwise accuracy and
+"""Rating expectation trials (AGENT's family) for surprise: the methods, scoring by pairwise accuracy and
 results files. The trials themselves are made in :mod:`marple_gym.expectations`.
 
 ::
 
     from marple_gym.expectations import make_trials, trial_keys
-    from marple_eval.expectations import ExactObserver, accuracy_table, rate_trials
+    from marple_eval.expectations import ExpectationObserver, accuracy_table, rate_trials
 
     trials = list(make_trials(trial_keys("test", per_type=20), seed=0))
-    ratings = rate_trials(ExactObserver(), trials, seed=0)
+    ratings = rate_trials(ExpectationObserver(), trials, seed=0)
     table = accuracy_table(ratings)  # per type, per scenario and all, with 95 % intervals
 
 See docs/expectations.md.
 """
 
-from marple_eval.expectations.observer import ExactObserver
-from marple_eval.expectations.raters import Rating, SurpriseRater, UniformRater, rate_trial, rate_trials
+from marple_eval.expectations.methods import (
+    EPISODES,
+    ExpectationMethod,
+    ExpectationUniform,
+    Rating,
+    rate_trial,
+    rate_trials,
+)
+from marple_eval.expectations.observer import ExpectationObserver
 from marple_eval.expectations.results import RatingResults
 from marple_eval.expectations.scoring import (
     GENERALISATION_TESTS,
@@ -28,12 +35,13 @@ from marple_eval.expectations.scoring import (
 
 __all__ = [
     "Accuracy",
-    "ExactObserver",
+    "EPISODES",
+    "ExpectationObserver",
     "GENERALISATION_TESTS",
     "Rating",
     "RatingResults",
-    "SurpriseRater",
-    "UniformRater",
+    "ExpectationMethod",
+    "ExpectationUniform",
     "accuracy_table",
     "format_table",
     "generalisation_tests",

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from marple_eval.expectations.methods import ExpectationMethod
 from marple_eval.llm.answers import parse_answer
 from marple_eval.llm.client import ChatClient
 from marple_eval.llm.images import captioned_frames, text_part
@@ -72,7 +73,7 @@ FRAMES_INSTRUCTIONS = (
 )
 
 
-class LLMRater:
+class ExpectationLLM(ExpectationMethod):
     """Rates surprise by asking a chat model (see module docs)."""
 
     name = "llm"
@@ -99,14 +100,17 @@ class LLMRater:
         max_tokens: int = 1024,
         condition: str = "text",
         frames: int = FRAMES,
+        dry_run: str | None = None,
         **client: Any,
-    ) -> LLMRater:
-        """A rater whose client is built from options or the environment, as the whodunit LLM model's
-        (:func:`marple_eval.llm.model.chat_client`: model, base_url, api_key, cache, dry_run, ...)."""
-        return cls(chat_client(**client), n, temperature, max_tokens, condition, frames)
+    ) -> ExpectationLLM:
+        """A method whose client is built from options or the environment, as the whodunit LLM method's
+        (:func:`marple_eval.llm.model.chat_client`: model, base_url, api_key, cache, ...); ``dry_run``: a file to
+        write the requests to instead of sending them."""
+        return cls(chat_client(dry_run=dry_run, **client), n, temperature, max_tokens, condition, frames)
 
     def settings(self) -> dict[str, Any]:
         return {
+            **super().settings(),
             **client_record(self.client),
             "prompt_version": PROMPT_VERSION,
             "n": self.n,

@@ -35,9 +35,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 import numpy as np
 
+from marple_eval.expectations.methods import ExpectationMethod
 from marple_gym.expectations import stages
 from marple_gym.expectations.trial import EpisodeEvidence, TrialView
 from marple_gym.planner.utility import GOAL_ACTIONS, GoalPlan, walkable_cells
@@ -78,16 +80,21 @@ class _Layout:
     prior: float
 
 
-class ExactObserver:
-    """Rates surprise as -log P(test | familiarisation) under the utility planner (see module docs)."""
+class ExpectationObserver(ExpectationMethod):
+    """Rates surprise as -log P(test | familiarisation) under the utility planner (see module docs): the family's
+    answer key."""
 
-    name = "exact"
+    name = "observer"
+    role = "answer_key"
 
     def __init__(self, eps: float = EPS, nothing_prior: float = NOTHING_PRIOR) -> None:
         if not 0 < eps < 1:
             raise ValueError(f"eps must be in (0, 1), got {eps}")
         self.eps = eps
         self.nothing_prior = nothing_prior
+
+    def settings(self) -> dict[str, Any]:
+        return {**super().settings(), "eps": self.eps, "nothing_prior": self.nothing_prior}
 
     # ---- the interface ------------------------------------------------------------------------------------------
     def rate(self, view: TrialView) -> list[float]:

@@ -1,9 +1,11 @@
-"""A surprise rater's results file: its settings, its ratings of every test trial (and, for a learned rater,
-of its generalisation tests' splits), from which the tables are computed.
+"""An expectation method's results: the results envelope (:class:`~marple_eval.results.Results`), then its
+ratings of every test trial (and, for a learned method, of its generalisation tests' splits), from which the
+tables are computed.
 
 ::
 
-    {"format": "marple-expectation-results", "version": 1, "method": "exact", "created": "...",
+    {"format": "marple-results", "version": 3, "family": "expectations", "method": "observer",
+     "role": "answer_key", "created": "...", "generator": "marple-gym 0.1.0",
      "settings": {"data": "data/expectations", "seed": 0, ...},
      "ratings": [{"trial": "goal_preferences/1.1/test/00000", "scenario": "goal_preferences", "type": "1.1",
                   "expected": 0.4, "surprising": 3.1}, ...],
@@ -11,17 +13,16 @@ of its generalisation tests' splits), from which the tables are computed.
 
 :meth:`RatingResults.table` is :func:`~marple_eval.expectations.scoring.accuracy_table` of the ratings;
 :meth:`RatingResults.generalisation_tables` pools each test whose splits test different types (all, leave one
-type or scenario out: one table) and lays out the others split by split (single type or scenario).
+type or scenario out: one table) and lays out the others split by split (single type or scenario). Files of the
+format before the envelope (``marple-expectation-results``, version 1) still load.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
-from marple_eval.expectations.raters import Rating
+from marple_eval.expectations.methods import Rating
 from marple_eval.expectations.scoring import (
     GENERALISATION_TESTS,
     Accuracy,
@@ -30,12 +31,10 @@ from marple_eval.expectations.scoring import (
     matrix,
     pooled,
 )
-from marple_eval.results import ResultsError, creation_time
-from marple_gym.files import write_json_atomic
-from marple_gym.validation import Fields, message_error, read_json_file, reader
+from marple_eval.results import Results, creation_time
+from marple_gym.validation import Fields
+from marple_gym.version import __version__
 
-FORMAT = "marple-expectation-results"
-VERSION = 1
 POOLED = ("all", "leave_one_type_out", "leave_one_scenario_out")
 """Generalisation tests whose splits test different types: one table each."""
 
@@ -49,14 +48,19 @@ def read_rating(entry: Fields) -> Rating:
 
 
 @dataclass
-class RatingResults:
-    """One rater's ratings of a trial set (see the module docs)."""
+class RatingResults(Results):
+    """One method's ratings of a trial set (see the module docs): the expectation family's results."""
+
+    family: ClassVar[str] = "expectations"
+    record_keys: ClassVar[tuple[str, ...]] = ("ratings", "generalisation")
 
     method: str
     settings: dict[str, Any]
     ratings: list[Rating]
     generalisation: dict[str, dict[str, list[Rating]]] = field(default_factory=dict)
     created: str = field(default_factory=creation_time)
+    generator: str = f"marple-gym {__version__}"
+    role: str = "method"
 
     def table(self) -> dict[str, Accuracy]:
         return accuracy_table(self.ratings)
@@ -70,13 +74,8 @@ class RatingResults:
             out[name] = pooled(results) if name in POOLED else matrix(results)
         return out
 
-    def to_json(self) -> dict[str, Any]:
+    def records(self) -> dict[str, Any]:
         return {
-            "format": FORMAT,
-            "version": VERSION,
-            "method": self.method,
-            "created": self.created,
-            "settings": self.settings,
             "ratings": [r.to_dict() for r in self.ratings],
             "generalisation": {
                 name: {label: [r.to_dict() for r in ratings] for label, ratings in splits.items()}
@@ -84,21 +83,9 @@ class RatingResults:
             },
         }
 
-    def save(self, path: str | os.PathLike) -> Path:
-        """Write atomically."""
-        return write_json_atomic(path, self.to_json())
-
     @classmethod
-    def load(cls, path: str | os.PathLike) -> RatingResults:
-        """Read a results file strictly (:class:`ResultsError` naming the file and the field)."""
-        error = message_error(ResultsError)
-        top = reader(read_json_file(path, error, "results file"), str(path), error)
-        top.allow(("format", "version", "method", "created", "settings", "ratings", "generalisation"))
-        top.require("format", "version", "method", "settings", "ratings")
-        if top.get("format") != FORMAT:
-            raise top.fail("format", f"not an expectation results file (expected {FORMAT!r})")
-        if top.get("version") != VERSION:
-            raise top.fail("version", f"version {top.get('version')!r} is not supported (expected {VERSION})")
+    def from_records(cls, top: Fields, envelope: dict[str, Any]) -> RatingResults:
+        top.require("ratings")
         ratings = [read_rating(e) for e in top.entries("ratings")]
         generalisation: dict[str, dict[str, list[Rating]]] = {}
         tests = top.fields("generalisation", {})
@@ -107,4 +94,4 @@ class RatingResults:
                 raise tests.fail(name, f"unknown generalisation test; expected one of {GENERALISATION_TESTS}")
             splits = tests.fields(name)
             generalisation[name] = {label: [read_rating(e) for e in splits.entries(label)] for label in splits.data}
-        return cls(top.str("method"), top.mapping("settings"), ratings, generalisation, top.str("created", ""))
+        return cls(ratings=ratings, generalisation=generalisation, **envelope)

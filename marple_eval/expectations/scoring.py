@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from marple_eval.expectations.raters import Rating
+from marple_eval.expectations.methods import Rating
 from marple_eval.metrics import MIN_TRIALS, bootstrap_interval, few_trials_warning
 from marple_eval.plots import plot_accuracy_bars
 from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS, all_types, scenario_of

@@ -7,10 +7,20 @@ set by ``marple export --family ... --format datasets|harness``. See docs/harnes
 * :mod:`.datasets_export`: the ``datasets`` folder;
 * :mod:`.lm_eval_tasks`: lm-evaluation-harness task files (and the metrics they call back);
 * :mod:`.inspect_tasks`: Inspect tasks over an export folder (needs the ``harness`` extra);
-* :mod:`.export`: one family's set to a folder.
+* :mod:`.export`: one family's set to a folder (each family's ``marple export`` offers it as two formats).
 """
 
-from marple_eval.harness.export import FORMATS, export_family
+from marple_eval.harness.export import FORMATS, belief_export, expectation_export, export_items, whodunit_export
 from marple_eval.harness.items import Item, belief_items, expectation_items, whodunit_items
 
-__all__ = ["FORMATS", "Item", "belief_items", "expectation_items", "export_family", "whodunit_items"]
+__all__ = [
+    "FORMATS",
+    "Item",
+    "belief_export",
+    "belief_items",
+    "expectation_export",
+    "expectation_items",
+    "export_items",
+    "whodunit_export",
+    "whodunit_items",
+]

@@ -80,6 +80,8 @@ class Source:
     set_format: str
     measures: str
     """What an item measures, in a few sentences."""
+    citations: tuple[str, ...]
+    """The BibTeX of MARPLE and of the paper the family follows."""
 
 
 def config_name(kind: str) -> str:
@@ -162,10 +164,8 @@ def card(source: Source, counts: dict[str, int]) -> str:
         for kind in counts
     ]
     rows = "\n".join(f"| {kind} | `{config_name(kind)}` | {n} |" for kind, n in counts.items())
-    citations = "\n\n".join(
-        b for b in (MARPLE_BIBTEX, *{"beliefs": [MMTOM_BIBTEX], "expectations": [AGENT_BIBTEX]}.get(source.family, []))
-    )
-    others = "" if source.family == "whodunit" else "the benchmark it follows and "
+    citations = "\n\n".join(source.citations)
+    others = "the benchmark it follows and " if len(source.citations) > 1 else ""
     return f"""---
 license: mit
 language:

@@ -2,7 +2,10 @@
 
 ::
 
-    export_family("beliefs", "data/beliefs", "exports/beliefs", "harness", per_type=10)
+    export_items(*belief_export("data/beliefs", per_type=10), "exports/beliefs", "harness")
+
+(what ``marple export data/beliefs --family beliefs --format harness --out exports/beliefs --per-type 10`` runs:
+each family's command offers these formats through its ``exporters``).
 
 * ``datasets``: :mod:`.datasets_export` (Parquet, the card, the frames);
 * ``harness``: the same folder, with ``lm_eval/`` (:mod:`.lm_eval_tasks`) and ``inspect_tasks.py``
@@ -16,12 +19,12 @@ counts trials there).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from marple_eval.harness.datasets_export import Source, write_dataset
-from marple_eval.harness.items import FAMILIES, Item, belief_items, expectation_items, whodunit_items
+from marple_eval.harness.datasets_export import AGENT_BIBTEX, MARPLE_BIBTEX, MMTOM_BIBTEX, Source, write_dataset
+from marple_eval.harness.items import Item, belief_items, expectation_items, whodunit_items
 from marple_eval.harness.lm_eval_tasks import FOLDER, task_name, write_lm_eval_tasks
 from marple_eval.protocol import dataset_episodes
 from marple_gym.beliefs.questions.sets import FORMAT as BELIEF_FORMAT
@@ -74,57 +77,55 @@ def _first_per_type(items: Iterable[T], kind: Any, per_type: int | None) -> Iter
             yield item
 
 
-def family_items(
-    family: str, data: str | os.PathLike, per_type: int | None = None, seed: int = 0
+def belief_export(data: str | os.PathLike, per_type: int | None = None) -> tuple[list[Item], Source]:
+    """A belief question set's items (the first ``per_type`` of each type) and its card's source."""
+    questions = _first_per_type(read_question_set(data, "test"), lambda q: q.type, per_type)
+    source = Source("beliefs", "MARPLE-Gym belief questions (MMToM-QA's types)", "MMToM-QA (Jin et al., 2024)",
+                    _commands("beliefs", data, per_type), None, BELIEF_FORMAT, MEASURES["beliefs"],
+                    (MARPLE_BIBTEX, MMTOM_BIBTEX))  # fmt: skip
+    return list(belief_items(questions)), source
+
+
+def expectation_export(
+    data: str | os.PathLike, per_type: int | None = None, seed: int = 0
 ) -> tuple[list[Item], Source]:
-    """A set's items (see the module docs) and what its card says of where they come from."""
+    """An expectation trial set's test trials as two-alternative items (the tests in the order of ``seed``)."""
+    trials = _first_per_type(read_trial_set(data, "test"), lambda t: t.key.type, per_type)
+    source = Source("expectations", "MARPLE-Gym expectation trials (AGENT's design)", "AGENT (Shu et al., 2021)",
+                    _commands("expectations", data, per_type), trial_set_spec(data).seed, TRIAL_FORMAT,
+                    MEASURES["expectations"], (MARPLE_BIBTEX, AGENT_BIBTEX))  # fmt: skip
+    return list(expectation_items(trials, seed)), source
+
+
+def whodunit_export(data: str | os.PathLike, per_type: int | None = None) -> tuple[list[Item], Source]:
+    """A whodunit dataset's test trials (the first ``per_type`` of each scenario) at every evidence point."""
+    dataset = MarpleDataset(data)
+    episodes = dataset_episodes(dataset, whodunit_scenarios(dataset), per_type)
+    source = Source("whodunit", "MARPLE-Gym whodunit questions (MARPLE's LLM prompt)", "MARPLE (Jin et al., 2024)",
+                    _commands("whodunit", data, per_type), dataset.spec.seed, "marple-dataset",
+                    MEASURES["whodunit"], (MARPLE_BIBTEX,))  # fmt: skip
+    return list(whodunit_items(episodes)), source
+
+
+def _commands(family: str, data: str | os.PathLike, per_type: int | None) -> str:
+    """The commands that make a set and its export, for the card."""
     sub = "" if per_type is None else f" --per-type {per_type}"
-    if family == "beliefs":
-        questions = _first_per_type(read_question_set(data, "test"), lambda q: q.type, per_type)
-        items = list(belief_items(questions))
-        source = Source(family, "MARPLE-Gym belief questions (MMToM-QA's types)", "MMToM-QA (Jin et al., 2024)",
-                        f"marple generate --family beliefs --out {data}\nmarple export --family beliefs --data {data}{sub}",
-                        None, BELIEF_FORMAT, MEASURES[family])  # fmt: skip
-    elif family == "expectations":
-        trials = _first_per_type(read_trial_set(data, "test"), lambda t: t.key.type, per_type)
-        items = list(expectation_items(trials, seed))
-        source = Source(family, "MARPLE-Gym expectation trials (AGENT's design)", "AGENT (Shu et al., 2021)",
-                        f"marple generate --family expectations --out {data}\n"
-                        f"marple export --family expectations --data {data}{sub}",
-                        trial_set_spec(data).seed, TRIAL_FORMAT, MEASURES[family])  # fmt: skip
-    elif family == "whodunit":
-        dataset = MarpleDataset(data)
-        episodes = dataset_episodes(dataset, whodunit_scenarios(dataset), per_type)
-        items = list(whodunit_items(episodes))
-        source = Source(family, "MARPLE-Gym whodunit questions (MARPLE's LLM prompt)", "MARPLE (Jin et al., 2024)",
-                        f"marple generate --out {data}\nmarple export --family whodunit --data {data}{sub}",
-                        dataset.spec.seed, "marple-dataset", MEASURES[family])  # fmt: skip
-    else:
-        raise ValueError(f"unknown family {family!r}; choose from {', '.join(FAMILIES)}")
-    return items, source
+    return (
+        f"marple generate --family {family} --out {data}\n"
+        f"marple export {data} --family {family} --format harness --out OUT{sub}"
+    )
 
 
-def export_family(
-    family: str,
-    data: str | os.PathLike,
-    out: str | os.PathLike,
-    fmt: str = "harness",
-    *,
-    per_type: int | None = None,
-    seed: int = 0,
-) -> list[Path]:
-    """Export ``family``'s set in ``data`` to the folder ``out`` as ``fmt`` (:data:`FORMATS`); returns the files."""
+def export_items(items: Sequence[Item], source: Source, out: str | os.PathLike, fmt: str = "harness") -> list[Path]:
+    """Write ``items`` into the folder ``out`` as ``fmt`` (:data:`FORMATS`; see the module docs); the files."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {', '.join(FORMATS)}")
-    if per_type is not None and per_type < 1:
-        raise ValueError(f"per_type must be at least 1, got {per_type}")
-    items, source = family_items(family, data, per_type, seed)
     written = write_dataset(items, out, source)
     if fmt == "harness":
         kinds = sorted({i.type for i in items})
-        written += write_lm_eval_tasks(family, kinds, items[0].choices, out, Path(out) / FOLDER)
+        written += write_lm_eval_tasks(source.family, kinds, items[0].choices, out, Path(out) / FOLDER)
         with atomic_write(Path(out) / INSPECT_FILE) as handle:
-            handle.write(inspect_file(family, kinds))
+            handle.write(inspect_file(source.family, kinds))
         written.append(Path(out) / INSPECT_FILE)
     return written
 

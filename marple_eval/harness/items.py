@@ -9,7 +9,7 @@ Every family's item is the text its LLM method sends (one prompt per family, so 
   ending "Please respond with either a or b."); choices ``a``, ``b``; the frames are the question's eight
   (:func:`~marple_gym.beliefs.questions.conditions.frames`). Scored as MMToM-QA scores: accuracy per type.
 * **expectations** (AGENT): a test trial as a two-alternative item: its familiarisation and both tests, in the
-  order the project's rating runs show them (:func:`~marple_eval.expectations.raters.presentation_order`, seed 0
+  order the project's rating runs show them (:func:`~marple_eval.expectations.methods.presentation_order`, seed 0
   by default), and "which test is the more surprising?"; choices ``1``, ``2``. Choosing the surprising test is
   AGENT's pairwise metric for that pair (the surprising test rated more surprising than the expected one). The
   frames are every video's (:func:`~marple_gym.expectations.pictures.evidence_frames`), each frame's video in
@@ -32,7 +32,7 @@ import numpy as np
 from marple_eval.evidence import VISION, trial_evidence
 from marple_eval.expectations.llm import messages as rating_messages
 from marple_eval.expectations.llm import pair_text
-from marple_eval.expectations.raters import presentation_order
+from marple_eval.expectations.methods import presentation_order
 from marple_eval.llm.prompts import messages as whodunit_messages
 from marple_eval.protocol import placements
 from marple_eval.settings import ProtocolSettings
@@ -44,7 +44,6 @@ from marple_gym.expectations.scenarios import scenario_of
 from marple_gym.expectations.trial import Trial
 from marple_gym.recording.records import WhodunitEpisode
 
-FAMILIES = ("beliefs", "expectations", "whodunit")
 WHODUNIT_NAMES = ("agent-1", "agent-2")
 """The opaque names the whodunit prompt's agents carry (the prompt never shows them)."""
 

@@ -1,6 +1,6 @@
 """Bayesian inverse planning: the exact likelihood of actions under the planner, and the Bayes-optimal observer."""
 
-from marple_eval.inverse.base import ANSWERS, InversePlanningModel, mission_posterior
+from marple_eval.inverse.base import ANSWERS, WhodunitInversePlanning, mission_posterior
 from marple_eval.inverse.checks import ceiling_violations
 from marple_eval.inverse.ideal import IdealObserver
 from marple_eval.inverse.likelihood import MissionTracker, PlanLikelihood
@@ -17,7 +17,7 @@ __all__ = [
     "ANSWERS",
     "MISSION_PRIORS",
     "IdealObserver",
-    "InversePlanningModel",
+    "WhodunitInversePlanning",
     "MissionPrior",
     "MissionTracker",
     "PlanLikelihood",

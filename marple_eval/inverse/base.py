@@ -11,7 +11,7 @@ Subclasses say how the two factors are computed (:meth:`log_likelihoods`,
 :meth:`reach_probability`) and how the rollouts are spent: ``rollouts`` for
 every mission (the ideal observer's exact mixture; a mission whose posterior
 weight is below :data:`NEGLIGIBLE_WEIGHT` is not rolled out, since it could add
-no more than that weight), or, with :attr:`InversePlanningModel.share_rollouts`
+no more than that weight), or, with :attr:`WhodunitInversePlanning.share_rollouts`
 (``bip``), ``rollouts`` in all, shared out among the missions in proportion to
 the posterior (largest remainders: draws from the posterior predictive, as the
 simulation rows draw ``rollouts`` per agent). The second factor is not asked
@@ -36,7 +36,7 @@ import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
 from marple_eval.inverse.priors import MissionPrior
-from marple_eval.methods.base import QueryModel
+from marple_eval.methods.whodunit import QueryMethod
 from marple_eval.success import SuccessRule
 from marple_gym.missions.mission import Mission, get_mission
 from marple_gym.validation import describe, is_int
@@ -111,10 +111,10 @@ def as_prior(resource: Any, model: str) -> MissionPrior:
     raise ValueError(f"{model} needs a mission prior per agent, got {type(resource).__name__}")
 
 
-class InversePlanningModel(QueryModel):
+class WhodunitInversePlanning(QueryMethod):
     """P(query | agent) as a posterior-weighted mixture over missions (see module docs)."""
 
-    modalities = frozenset({VISION})
+    reads = frozenset({VISION})
     share_rollouts = False
     """False: ``rollouts`` for every mission of the posterior; True: ``rollouts`` in all, shared out among the
     missions in proportion to the posterior."""

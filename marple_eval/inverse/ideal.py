@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from marple_eval.evidence import AgentEvidence
-from marple_eval.inverse.base import InversePlanningModel, ReachTerm, as_prior
+from marple_eval.inverse.base import ReachTerm, WhodunitInversePlanning, as_prior
 from marple_eval.inverse.likelihood import MissionTracker
 from marple_eval.success import SuccessRule
 from marple_gym.missions.mission import get_mission
@@ -29,10 +29,11 @@ from marple_gym.world.actions import Outcome
 from marple_gym.world.world import World
 
 
-class IdealObserver(InversePlanningModel):
-    """Exact Bayesian inverse planning with the true planner (see module docs)."""
+class IdealObserver(WhodunitInversePlanning):
+    """Exact Bayesian inverse planning with the true planner (see module docs): the family's answer key."""
 
     name = "ideal"
+    role = "answer_key"
 
     def __init__(self, rollouts: int = 100, **protocol: Any) -> None:
         super().__init__(rollouts, **protocol)

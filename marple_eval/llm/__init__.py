@@ -2,7 +2,16 @@
 
 from marple_eval.llm.answers import parse_answer, probabilities
 from marple_eval.llm.client import ChatClient, ClientSettings, LLMError, Reply
-from marple_eval.llm.model import LLMModel
+from marple_eval.llm.model import LLMMethod
 from marple_eval.llm.prompts import messages
 
-__all__ = ["ChatClient", "ClientSettings", "LLMError", "LLMModel", "Reply", "messages", "parse_answer", "probabilities"]
+__all__ = [
+    "ChatClient",
+    "ClientSettings",
+    "LLMError",
+    "LLMMethod",
+    "Reply",
+    "messages",
+    "parse_answer",
+    "probabilities",
+]

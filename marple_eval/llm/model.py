@@ -38,7 +38,7 @@ from marple_eval.llm.prompts import (
     solved_examples,
     training_pairs,
 )
-from marple_eval.methods.base import InferenceModel
+from marple_eval.methods.whodunit import WhodunitMethod
 from marple_gym.datasets.dataset import MarpleDataset
 from marple_gym.recording.records import WhodunitEpisode
 from marple_gym.validation import describe, is_int, is_number
@@ -167,11 +167,11 @@ def completions(
     return texts
 
 
-class LLMModel(InferenceModel):
+class LLMMethod(WhodunitMethod):
     """Ask a chat model which agent did it, the paper's way (see the module docstring)."""
 
     name = "llm"
-    modalities = frozenset({VISION})
+    reads = frozenset({VISION})
     suspects = 2  # the paper's prompt asks for a 0-100 answer between agent A and agent B
 
     def __init__(

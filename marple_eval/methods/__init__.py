@@ -1,18 +1,23 @@
-"""Inference models: the interface, reference models, the registry the CLI reads, and the guard around them."""
+"""Methods: the one contract every family's methods share, the whodunit family's interface and reference methods,
+the registry by family and name that the commands read, and the guard around a method's own code."""
 
-from marple_eval.methods.base import InferenceModel, normalise
-from marple_eval.methods.guard import InvalidAnswerError, ModelError, RescaledAnswerWarning
-from marple_eval.methods.reference import DistanceModel, UniformModel
-from marple_eval.methods.registry import available_models, make_model
+from marple_eval.methods.base import ROLES, Method
+from marple_eval.methods.guard import InvalidAnswerError, MethodError, RescaledAnswerWarning
+from marple_eval.methods.reference import DistanceMethod, UniformMethod
+from marple_eval.methods.registry import available_methods, make_method
+from marple_eval.methods.whodunit import QueryMethod, WhodunitMethod, normalise
 
 __all__ = [
-    "DistanceModel",
-    "InferenceModel",
+    "DistanceMethod",
     "InvalidAnswerError",
-    "ModelError",
+    "Method",
+    "MethodError",
+    "QueryMethod",
+    "ROLES",
     "RescaledAnswerWarning",
-    "UniformModel",
-    "available_models",
-    "make_model",
+    "UniformMethod",
+    "WhodunitMethod",
+    "available_methods",
+    "make_method",
     "normalise",
 ]

@@ -1,7 +1,7 @@
 """Reference models that need no training, to anchor the accuracy scale.
 
-* :class:`UniformModel` always answers 1/N (0.5 for two suspects): the chance level.
-* :class:`DistanceModel` is a simple vision heuristic: if the query state
+* :class:`UniformMethod` always answers 1/N (0.5 for two suspects): the chance level.
+* :class:`DistanceMethod` is a simple vision heuristic: if the query state
   already shows in an agent's world (it holds the picked-up object, the
   appliance is on, the table is clean...), that agent did it; otherwise the
   agent closer (in steps) to the furniture the question is about is more likely,
@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from marple_eval.evidence import VISION, AgentEvidence, TrialEvidence
-from marple_eval.methods.base import InferenceModel
+from marple_eval.methods.whodunit import WhodunitMethod
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.actions import Action
 from marple_gym.world.assets import ASSETS, BIT
@@ -23,11 +23,11 @@ from marple_gym.world.navigation import bitboard, walkable_mask
 from marple_gym.world.world import World
 
 
-class UniformModel(InferenceModel):
+class UniformMethod(WhodunitMethod):
     """Always 1/N for each of N suspects: what an evaluation scores with no information."""
 
     name = "uniform"
-    modalities = frozenset()
+    reads = frozenset()
 
     def predict(self, trial: TrialEvidence) -> tuple[float, ...]:
         return (1.0 / trial.suspects,) * trial.suspects
@@ -90,11 +90,11 @@ def distance_to(world: World, query: Subgoal) -> float:
     return math.inf
 
 
-class DistanceModel(InferenceModel):
+class DistanceMethod(WhodunitMethod):
     """The vision heuristic described in the module docstring (``scale`` in steps)."""
 
     name = "distance"
-    modalities = frozenset({VISION})
+    reads = frozenset({VISION})
 
     def __init__(self, scale: float = 5.0) -> None:
         self.scale = float(scale)

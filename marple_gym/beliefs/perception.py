@@ -17,6 +17,7 @@ with their cell.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -141,9 +142,14 @@ def sighting(house: House, state: WorldState, percept: Percept, obj: int) -> tup
 
 def sighting_of(house: House, state: WorldState, percept: Percept, code: int) -> tuple[int, tuple[int, int]] | None:
     """(piece, cell) where the agent sees an object of type ``code`` now (the first such object), or None."""
-    for obj, c in enumerate(house.obj_type_list):
-        if c == code:
-            seen = sighting(house, state, percept, obj)
-            if seen is not None:
-                return seen
+    for obj in _objects_of(house, code):
+        seen = sighting(house, state, percept, obj)
+        if seen is not None:
+            return seen
     return None
+
+
+@lru_cache(maxsize=256)
+def _objects_of(house: House, code: int) -> tuple[int, ...]:
+    """The objects of type ``code`` in ``house``, ascending: a searching agent looks for them on every step."""
+    return tuple(obj for obj, c in enumerate(house.obj_type_list) if c == code)

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from marple_gym.datasets.manifest import MANIFEST, DatasetError, check_manifest
+from marple_gym.datasets.sharded import check_fingerprints, spec_fingerprint
 from marple_gym.datasets.shards import ShardError, file_sha256, read_shard, read_shard_meta
 from marple_gym.datasets.spec import DatasetSpec
 from marple_gym.missions.tables import check_tables
@@ -29,6 +30,12 @@ from marple_gym.recording.records import Trajectory, WhodunitEpisode, first_prod
 from marple_gym.validation import message_error, read_json_file
 
 log = logging.getLogger(__name__)
+
+
+def dataset_fingerprint(spec: dict[str, Any]) -> str:
+    """The fingerprint of a dataset spec that each shard's entry records: the spec without its splits (a shard is
+    a function of its own split's settings alone, so a dataset extended by another split keeps its shards)."""
+    return spec_fingerprint({k: v for k, v in spec.items() if k != "splits"})
 
 
 def load_manifest(root: Path) -> dict[str, Any] | None:
@@ -56,6 +63,7 @@ def load_manifest(root: Path) -> dict[str, Any] | None:
                     f"{path}: shards.{shard}.{key}: {entry[key]!r}, but the spec makes {value!r}; the manifest was "
                     "edited or damaged"
                 )
+    check_fingerprints(path, manifest, dataset_fingerprint(spec.to_json()))  # a setting edited that counts miss
     missing = sorted(set(tasks) - set(manifest["shards"]))
     if manifest["complete"] and missing:
         raise DatasetError(

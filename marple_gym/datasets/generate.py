@@ -1,39 +1,35 @@
 """Generating a dataset into a directory (paper supplement C; SPEC section 7): :func:`generate_dataset`.
 
-The spec (:mod:`marple_gym.datasets.spec`) cuts the work into shards; a process pool draws them
-(:func:`marple_gym.datasets.episodes.run_task`) on every core in any order, and a killed run resumes by skipping
-the shards the manifest already lists. Each shard is written atomically; the manifest is rewritten atomically
-after each shard.
+The spec (:mod:`marple_gym.datasets.spec`) cuts the work into shards, each drawn by
+:func:`marple_gym.datasets.episodes.run_task`; the one shard writer (:func:`marple_gym.datasets.sharded.write_shards`)
+runs them on every core in any order, records each in the manifest as it lands, and a killed run resumes by
+skipping the shards the manifest already lists (and their files still match).
 """
 
 from __future__ import annotations
 
 import logging
-import multiprocessing as mp
-import os
-import shutil
 import time
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
-from marple_gym.datasets.dataset import load_manifest
+from marple_gym.datasets.dataset import dataset_fingerprint, load_manifest
 from marple_gym.datasets.episodes import run_task, test_house
-from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, MANIFEST, SPLITS, DatasetError
+from marple_gym.datasets.manifest import DATASET_FORMAT, DATASET_VERSION, SPLITS, DatasetError
+from marple_gym.datasets.sharded import Shard, write_shards
 from marple_gym.datasets.shards import file_sha256
-from marple_gym.datasets.spec import DatasetSpec, ShardTask
-from marple_gym.files import remove_stale_temporaries, write_json_atomic
+from marple_gym.datasets.spec import DatasetSpec
+from marple_gym.files import remove_stale_temporaries
 from marple_gym.missions.tables import table_fingerprints
 from marple_gym.version import __version__
 
 log = logging.getLogger(__name__)
 
 
-def _worker(args: tuple[dict[str, Any], ShardTask, str]) -> tuple[str, dict[str, Any]]:
-    spec_json, task, root = args
-    return task.path, run_task(DatasetSpec.from_json(spec_json), task, Path(root))
+def _run_shard(spec_json: dict[str, Any], root: str, shard: Shard) -> dict[str, Any]:
+    return run_task(DatasetSpec.from_json(spec_json), shard.work, Path(root))
 
 
 @dataclass
@@ -65,9 +61,7 @@ def generate_dataset(
         manifest["spec"] = spec.to_json()
     for unit in spec.units:  # a config that cannot serve a unit fails here, before anything is written
         test_house(spec, unit, 0)
-    created, fresh = not root.exists(), manifest is None
     _clean_up_after_a_kill(root)
-    root.mkdir(parents=True, exist_ok=True)
     if manifest is None:
         manifest = {
             "format": DATASET_FORMAT,
@@ -78,25 +72,22 @@ def generate_dataset(
             "shards": {},
             "complete": False,
         }
-    try:
-        written, skipped, steps = _run_tasks(spec, root, manifest, workers, progress)
-    except BaseException:
-        _clean_up_after_a_kill(root)  # the workers were terminated, perhaps mid-write
-        if not manifest["shards"]:  # nothing worth keeping: leave nothing behind
-            if created:
-                shutil.rmtree(root, ignore_errors=True)
-            elif fresh:
-                (root / MANIFEST).unlink(missing_ok=True)
-        else:
-            log.warning(
-                "%s keeps the %d shards written so far; run the same command again to resume",
-                root,
-                len(manifest["shards"]),
-            )
-        raise
-    manifest["complete"] = True
-    write_json_atomic(root / MANIFEST, manifest)
+    tasks = spec.tasks()
+    manifest["shards"] = {  # those that landed and whose files are still intact
+        t.path: manifest["shards"][t.path]
+        for t in tasks
+        if t.path in manifest["shards"]
+        and (root / t.path).is_file()
+        and file_sha256(root / t.path) == manifest["shards"][t.path]["sha256"]
+    }
+    shards = [Shard(t.path, t.split, spec.episodes_of(t), t) for t in tasks]
+    before = set(manifest["shards"])
+    written, skipped = write_shards(
+        root, manifest, shards, partial(_run_shard, spec.to_json(), str(root)), dataset_fingerprint(spec.to_json()),
+        workers=workers, progress=progress, unit="traj",
+    )  # fmt: skip
     total = sum(e["episodes"] for e in manifest["shards"].values())
+    steps = sum(manifest["shards"][s.name]["steps"] for s in shards if s.name not in before)
     return GenerationReport(root, written, skipped, total, steps, time.perf_counter() - start, manifest)
 
 
@@ -118,47 +109,3 @@ def _clean_up_after_a_kill(root: Path) -> None:
         log.warning(
             "%s: removed %d half-written temporary file(s) left by a generation that was stopped", root, len(removed)
         )
-
-
-def _run_tasks(
-    spec: DatasetSpec, root: Path, manifest: dict[str, Any], workers: int | None, progress: bool
-) -> tuple[int, int, int]:
-    """Write the shards the manifest lacks, recording each as it lands: (written, skipped, steps)."""
-    tasks = spec.tasks()
-    done = {
-        t.path
-        for t in tasks
-        if t.path in manifest["shards"]
-        and (root / t.path).is_file()
-        and file_sha256(root / t.path) == manifest["shards"][t.path]["sha256"]
-    }
-    pending = [t for t in tasks if t.path not in done]
-    manifest["complete"] = False
-    write_json_atomic(root / MANIFEST, manifest)
-    episodes = sum(spec.episodes_of(t) for t in pending)
-    bar = tqdm(total=episodes, unit="traj", desc="generating", disable=not progress)
-    workers = workers or os.cpu_count() or 1
-    jobs = [(spec.to_json(), t, str(root)) for t in pending]
-    written = steps = 0
-    if workers > 1 and len(jobs) > 1:
-        # Not "fork": forking a process that runs threads (a logger's, a server's) can copy a lock held by one of
-        # them into the child, which then hangs; the fork server starts its workers from a clean process.
-        ctx = mp.get_context("forkserver") if "forkserver" in mp.get_all_start_methods() else mp.get_context("spawn")
-        pool = ctx.Pool(min(workers, len(jobs)))
-        results = pool.imap_unordered(_worker, jobs)
-    else:
-        pool = None
-        results = map(_worker, jobs)
-    try:
-        for path, entry in results:
-            manifest["shards"][path] = entry
-            write_json_atomic(root / MANIFEST, manifest)
-            bar.update(entry["episodes"])
-            written += 1
-            steps += entry["steps"]
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-    return written, len(done), steps

@@ -37,6 +37,8 @@ MAX_SHARDS = 1_000_000
 
 SIZE_KEYS = ("test_houses", "test_per_house", "train_per_house", "train_ood")
 SHARD_KEYS = ("sha256", "episodes", "steps", "split", "unit", "role")
+"""A shard entry's keys; besides them, ``spec``: the fingerprint of the spec it was made from
+(:func:`marple_gym.datasets.sharded.spec_fingerprint`), absent from manifests written before it was recorded."""
 
 
 class DatasetError(MarpleError, RuntimeError):
@@ -126,11 +128,19 @@ def _check_unit(unit: Fields) -> str:
     return name
 
 
-def _check_shard_entry(entry: Fields) -> None:
-    entry.allow(SHARD_KEYS).require(*SHARD_KEYS)
-    sha = entry.str("sha256")
+def check_sha256(fields: Fields, key: str) -> str:
+    """A field holding a SHA-256: 64 lowercase hex digits."""
+    sha = fields.str(key)
     if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
-        raise entry.fail("sha256", f"expected 64 hex digits, got {sha[:70]!r}")
+        raise fields.fail(key, f"expected 64 hex digits, got {sha[:70]!r}")
+    return sha
+
+
+def _check_shard_entry(entry: Fields) -> None:
+    entry.allow((*SHARD_KEYS, "spec")).require(*SHARD_KEYS)
+    check_sha256(entry, "sha256")
+    if entry.has("spec"):
+        check_sha256(entry, "spec")
     entry.int("episodes", low=1)
     entry.int("steps", low=0)
     entry.str("split", choices=SPLITS)

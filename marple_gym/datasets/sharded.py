@@ -1,45 +1,56 @@
-"""Sets written in shards under a manifest: the machinery every generated family shares besides the whodunit
-datasets' own (:mod:`marple_gym.datasets.generate`).
+"""The one shard writer: every generated family's data (whodunit datasets, belief question sets, expectation
+trial sets) is written in shards under a manifest by :func:`write_shards`.
 
-A set is a folder with ``manifest.json``::
+A shard is a piece of the data that is a function of the spec and the shard alone, so shards are written in any
+order, on worker processes, with a progress bar. Each lands as whole files and is then recorded in the manifest,
+which is rewritten atomically after each shard: the manifest is the run's journal, and a killed run resumes with
+the shards it lacks. Each shard's entry also records the fingerprint of the spec it was made from
+(:func:`spec_fingerprint`), so a manifest whose spec was edited afterwards is refused (:func:`check_fingerprints`)
+rather than read as another set.
+
+The belief and expectation families' sets (:func:`generate_shards`) share one manifest layout::
 
     {"format": "marple-belief-questions", "version": 1, "generator": "marple-gym 0.1.0",
      "spec": {...what the set is a function of...},
-     "shards": {"test/shard-00000": {"split": "test", "items": 41,
+     "shards": {"test/shard-00000": {"split": "test", "items": 41, "spec": "<sha256 of the spec>",
                                      "files": {"test/shard-00000/questions.jsonl": "<sha256>", ...}}},
      "complete": true}
 
-:func:`generate_shards` writes the shards a manifest lacks (each by a top-level function, on worker processes,
-with a progress bar), recording each with its files' SHA-256 as it lands, so a killed run resumes where it
-stopped and a finished one is left alone; a folder holding a set of another spec is refused, the differing
-settings named. :func:`read_set_manifest` reads a finished set's manifest strictly and checks every file
-against its checksum.
+A folder holding a set of another spec is refused, the differing settings named. :func:`read_set_manifest` reads
+a finished set's manifest strictly and checks every file against its checksum. (Whodunit datasets keep their own
+manifest, :mod:`marple_gym.datasets.manifest`, written by the same :func:`write_shards`.)
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
+import logging
 import multiprocessing as mp
 import os
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from marple_gym.datasets.manifest import MANIFEST, DatasetError
+from marple_gym.datasets.manifest import MANIFEST, DatasetError, check_sha256
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.files import remove_stale_temporaries, write_json_atomic
 from marple_gym.validation import message_error, read_json_file, reader
 from marple_gym.version import __version__
 
+log = logging.getLogger(__name__)
+
 
 @dataclass(frozen=True)
 class Shard:
-    """One shard to write: its name (unique in the set; a folder under the root or a label), its split, how many items (questions,
-    trials) it holds for the progress bar, and what the writing function needs (picklable)."""
+    """One shard to write: its name (unique in the set: the manifest's key), its split, how many items
+    (trajectories, questions, trials) it holds for the progress bar, and what the writing function needs
+    (picklable)."""
 
     name: str
     split: str
@@ -48,8 +59,8 @@ class Shard:
 
 
 ShardWriter = Callable[[dict[str, Any], Shard, str], list[str]]
-"""``writer(spec, shard, root) -> files written``: the paths, relative to ``root``, of the shard's files, each
-written atomically. A top-level function, so that worker processes can run it."""
+"""A set's ``writer(spec, shard, root) -> files written``: the paths, relative to ``root``, of the shard's files,
+each written whole. A top-level function, so that worker processes can run it."""
 
 
 @dataclass
@@ -63,9 +74,96 @@ class ShardedReport:
     manifest: dict[str, Any]
 
 
-def _worker(args: tuple[ShardWriter, dict[str, Any], Shard, str]) -> tuple[Shard, list[str]]:
-    writer, spec, shard, root = args
-    return shard, writer(spec, shard, root)
+def spec_fingerprint(spec: dict[str, Any]) -> str:
+    """The SHA-256 of a spec as canonical JSON (sorted keys, no spaces): what each shard's entry records."""
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def check_fingerprints(path: str | os.PathLike, manifest: dict[str, Any], wanted: str) -> None:
+    """Every shard entry of ``manifest`` (read from ``path``) that records a spec fingerprint records ``wanted``,
+    the fingerprint of the manifest's spec: else the spec was edited after the shard was written (a
+    :class:`DatasetError` naming the shard). Entries written before fingerprints were recorded carry none and are
+    not checked."""
+    for name, entry in manifest["shards"].items():
+        if entry.get("spec", wanted) != wanted:
+            raise DatasetError(
+                f"{path}: spec: differs from the spec shard {name} was generated from; the manifest was edited or "
+                "damaged (generate the set again into a new folder)"
+            )
+
+
+def write_shards(
+    root: Path,
+    manifest: dict[str, Any],
+    shards: Sequence[Shard],
+    write: Callable[[Shard], dict[str, Any]],
+    fingerprint: str,
+    *,
+    workers: int | None = None,
+    progress: bool = True,
+    desc: str = "generating",
+    unit: str = "item",
+) -> tuple[int, int]:
+    """Write the ``shards`` that ``manifest`` does not list as landed (``manifest["shards"]`` holds those; the
+    caller has checked them against their files) into ``root``, recording each one's entry, ``write(shard)``
+    plus the spec's ``fingerprint``, as it lands; returns (written, skipped). ``write`` is picklable (a top-level
+    function or a partial of one): with ``workers`` > 1 it runs on that many worker processes.
+
+    The manifest is rewritten atomically after each shard and, at the end, lists the shards in ``shards``' order
+    with ``complete`` true. If the run fails or is interrupted, half-written temporary files are removed; when no
+    shard had landed, nothing is left behind (the folder, if this run created it, or else a manifest it started).
+    """
+    created = not root.exists()
+    fresh = not (root / MANIFEST).is_file()
+    landed = manifest["shards"]
+    pending = [s for s in shards if s.name not in landed]
+    skipped = len(shards) - len(pending)
+    root.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(root)  # half-written files of a killed run: never the files themselves
+    manifest["complete"] = False
+    write_json_atomic(root / MANIFEST, manifest)
+    bar = tqdm(total=sum(s.items for s in pending), unit=unit, desc=desc, disable=not progress)
+    workers = min(workers or os.cpu_count() or 1, len(pending))
+    pool = None
+    if workers > 1:
+        # The fork server, not fork: forking a process that runs threads can copy a lock one of them holds.
+        ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
+        pool = ctx.Pool(workers)
+        results = pool.imap_unordered(partial(_landed, write), pending)
+    else:
+        results = map(partial(_landed, write), pending)
+    try:
+        for shard, entry in results:
+            landed[shard.name] = {**entry, "spec": fingerprint}
+            write_json_atomic(root / MANIFEST, manifest)
+            bar.update(shard.items)
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+            pool = None
+        remove_stale_temporaries(root)  # the workers were terminated, perhaps mid-write
+        if not landed and created:
+            shutil.rmtree(root, ignore_errors=True)  # nothing worth keeping
+        elif not landed and fresh:
+            (root / MANIFEST).unlink(missing_ok=True)
+        elif landed:
+            log.warning("%s keeps the %d shards written so far; run the same command again to resume", root,
+                        len(landed))  # fmt: skip
+        raise
+    finally:
+        bar.close()
+        if pool is not None:
+            pool.close()
+            pool.join()
+    manifest["shards"] = {s.name: landed[s.name] for s in shards}  # in the spec's order, whatever order they landed
+    manifest["complete"] = True
+    write_json_atomic(root / MANIFEST, manifest)
+    return len(pending), skipped
+
+
+def _landed(write: Callable[[Shard], dict[str, Any]], shard: Shard) -> tuple[Shard, dict[str, Any]]:
+    return shard, write(shard)
 
 
 def generate_shards(
@@ -82,56 +180,26 @@ def generate_shards(
 ) -> ShardedReport:
     """Write (or resume writing) ``shards`` of the set ``spec`` into ``root`` (see the module docs)."""
     root = Path(root)
-    manifest = _open(root, fmt, version, spec)
-    created = not root.exists()
-    root.mkdir(parents=True, exist_ok=True)
-    remove_stale_temporaries(root)  # half-written files of a killed run: never the files themselves
-    done = {s.name for s in shards if s.name in manifest["shards"] and _intact(root, manifest["shards"][s.name])}
-    manifest["shards"] = {name: entry for name, entry in manifest["shards"].items() if name in done}
-    pending = [s for s in shards if s.name not in done]
-    if not pending and manifest["complete"] and set(manifest["shards"]) == {s.name for s in shards}:
-        return ShardedReport(root, 0, len(done), sum(s.items for s in shards), manifest)  # finished: left alone
-    manifest["complete"] = False
-    write_json_atomic(root / MANIFEST, manifest)
-    bar = tqdm(total=sum(s.items for s in pending), unit=unit, desc=f"generating {fmt}", disable=not progress)
-    jobs = [(writer, spec, s, str(root)) for s in pending]
-    workers = min(workers or os.cpu_count() or 1, len(jobs))
-    pool = None
-    if workers > 1:
-        # The fork server, not fork: forking a process that runs threads can copy a lock one of them holds.
-        ctx = mp.get_context("forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn")
-        pool = ctx.Pool(workers)
-        results = pool.imap_unordered(_worker, jobs)
-    else:
-        results = map(_worker, jobs)
-    try:
-        for shard, files in results:
-            manifest["shards"][shard.name] = {
-                "split": shard.split,
-                "items": shard.items,
-                "files": {f: file_sha256(root / f) for f in files},
-            }
-            write_json_atomic(root / MANIFEST, manifest)
-            bar.update(shard.items)
-    except BaseException:
-        if pool is not None:
-            pool.terminate()
-            pool.join()
-            pool = None
-        remove_stale_temporaries(root)
-        if created and not manifest["shards"]:
-            shutil.rmtree(root, ignore_errors=True)  # nothing worth keeping
-        raise
-    finally:
-        bar.close()
-        if pool is not None:
-            pool.close()
-            pool.join()
-    manifest["shards"] = {s.name: manifest["shards"][s.name] for s in shards}  # in the spec's order
-    manifest["complete"] = True
-    write_json_atomic(root / MANIFEST, manifest)
     items = sum(s.items for s in shards)
-    return ShardedReport(root, len(pending), len(done), items, manifest)
+    if not items:
+        raise DatasetError(f"{root}: the spec asks for no items, so there is no {fmt} set to write")
+    manifest = _open(root, fmt, version, spec)
+    intact = {s.name for s in shards if s.name in manifest["shards"] and _intact(root, manifest["shards"][s.name])}
+    if manifest["complete"] and intact == set(manifest["shards"]) == {s.name for s in shards}:
+        return ShardedReport(root, 0, len(intact), items, manifest)  # finished: left alone
+    manifest["shards"] = {name: entry for name, entry in manifest["shards"].items() if name in intact}
+    write = partial(_set_shard, writer, manifest["spec"], str(root))
+    written, skipped = write_shards(
+        root, manifest, shards, write, spec_fingerprint(manifest["spec"]), workers=workers, progress=progress,
+        desc=f"generating {fmt}", unit=unit,
+    )  # fmt: skip
+    return ShardedReport(root, written, skipped, items, manifest)
+
+
+def _set_shard(writer: ShardWriter, spec: dict[str, Any], root: str, shard: Shard) -> dict[str, Any]:
+    """A set's shard written, as its manifest entry: its split, items and files with their SHA-256."""
+    files = writer(spec, shard, root)
+    return {"split": shard.split, "items": shard.items, "files": {f: file_sha256(Path(root) / f) for f in files}}
 
 
 def _open(root: Path, fmt: str, version: int, spec: dict[str, Any]) -> dict[str, Any]:
@@ -151,6 +219,7 @@ def _open(root: Path, fmt: str, version: int, spec: dict[str, Any]) -> dict[str,
     manifest = _check(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
     if manifest["format"] != fmt:
         raise DatasetError(f"{path}: holds a {manifest['format']} set, not {fmt}; choose another folder")
+    check_fingerprints(path, manifest, spec_fingerprint(manifest["spec"]))
     theirs, ours = _flat(manifest["spec"]), _flat(_plain(spec))
     if theirs != ours:
         keys = sorted(k for k in {*theirs, *ours} if theirs.get(k) != ours.get(k))
@@ -194,14 +263,14 @@ def _check(data: Any, file: str) -> dict[str, Any]:
     top.bool("complete")
     shards = top.fields("shards")
     for name in shards.data:
-        entry = shards.fields(name).allow(("split", "items", "files")).require("split", "items", "files")
+        entry = shards.fields(name).allow(("split", "items", "files", "spec")).require("split", "items", "files")
         entry.str("split")
         entry.int("items", low=0)
+        if entry.has("spec"):
+            check_sha256(entry, "spec")
         files = entry.fields("files")
         for f in files.data:
-            sha = files.str(f)
-            if len(sha) != 64 or any(c not in "0123456789abcdef" for c in sha):
-                raise files.fail(f, f"expected 64 hex digits, got {sha[:70]!r}")
+            check_sha256(files, f)
             if Path(f).is_absolute() or ".." in Path(f).parts:
                 raise files.fail(f, "a shard's file must lie inside the set's folder")
     return data
@@ -221,6 +290,7 @@ def read_set_manifest(root: str | os.PathLike, fmt: str, version: int, command: 
         raise DatasetError(f"{path}: version {manifest['version']} is not supported (expected {version})")
     if not manifest["complete"]:
         raise DatasetError(f"{root}: its generation did not finish; run the same `{command}` again to resume it")
+    check_fingerprints(path, manifest, spec_fingerprint(manifest["spec"]))
     for name, entry in manifest["shards"].items():
         for f, sha in entry["files"].items():
             if not (root / f).is_file():

@@ -212,12 +212,13 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         return self._observation(), self._info(None)
 
     def step(self, action):
-        if self.episode is None:
+        episode = self.episode
+        if episode is None:
             raise RuntimeError("call reset() before step()")
-        ((outcome, achieved),) = self.episode.advance(self.house, (int(action),))
-        terminated = self.progress.complete
+        ((outcome, achieved),) = episode.advance(self.house, (int(action),))
+        terminated = episode.progress[0].complete
         reward = (1.0 if terminated else 0.0) + (self.subgoal_reward if achieved is not None else 0.0)
-        truncated = not terminated and self.step_count >= self.max_steps
+        truncated = not terminated and episode.step_count >= self.max_steps
         obs = self._observation()
         if self.render_mode == "human":
             self.render()
@@ -269,10 +270,6 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         return self._pending_mission if self.episode is None else self.episode.progress[0].mission
 
     @property
-    def step_count(self) -> int:
-        return 0 if self.episode is None else self.episode.step_count
-
-    @property
     def last_outcome(self) -> Outcome | None:
         """What the agent's last action did (None before the first step)."""
         return None if self.episode is None else self.episode.last_outcomes[0]
@@ -292,24 +289,16 @@ class MarpleEnv(MiniGridAPI, gym.Env):
         )
 
     def _info(self, outcome: Outcome | None, achieved: int | None = None) -> dict[str, Any]:
+        progress = self.episode.progress[0]
         info: dict[str, Any] = {
-            "mission": self.mission.name,
-            "subgoal": self.progress.index,
+            "mission": progress.mission.name,
+            "subgoal": progress.index,
             "achieved": NOT_ACHIEVED if achieved is None else int(achieved),
             "action_success": True if outcome is None else bool(outcome.success),
         }
         if self.with_scene_graph:
             info["scene_graph"] = self.scene_graph()
         return info
-
-    # ---- the attributes MiniGrid's wrappers and tools read (more in MiniGridAPI) ---------------------
-    @property
-    def width(self) -> int:
-        return self.config.width
-
-    @property
-    def height(self) -> int:
-        return self.config.height
 
     def scene_graph(self):
         """The scene graph of the current state (a new ``networkx.DiGraph``)."""

@@ -9,9 +9,11 @@ MiniGrid describes a cell by one object, encoded as the triple (``OBJECT_TO_IDX`
 * an object the agent could see and take (on furniture, or in an open or lidless container): ``ball`` in its
   category's colour (MiniGrid's ``key`` opens locked doors, which MARPLE does not have); an object shut in a
   closed container leaves the ``box`` showing, as MiniGrid's box hides its contents;
-* a target cell of the agent's current subgoal (what its action applies to): ``goal``, green, over what lies
-  there, MiniGrid's mark of where the task is done (``DirectionObsWrapper`` reads it);
-* a cell the agent does not see in a partial view: ``unseen``.
+* a target cell of the agent's current subgoal (what its action applies to; for the searching agent of
+  ``Marple-Search-v0``, the cell of the object it searches for): ``goal``, green, over what lies there,
+  MiniGrid's mark of where the task is done (``DirectionObsWrapper`` reads it);
+* a cell the agent does not see in a partial view, or does not perceive (a searching agent sees its room):
+  ``unseen``.
 
 Colours follow one rule: the i-th room type (asset order: Kitchen, Bedroom, Bathroom, Garage, Study, Living
 Room) and the i-th object category take MiniGrid's i-th colour (``COLOR_TO_IDX`` order: red, green, blue,
@@ -26,6 +28,7 @@ reader (``encode``, ``slice``, ``render``, ``process_vis``, ``isinstance(cell, G
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import cache
 
 import numpy as np
@@ -34,6 +37,7 @@ from minigrid.core.grid import Grid
 from minigrid.core.world_object import WorldObj
 
 from marple_gym.evidence.egocentric import egocentric_view, view_cells
+from marple_gym.evidence.visibility import Visibility
 from marple_gym.missions.feasibility import target_cells
 from marple_gym.missions.mission import Subgoal
 from marple_gym.world.assets import ASSETS, DOOR, FIRST_FURNITURE, OPEN_BIT, WALL
@@ -143,27 +147,38 @@ def to_grid(codes: np.ndarray) -> tuple[Grid, np.ndarray]:
     return grid, (codes[..., 0] != OBJECT_TO_IDX["unseen"]).T
 
 
-def house_grid(world: World, subgoal: Subgoal | None, agent: int = 0) -> Grid:
-    """MiniGrid's object grid of the whole house (``env.grid``): a new ``Grid``, so writing to it changes
-    nothing in the env."""
-    return to_grid(encode_cells(world.state.grid, goal_mask(world, subgoal, agent)))[0]
+def house_grid(world: World, goal: np.ndarray) -> Grid:
+    """MiniGrid's object grid of the whole house (``env.grid``), the ``goal`` cells marked: a new ``Grid``, so
+    writing to it changes nothing in the env."""
+    return to_grid(encode_cells(world.state.grid, goal))[0]
 
 
 def view_codes(
-    world: World, subgoal: Subgoal | None, view_size: int, see_through_walls: bool, agent: int = 0
+    world: World,
+    goal: np.ndarray,
+    view_size: int,
+    see_through_walls: bool,
+    perceived: Visibility | None = None,
+    agent: int = 0,
 ) -> np.ndarray:
     """(view_size, view_size, 3) MiniGrid codes of the agent's egocentric view, ``[row, column]``.
 
     The env's own view (:func:`~marple_gym.evidence.egocentric.egocentric_view`: the agent facing up in the
     bottom row's middle, outside cells walls, hidden cells zero) encoded cell by cell; the agent's cell shows
     the object it holds longest, or ``empty``, as MiniGrid's ``gen_obs_grid`` shows what the agent carries.
+    ``goal`` is the (H, W) mask of the house's goal cells. ``perceived`` cuts out what the agent does not
+    perceive besides (a searching agent's room, the closed containers' contents): those cells are ``unseen``,
+    and a goal shows only where the agent sees what lies on its cell.
     """
     state = world.state
+    if perceived is not None:
+        state = replace(state, grid=perceived.vision(state.grid))
+        goal = goal & perceived.seen & ~perceived.sealed_cells
     xs, ys, seen = view_cells(state, agent, view_size, see_through_walls)
     height, width = state.grid.shape[:2]
-    goal = seen & goal_mask(world, subgoal, agent)[ys.clip(0, height - 1), xs.clip(0, width - 1)]
+    in_view = seen & goal[ys.clip(0, height - 1), xs.clip(0, width - 1)]
     view = egocentric_view(state, agent, view_size, see_through_walls)
-    codes = encode_cells(view, goal)
+    codes = encode_cells(view, in_view)
     me = (view_size - 1, view_size // 2)
     held = int(view[me][CH_OBJ])
     codes[me] = (OBJECT_TO_IDX["ball"], OBJECT_COLOUR_IDX[held], 0) if held else _triple("empty")
@@ -171,7 +186,13 @@ def view_codes(
 
 
 def view_grid(
-    world: World, subgoal: Subgoal | None, view_size: int, see_through_walls: bool, agent: int = 0
+    world: World,
+    goal: np.ndarray,
+    view_size: int,
+    see_through_walls: bool,
+    perceived: Visibility | None = None,
+    agent: int = 0,
 ) -> tuple[Grid, np.ndarray]:
-    """MiniGrid's ``gen_obs_grid``: the ``Grid`` of the agent's view and which of its cells the agent sees."""
-    return to_grid(view_codes(world, subgoal, view_size, see_through_walls, agent))
+    """MiniGrid's ``gen_obs_grid``: the ``Grid`` of the agent's view and which of its cells the agent sees
+    (arguments as :func:`view_codes`)."""
+    return to_grid(view_codes(world, goal, view_size, see_through_walls, perceived, agent))

@@ -8,10 +8,15 @@ from marple_gym.errors import MarpleError
 from marple_gym.missions.mission import MISSIONS
 
 HOUSEHOLD_ID = "Marple-Household-v0"
-FAMILY_IDS: dict[str, tuple[str, int, str]] = {
-    "Marple-Search-v0": ("marple_gym.envs.search:SearchEnv", 200, "search a house for an object it may not see"),
+FAMILY_IDS: dict[str, tuple[str, str, int, str]] = {
+    "Marple-Search-v0": (
+        "marple_gym.envs.search:SearchEnv",
+        "marple_gym.envs.search:SearchVectorEnv",
+        200,
+        "search a house for an object it may not see",
+    ),
 }
-"""The other families' envs: id -> (entry point, step limit, what it is). They have no native vector env."""
+"""The other families' envs: id -> (entry point, vector entry point, step limit, what it is)."""
 MAX_EPISODE_STEPS = 500
 """``spec.max_episode_steps`` of every id: the env's own ``max_steps`` default, so the
 ``TimeLimit`` wrapper and the env truncate on the same step. For longer episodes pass
@@ -28,7 +33,8 @@ def mission_env_id(mission_name: str) -> str:
 
 
 def env_ids() -> list[str]:
-    """Every id this package registers."""
+    """The ids of the ten missions' envs and of the household (the ladder's are ``marple_gym.level_ids()``, the
+    other families' :data:`FAMILY_IDS`; every id of ours is in Gymnasium's registry)."""
     return [mission_env_id(name) for name in MISSIONS] + [HOUSEHOLD_ID]
 
 
@@ -71,5 +77,5 @@ def register_envs() -> None:
     """Register all MARPLE envs with Gymnasium (safe to call twice)."""
     for env_id, (entry_point, vector_entry_point) in _entry_points().items():
         register(env_id, entry_point, vector_entry_point)
-    for env_id, (entry_point, steps, _) in FAMILY_IDS.items():
-        register(env_id, entry_point, None, steps)
+    for env_id, (entry_point, vector_entry_point, steps, _) in FAMILY_IDS.items():
+        register(env_id, entry_point, vector_entry_point, steps)

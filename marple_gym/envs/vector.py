@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import gymnasium as gym
@@ -29,6 +30,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from marple_gym.envs.household import MarpleEnv
+from marple_gym.envs.image_copies import ImageCopies
 from marple_gym.envs.spaces import action_space, observation_space
 from marple_gym.episode.batch import EpisodeBatch
 from marple_gym.episode.observe import OBSERVATION_KEYS
@@ -38,6 +40,7 @@ from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.mission import MISSIONS
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
+from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.state import WorldState
 from marple_gym.world.world import World
 
@@ -54,9 +57,10 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
     vector envs batch infos.
 
     ``copy`` (as Gymnasium's ``SyncVectorEnv``): with True (the default) every
-    observation is the caller's own; with False the ``image`` is the batch's
-    grid itself, a view that the next ``step`` or ``reset`` overwrites, which
-    saves copying N x H x W x 8 bytes per step.
+    observation is the caller's own (an ``image`` the caller has let go of is
+    reused, brought up to date by copying only the cells that changed:
+    :mod:`marple_gym.envs.image_copies`); with False the ``image`` is the
+    batch's grid itself, a view that the next ``step`` or ``reset`` overwrites.
     """
 
     metadata = {"render_modes": ["rgb_array"], "render_fps": 8, "autoreset_mode": AutoresetMode.NEXT_STEP}
@@ -113,6 +117,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self.start: WorldState | None = None
         self.episodes: EpisodeBatch | None = None
         self._restart = np.zeros(self.num_envs, dtype=bool)
+        self._images = ImageCopies()
 
     # ---- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
@@ -135,6 +140,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
             others = [self._sample_missions(1, None if s is None else seeding.np_random(s)[0])[0] for s in seeds[1:]]
         missions = np.concatenate([first, np.asarray(others, dtype=np.int64)])
         self.episodes = EpisodeBatch.start(BatchedState.repeat(world.state, self.num_envs), self.table, (missions,))
+        self._images.forget()
         self._restart[:] = False
         n = self.num_envs
         return self._observation(), self._info(np.full(n, -1), np.ones(n, dtype=bool))
@@ -203,7 +209,10 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         return rng.choice(len(self._weights), size=n, p=self._weights)
 
     def _observation(self) -> dict[str, Any]:
-        return self.episodes.observe(self.house, 0, self.observation_keys, copy=self.copy)
+        obs = self.episodes.observe(self.house, 0, self.observation_keys, copy=False)
+        if self.copy and "image" in obs:
+            obs["image"] = self._images.copy(HouseBatch.of(self.house), self.episodes.world)
+        return obs
 
     def _info(self, achieved: np.ndarray, success: np.ndarray) -> dict[str, Any]:
         """The single env's info keys batched as Gymnasium's vector envs batch them: an array per key and its
@@ -216,6 +225,28 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         }
         masks = {f"_{key}": np.ones(self.num_envs, dtype=bool) for key in values}
         return {**values, **masks}
+
+
+class SerialVectorEnv(gym.vector.SyncVectorEnv):
+    """``num_envs`` single envs of one class stepped one after another (Gymnasium's ``SyncVectorEnv``): the
+    ``vector_entry_point`` of the ids whose episodes cannot share one house, as :class:`MarpleVectorEnv`'s do
+    (a ladder level draws a house for each episode's task, a search one for each episode's object).
+
+    A subclass names the single env (:attr:`env_class`) and its step limit (:attr:`max_steps`); every
+    sub-env takes the single env's arguments.
+    """
+
+    env_class: type[gym.Env]
+    """The single env each sub-env is."""
+    max_steps: int
+    """The single env's ``max_steps`` default."""
+
+    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs: Any) -> None:
+        if int(num_envs) < 1:
+            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
+        if max_episode_steps is not None:  # Gymnasium passes the spec's limit: the first limit ends an episode
+            kwargs["max_steps"] = min(kwargs.get("max_steps", self.max_steps), max_episode_steps)
+        super().__init__([partial(self.env_class, **kwargs) for _ in range(int(num_envs))])
 
 
 def _make_class(mission: str) -> type[MarpleVectorEnv]:

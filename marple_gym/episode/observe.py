@@ -19,7 +19,7 @@ from marple_gym.evidence.audio import SILENCE, audio_token, audio_tokens
 from marple_gym.evidence.egocentric import egocentric_view
 from marple_gym.evidence.language import intent
 from marple_gym.missions.batch import BatchProgress, MissionTable
-from marple_gym.missions.mission import Subgoal, subgoal_codes
+from marple_gym.missions.mission import Mission, Subgoal, subgoal_codes
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house import House
 from marple_gym.world.house_batch import HouseBatch
@@ -51,6 +51,24 @@ _NO_MISSION = ""
 @lru_cache(maxsize=512)
 def _intent(subgoal: Subgoal | None) -> str:
     return intent(subgoal)
+
+
+def _texts_of(subgoals: Sequence[Subgoal | None]) -> tuple[tuple[str, ...], np.ndarray]:
+    """The intent sentence and the subgoal codes of each of ``subgoals`` (the codes (len, 4), read-only)."""
+    codes = np.stack([subgoal_codes(sg) for sg in subgoals])
+    codes.flags.writeable = False
+    return tuple(_intent(sg) for sg in subgoals), codes
+
+
+@lru_cache(maxsize=256)
+def _mission_texts(mission: Mission) -> tuple[tuple[str, ...], np.ndarray]:
+    """A mission's intent sentence and subgoal codes at each subgoal index, the last entry for "done": every step
+    observes them, and they change only with the subgoal."""
+    return _texts_of((*mission.subgoals, None))
+
+
+_NO_TEXTS = _texts_of((None,))
+"""The texts of an agent without a mission (read at index -1)."""
 
 
 @lru_cache(maxsize=256)
@@ -111,6 +129,8 @@ def observe(
     state = episode.world
     index = episode.agents[agent]
     tracker = episode.progress[agent]
+    intents, codes = _NO_TEXTS if tracker is None else _mission_texts(tracker.mission)
+    step = -1 if tracker is None else tracker.index
     obs: dict[str, Any] = {}
     for key in keys:
         if key == "image" and view is not None:
@@ -125,13 +145,13 @@ def observe(
         elif key == "mission":
             obs[key] = _NO_MISSION if tracker is None else tracker.mission.title
         elif key == "intent":
-            obs[key] = _intent(None if tracker is None else tracker.current)
+            obs[key] = intents[step]
         elif key == "audio":
             obs[key] = audio_token(episode.last_outcomes[agent], house, state)
         elif key == "position":
             obs[key] = tuple(state.agent_pos[index].tolist())
         elif key == "subgoal":
-            obs[key] = subgoal_codes(None if tracker is None else tracker.current)
+            obs[key] = codes[step].copy()
         elif key == "subgoal_index":
             obs[key] = -1 if tracker is None or tracker.complete else tracker.index
         elif key == "heard":
@@ -151,9 +171,9 @@ def _texts(table: MissionTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     intents = np.full((len(table.missions), width), _intent(None), dtype=object)
     codes = np.zeros((len(table.missions), width, 4), dtype=np.int64)
     for i, m in enumerate(table.missions):
-        for k, sg in enumerate(m.subgoals):
-            intents[i, k] = _intent(sg)
-            codes[i, k] = subgoal_codes(sg)
+        sentences, rows = _mission_texts(m)
+        intents[i, : len(m.subgoals)] = sentences[:-1]
+        codes[i, : len(m.subgoals)] = rows[:-1]
     return titles, intents.reshape(-1), codes.reshape(-1, 4)
 
 

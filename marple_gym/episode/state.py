@@ -92,14 +92,23 @@ class EpisodeState:
         if len(actions) != len(self.agents):
             raise ValueError(f"expected {len(self.agents)} actions (one per acting agent), got {len(actions)}")
         state = self.world
-        outcomes = tuple([apply_action(house, state, agent, int(a)) for agent, a in zip(self.agents, actions)])
+        if len(actions) == 1:  # one acting agent, as in every single env: its step is a tenth cheaper without lists
+            outcomes = (apply_action(house, state, self.agents[0], int(actions[0])),)
+        else:
+            outcomes = tuple([apply_action(house, state, agent, int(a)) for agent, a in zip(self.agents, actions)])
         return self.follow(house, outcomes)
 
     def follow(self, house: House, outcomes: tuple[Outcome, ...]) -> tuple[AgentStep, ...]:
         """The second half of :meth:`advance`: each acting agent's progress follows its outcome, the world being
         already the one the outcomes left (a transition a caching planner looked up rather than applied)."""
         view = World(house, self.world)
-        steps = tuple([AgentStep(o, None if p is None else p.update(o, view)) for p, o in zip(self.progress, outcomes)])
+        if len(outcomes) == 1:  # one acting agent, as in advance
+            (outcome,), (progress,) = outcomes, self.progress
+            steps = (AgentStep(outcome, None if progress is None else progress.update(outcome, view)),)
+        else:
+            steps = tuple(
+                [AgentStep(o, None if p is None else p.update(o, view)) for p, o in zip(self.progress, outcomes)]
+            )
         self.last_outcomes = outcomes
         self.step_count += 1
         return steps

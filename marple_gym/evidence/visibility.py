@@ -33,9 +33,10 @@ import numpy as np
 from marple_gym.evidence.egocentric import view_cells
 from marple_gym.world.assets import ASSETS, OPEN_BIT
 from marple_gym.world.house import House
-from marple_gym.world.state import CH_OBJ, CH_OBJ_ID, CH_OBJ_STATE, WorldState
+from marple_gym.world.state import CH_OBJ, CH_OBJ_ID, NUM_CHANNELS, WorldState
 
-_OBJECT_CHANNELS = [CH_OBJ, CH_OBJ_STATE, CH_OBJ_ID]
+_OBJECT_CHANNELS = slice(CH_OBJ, CH_OBJ_ID + 1)
+"""The object's type, state and id: consecutive channels."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -146,18 +147,26 @@ class Visibility:
     def hides_anything(self) -> bool:
         return bool(self.hidden.any()) or bool(self.sealed)
 
+    @cached_property
+    def kept(self) -> np.ndarray:
+        """(H, W, 8) uint8: 1 for each channel of each cell that :meth:`vision` keeps, 0 for what it cuts (every
+        channel of a hidden cell, the object channels of a sealed container's cells).
+
+        A view is made once and cut many times (an agent's percepts are kept and met again as it walks), so
+        the cut is worked out here once and applied as one multiplication.
+        """
+        kept = np.ones((*self.hidden.shape, NUM_CHANNELS), dtype=np.uint8)
+        kept[self.sealed_cells, _OBJECT_CHANNELS] = 0
+        kept[self.hidden] = 0
+        kept.flags.writeable = False
+        return kept
+
     # ---- cutting the evidence -----------------------------------------------------------------------------------
     def vision(self, grid: np.ndarray) -> np.ndarray:
         """A copy of a vision array (H, W, 8), or a stack of them (..., H, W, 8), with the hidden parts zeroed."""
         if grid.shape[-3:-1] != self.hidden.shape:
             raise ValueError(f"vision array of shape {grid.shape} does not fit a house of {self.hidden.shape} cells")
-        out = grid.copy()
-        if self.sealed:
-            contents = out[..., self.sealed_cells, :]
-            contents[..., _OBJECT_CHANNELS] = 0
-            out[..., self.sealed_cells, :] = contents
-        out[..., self.hidden, :] = 0
-        return out
+        return np.multiply(grid, self.kept, dtype=grid.dtype)
 
     def scene_graph(self, graph: nx.DiGraph) -> nx.DiGraph:
         """A copy of a scene graph of this house without the entities this view hides (see module docs)."""

@@ -34,6 +34,7 @@ every video through the world's rules and checks its states.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -41,7 +42,7 @@ from typing import Any
 
 from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS
 from marple_gym.expectations.trial import SPLITS, Episode, Trial, TrialError, TrialKey
-from marple_gym.files import write_json_atomic
+from marple_gym.files import atomic_write
 from marple_gym.generation.stage import Stage, StageRoom
 from marple_gym.planner.utility import ActionCosts, Preferences
 from marple_gym.validation import Fields, message_error, read_json_file, reader
@@ -154,9 +155,17 @@ def trial_path(root: str | os.PathLike, key: TrialKey) -> Path:
     return folder / f"Trial_{key.index:05d}.json"
 
 
-def write_trials(trials: Iterable[Trial], root: str | os.PathLike) -> list[Path]:
-    """Write each trial's document into AGENT's tree under ``root`` (each file whole or not at all)."""
-    return [write_json_atomic(trial_path(root, t.key), trial_document(t), indent=None) for t in trials]
+def write_trials(trials: Iterable[Trial], root: str | os.PathLike, sync: bool = True) -> list[Path]:
+    """Write each trial's document into AGENT's tree under ``root`` (each file whole or not at all), as compact
+    JSON; ``sync`` False leaves the files' flushing to disk to the operating system (a set's shard writer, whose
+    manifest records every file's checksum: see :func:`marple_gym.files.atomic_write`)."""
+    written = []
+    for trial in trials:
+        path = trial_path(root, trial.key)
+        with atomic_write(path, sync=sync) as f:
+            f.write(json.dumps(trial_document(trial), separators=(",", ":")))
+        written.append(path)
+    return written
 
 
 # ---- reading ---------------------------------------------------------------------------------------------------------

@@ -50,6 +50,8 @@ class TrialSetSpec:
         bad = {k: v for k, v in self.sizes.items() if k not in SPLITS or not isinstance(v, int) or v < 0}
         if bad or self.seed < 0:
             raise ValueError(f"sizes map splits {SPLITS} to trials per type >= 0, got {dict(self.sizes)}")
+        if not any(self.sizes.values()):
+            raise ValueError(f"a trial set needs trials: every split has 0 trials per type ({dict(self.sizes)})")
 
     def keys(self, split: str) -> list[TrialKey]:
         return trial_keys(split, self.sizes.get(split, 0), self.types)
@@ -90,7 +92,8 @@ def generate_trial_set(
 
 
 def _write_shard(spec_json: dict[str, Any], shard: Shard, root: str) -> list[str]:
-    written = write_trials((make_trial(key, spec_json["seed"]) for key in shard.work), root)
+    # Unsynced: the manifest, synced after each shard, records every file's SHA-256, which resuming and reading check.
+    written = write_trials((make_trial(key, spec_json["seed"]) for key in shard.work), root, sync=False)
     return [p.relative_to(root).as_posix() for p in written]
 
 

@@ -25,7 +25,7 @@ def env_catalog(levels: bool = False) -> EnvCatalog:
     too (else only counted)."""
     rows = [(mission_env_id(name), mission.title) for name, mission in MISSIONS.items()]
     rows.append((HOUSEHOLD_ID, "any mission(s) in any house config"))
-    rows += [(env_id, what) for env_id, (_, _, what) in FAMILY_IDS.items()]
+    rows += [(env_id, what) for env_id, (*_, what) in FAMILY_IDS.items()]
     if not levels:
         return EnvCatalog(rows, more_levels=len(LEVELS))
     rows += [(env_id, f"{level.rung}: {level.description}") for env_id, level in LEVELS.items()]

@@ -24,16 +24,16 @@ for the dense reward.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import partial
-
-import gymnasium as gym
 
 from marple_gym.envs.household import MarpleEnv
 from marple_gym.envs.registration import register
+from marple_gym.envs.search import search_title
+from marple_gym.envs.vector import SerialVectorEnv
 from marple_gym.evidence.language import intent, word
 from marple_gym.generation.config import HouseConfig
 from marple_gym.missions.mission import MISSIONS, Mission, Subgoal
 from marple_gym.world.actions import Action
+from marple_gym.world.assets import ASSETS
 
 ONE_ROOM = {"width": 8, "height": 8, "num_rooms": 1, "max_num_rooms": 1, "furniture_per_room": [2, 3]}
 TWO_ROOMS = {"width": 13, "height": 7, "num_rooms": 2, "max_num_rooms": 2, "furniture_per_room": [1, 2]}
@@ -182,6 +182,7 @@ def mission_words() -> dict[str, int]:
     vocabulary is MiniGrid's); like that wrapper, a comma counts as a word.
     """
     titles = [m.title for m in MISSIONS.values()] + [m.title for level in LEVELS.values() for m in level.missions]
+    titles += [search_title(name) for name in ASSETS.object_names if name]
     words = sorted({word for title in titles for word in title.replace(",", " , ").split()})
     return {word: i for i, word in enumerate(words)}
 
@@ -242,7 +243,7 @@ def _doc(level: Level) -> str:
     """
 
 
-class LevelVectorEnv(gym.vector.SyncVectorEnv):
+class LevelVectorEnv(SerialVectorEnv):
     """``num_envs`` episodes of a ladder level, stepped one after another (Gymnasium's ``SyncVectorEnv``).
 
     The level's ``vector_entry_point``: ``gym.make_vec(level_id, n, vectorization_mode="vector_entry_point")``.
@@ -251,21 +252,13 @@ class LevelVectorEnv(gym.vector.SyncVectorEnv):
     single level env, with the single env's arguments.
     """
 
-    level_env: type[LevelEnv]
-
-    def __init__(self, num_envs: int = 1, max_episode_steps: int | None = None, **kwargs) -> None:
-        if int(num_envs) < 1:
-            raise ValueError(f"num_envs must be at least 1, got {num_envs}")
-        if max_episode_steps is not None:  # Gymnasium passes the spec's limit: the first limit ends an episode
-            kwargs["max_steps"] = min(kwargs.get("max_steps", self.level_env.level.max_steps), max_episode_steps)
-        super().__init__([partial(self.level_env, **kwargs) for _ in range(int(num_envs))])
-
 
 def _classes(level: Level) -> tuple[type[LevelEnv], type[LevelVectorEnv]]:
     name = level.env_name.replace("-", "")
     env = type(f"{name}Env", (LevelEnv,), {"level": level, "__doc__": _doc(level), "__module__": __name__})
     doc = f"{level.env_id}: :class:`LevelVectorEnv` of :class:`{env.__name__}`."
-    vector = type(f"{name}VectorEnv", (LevelVectorEnv,), {"level_env": env, "__doc__": doc, "__module__": __name__})
+    attributes = {"env_class": env, "max_steps": level.max_steps, "__doc__": doc, "__module__": __name__}
+    vector = type(f"{name}VectorEnv", (LevelVectorEnv,), attributes)
     return env, vector
 
 

@@ -108,32 +108,38 @@ def render_frame(
 
 
 def render_view(
-    world: World, view_size: int, tile_size: int = 32, *, agent: int = 0, see_through_walls: bool = False
+    world: World,
+    view_size: int,
+    tile_size: int = 32,
+    *,
+    agent: int = 0,
+    see_through_walls: bool = False,
+    perceived: Visibility | None = None,
 ) -> np.ndarray:
     """What agent ``agent`` sees, drawn: a (view_size * tile_size)-pixel square, MiniGrid's ``agent_pov`` frame.
 
     The cells of its egocentric view (:mod:`marple_gym.evidence.egocentric`), each tile turned so that the
-    agent, in the middle of the bottom row, faces up; cells it cannot see (hidden, outside the house) are black.
+    agent, in the middle of the bottom row, faces up; cells it cannot see (hidden, outside the house, or not
+    ``perceived``) are black, and containers whose contents it does not perceive are drawn empty.
     """
     t = int(tile_size)
-    frame = render_frame(world, t, labels=False)  # room names would be cut into pieces
+    frame = render_frame(world, t, labels=False, visibility=perceived)  # room names would be cut into pieces
     tiles = frame.reshape(frame.shape[0] // t, t, frame.shape[1] // t, t, 3).transpose(0, 2, 1, 3, 4)
     xs, ys, seen = view_cells(world.state, agent, view_size, see_through_walls)
+    if perceived is not None:
+        height, width = perceived.seen.shape
+        seen = seen & perceived.seen[ys.clip(0, height - 1), xs.clip(0, width - 1)]
     turns = (int(world.state.agent_dir[agent]) + 1) % 4  # east faces up after one quarter turn to the left
     view = np.zeros((view_size, view_size, t, t, 3), dtype=np.uint8)
     view[seen] = np.rot90(tiles[ys[seen], xs[seen]], k=turns, axes=(1, 2))
     return np.ascontiguousarray(view.transpose(0, 2, 1, 3, 4)).reshape(view_size * t, view_size * t, 3)
 
 
-def highlight_view(
-    frame: np.ndarray, world: World, view_size: int, *, agent: int = 0, see_through_walls: bool = False
-) -> np.ndarray:
-    """``frame`` (of the whole house) with the cells agent ``agent`` sees lightened, as MiniGrid highlights them."""
-    t = frame.shape[0] // world.state.grid.shape[0]
-    xs, ys, seen = view_cells(world.state, agent, view_size, see_through_walls)
-    lit = np.zeros(world.state.grid.shape[:2], dtype=bool)
-    lit[ys[seen], xs[seen]] = True
-    mask = np.repeat(np.repeat(lit, t, axis=0), t, axis=1)
+def lighten(frame: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """``frame`` (of the whole house) with ``cells`` (an (H, W) bool mask) lightened, as MiniGrid highlights the
+    cells its agent sees."""
+    t = frame.shape[0] // cells.shape[0]
+    mask = np.repeat(np.repeat(cells, t, axis=0), t, axis=1)
     out = frame.copy()
     out[mask] = out[mask] + ((255 - out[mask].astype(np.int16)) * 0.3).astype(np.uint8)
     return out

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from marple_gym.errors import MarpleError
+from marple_gym.evidence.visibility import Visibility
 from marple_gym.rendering.compose import BACKGROUND, INK, MUTED
 from marple_gym.rendering.frames import render_frame
 
@@ -127,14 +128,17 @@ def wrap_lines(font, text: str, width: int) -> list[str]:
     return out or [""]
 
 
-def render_env(env: Any, title: str, lines: Callable[[], Sequence[str]]) -> np.ndarray | None:
+def render_env(
+    env: Any, title: str, lines: Callable[[], Sequence[str]], visibility: Visibility | None = None
+) -> np.ndarray | None:
     """What an env's ``render()`` does: for ``rgb_array`` return the house's frame; for ``human`` show it with
     ``lines()`` under it in ``env.window`` (opened, titled ``title``, on first use). ``env`` has the
-    ``render_mode``, ``world``, ``tile_size``, ``window`` and ``metadata`` of the MARPLE envs."""
+    ``render_mode``, ``world``, ``tile_size``, ``window`` and ``metadata`` of the MARPLE envs; ``visibility``
+    screens off what the agent does not perceive (:func:`~marple_gym.rendering.frames.render_grid`)."""
     if env.render_mode is None or env.world is None:
         return None
 
-    frame = render_frame(env.world, tile_size=env.tile_size)
+    frame = render_frame(env.world, tile_size=env.tile_size, visibility=visibility)
     if env.render_mode == "rgb_array":
         return frame
     if env.window is None:

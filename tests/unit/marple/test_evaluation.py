@@ -7,9 +7,9 @@ import json
 import pytest
 from study_fixtures import body, participant_lines
 
-from marple.evaluation import ModelEvaluation, evaluate_model, model_protocol, score_responses
-from marple_eval.llm.model import LLMModel
-from marple_eval.methods.reference import DistanceModel
+from marple.evaluation import MethodEvaluation, evaluate_method, method_protocol, score_responses
+from marple_eval.llm.model import LLMMethod
+from marple_eval.methods.reference import DistanceMethod
 from marple_gym.datasets import DatasetSpec, Sizes, Unit, generate_dataset
 
 
@@ -21,38 +21,40 @@ def data(tmp_path_factory):
     return root
 
 
-def test_a_model_run_is_saved_and_a_device_it_cannot_use_is_noted(data, tmp_path):
+def test_a_method_run_is_saved_and_a_device_it_cannot_use_is_noted(data, tmp_path):
     out = tmp_path / "distance.json"
-    request = ModelEvaluation("distance", str(data), device="cpu", limit=1, out=str(out), progress=False)
-    outcome = evaluate_model(request)
+    request = MethodEvaluation("distance", str(data), device="cpu", limit=1, out=str(out), progress=False)
+    outcome = evaluate_method(request)
     assert outcome.out == out and outcome.run is not None and outcome.summary == ""
     assert json.loads(out.read_text())["settings"]["dataset"] == str(data)
-    assert outcome.notes == ["--device cpu does not apply to model 'distance': it runs no learned model"]
+    assert outcome.notes == ["--device cpu does not apply to method 'distance': it runs no learned model"]
 
 
-def test_a_device_a_model_cannot_use_is_warned_of_once_before_the_run_naming_the_model(data, tmp_path, capsys):
+def test_a_device_a_method_cannot_use_is_warned_of_once_before_the_run_naming_the_method(data, tmp_path, capsys):
     from marple.cli.main import main
 
     out = tmp_path / "uniform.json"
     args = ["evaluate", "--data", str(data), "--model", "uniform", "--device", "cuda:7", "--out", str(out)]
     assert main([*args, "--no-progress"]) == 0
     err = capsys.readouterr().err
-    note = "note: --device cuda:7 does not apply to model 'uniform': it runs no learned model"
+    note = "note: --device cuda:7 does not apply to method 'uniform': it runs no learned model"
     assert err.count(note) == 1 and err.index(note) < err.index("warning: uniform")  # said before the run
     assert "device" not in json.loads(out.read_text())["settings"]
 
 
-def test_a_dry_run_of_a_model_that_calls_no_service_is_refused(data, tmp_path):
-    request = ModelEvaluation("distance", str(data), dry_run=True, out=str(tmp_path / "r.json"))
-    with pytest.raises(ValueError, match="--dry-run: model 'distance' calls no service"):
-        evaluate_model(request)
+def test_a_dry_run_of_a_method_that_calls_no_service_is_refused(data, tmp_path):
+    request = MethodEvaluation("distance", str(data), dry_run=True, out=str(tmp_path / "r.json"))
+    with pytest.raises(ValueError, match="--dry-run: method 'distance' calls no service"):
+        evaluate_method(request)
 
 
 def test_an_llm_is_scored_without_the_cutoff_unless_one_is_asked_for():
-    original = ModelEvaluation(protocol="original", seed=3)
-    assert model_protocol(original, LLMModel).cutoff is None and model_protocol(original, DistanceModel).cutoff == 40
-    asked = ModelEvaluation(protocol="original", protocol_changes={"cutoff": 20})
-    assert model_protocol(asked, LLMModel).cutoff == 20 and model_protocol(asked, LLMModel).seed == 0
+    original = MethodEvaluation(protocol="original", seed=3)
+    assert (
+        method_protocol(original, LLMMethod).cutoff is None and method_protocol(original, DistanceMethod).cutoff == 40
+    )
+    asked = MethodEvaluation(protocol="original", protocol_changes={"cutoff": 20})
+    assert method_protocol(asked, LLMMethod).cutoff == 20 and method_protocol(asked, LLMMethod).seed == 0
 
 
 def test_responses_are_scored_saved_and_written_as_csv(tmp_path):

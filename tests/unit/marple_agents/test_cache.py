@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from marple_agents.cache import PolicyCache, clear_policy_caches, policy_cache
-from marple_agents.simulation import SimulationModel
+from marple_agents.simulation import SimulationMethod
 from marple_eval.evidence import trial_evidence
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
@@ -55,9 +55,9 @@ class RowPolicy:
 
 
 def answers(variant: str, policy: RowPolicy, episode) -> list:
-    model = SimulationModel(variant, rollouts=6, seed=3)
+    model = SimulationMethod(variant, rollouts=6, seed=3)
     model.setup(dict.fromkeys(IDS, policy))
-    trials = [trial_evidence(episode, tau, False, model.modalities, IDS) for tau in episode.evidence_steps(11)]
+    trials = [trial_evidence(episode, tau, False, model.reads, IDS) for tau in episode.evidence_steps(11)]
     return model.predict_all(trials)
 
 

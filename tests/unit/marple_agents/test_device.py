@@ -14,11 +14,11 @@ from light_room import TOGGLE_ON, evidence_for, light_world  # noqa: E402
 from tiny_models import random_subgoal, random_vision, sharp_policy, tiny_config  # noqa: E402
 
 from marple.cli.main import main  # noqa: E402
-from marple_agents import Policy  # noqa: E402
-from marple_agents.bip import BipModel  # noqa: E402
+from marple_agents import AgentPolicy  # noqa: E402
+from marple_agents.bip import BipMethod  # noqa: E402
 from marple_agents.device import DeviceError, devices_for, resolve_device, resolve_precision  # noqa: E402
 from marple_agents.networks import build_model  # noqa: E402
-from marple_agents.simulation import PolicyAgent, SimulationModel, query_probability  # noqa: E402
+from marple_agents.simulation import PolicyAgent, SimulationMethod, query_probability  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset  # noqa: E402
 
@@ -75,14 +75,14 @@ def test_auto_takes_the_first_gpu_and_a_benchmark_every_gpu(gpus):
 
 def test_models_record_where_and_how_they_ran(gpus):
     gpus(0)
-    sim = SimulationModel("vision", rollouts=2)
+    sim = SimulationMethod("vision", rollouts=2)
     assert sim.device == "cpu" and sim.settings()["device"] == "cpu" and sim.settings()["precision"] == "fp32"
-    assert SimulationModel("vision", device="cpu", precision="bf16").settings()["precision"] == "bf16"
-    assert BipModel().settings()["device"] == "cpu" and BipModel().settings()["precision"] == "fp32"
+    assert SimulationMethod("vision", device="cpu", precision="bf16").settings()["precision"] == "bf16"
+    assert BipMethod().settings()["device"] == "cpu" and BipMethod().settings()["precision"] == "fp32"
     with pytest.raises(DeviceError, match="unknown precision"):
-        SimulationModel("vision", precision="fp8")
+        SimulationMethod("vision", precision="fp8")
     # A device is resolved by the runner, once: a method takes the torch.device it is given.
-    assert SimulationModel("vision", device=torch.device("cpu")).settings()["device"] == "cpu"
+    assert SimulationMethod("vision", device=torch.device("cpu")).settings()["device"] == "cpu"
 
 
 @pytest.mark.parametrize("conditioning", ["vision", "language"])
@@ -127,7 +127,7 @@ def test_bf16_rollout_answers_agree_with_fp32():
     assert abs(answers["fp32"] - answers["bf16"]) <= BF16_ROLLOUT_TOLERANCE
 
 
-class CountingPolicy(Policy):
+class CountingPolicy(AgentPolicy):
     """A policy that records how many callers each of its forward passes served."""
 
     def __init__(self, *args, **kwargs) -> None:
@@ -149,7 +149,7 @@ def test_lockstep_scoring_answers_as_one_trial_at_a_time(data):
     runs, callers = [], []
     for workers, executor in ((1, "processes"), (3, "lockstep")):
         run = evaluate(
-            lambda: SimulationModel("all", rollouts=4, device="cpu"),
+            lambda: SimulationMethod("all", rollouts=4, device="cpu"),
             episodes,
             ProtocolSettings(),
             resources=lambda scenario, role: policies[role],
@@ -167,10 +167,10 @@ def test_lockstep_scoring_answers_as_one_trial_at_a_time(data):
 
 
 PLUGIN = """
-from marple_eval.methods.base import InferenceModel
+from marple_eval.methods.whodunit import WhodunitMethod
 
 
-class OnDevice(InferenceModel):
+class OnDevice(WhodunitMethod):
     name = "on-device"
 
     def __init__(self, device="cpu"):
@@ -211,14 +211,14 @@ def test_on_a_gpu_rollouts_run_in_bf16_and_lockstep_scoring_agrees(data):
     rng = np.random.default_rng(3)
     vision = random_vision(rng, 1100, 20, 20)
     policy = sharp_policy("vision")
-    on_gpu = Policy(policy.net, policy.config, device="cuda", precision="auto")
+    on_gpu = AgentPolicy(policy.net, policy.config, device="cuda", precision="auto")
     assert on_gpu.device.type == "cuda"
     cpu = sharp_policy("vision", "fp32").action_probs(vision)
     assert np.abs(on_gpu.action_probs(vision) - cpu).max() < BF16_ACTION_TOLERANCE
     episodes = dataset_episodes(data, ["pillow"])
     runs = [
         evaluate(
-            lambda: SimulationModel("vision", rollouts=20, device="cuda:0"),
+            lambda: SimulationMethod("vision", rollouts=20, device="cuda:0"),
             episodes,
             ProtocolSettings(cutoff=None),
             resources=lambda scenario, role: on_gpu,
@@ -251,13 +251,13 @@ def test_the_mcts_agent_model_searches_with_its_policy_on_the_device_and_precisi
         path = save_checkpoint(tmp_path / conditioning / "policy.pt", build_model(cfg), cfg)
         files[conditioning] = opaque(path)  # by content, as the protocol hands agent models over
     prior = {"get_night_snack": 1.0}
-    searched = SimulationModel("vision", agent="mcts", simulations=2, device="cpu", precision=precision)
+    searched = SimulationMethod("vision", agent="mcts", simulations=2, device="cpu", precision=precision)
     searched.setup({"x": {"policy": files["vision"], "prior": prior}})
-    plain = SimulationModel("vision", device="cpu", precision=precision)
+    plain = SimulationMethod("vision", device="cpu", precision=precision)
     plain.setup({"x": files["vision"]})
     agent = searched.agents["x"]
     policy = agent.policy
-    assert isinstance(policy, Policy) and policy.device == torch.device("cpu") and policy.precision == precision
+    assert isinstance(policy, AgentPolicy) and policy.device == torch.device("cpu") and policy.precision == precision
     assert policy is plain.agents["x"].policy  # the very copy the plain policy agent rolls out
     assert searched.settings()["device"] == "cpu" and searched.settings()["precision"] == precision
 
@@ -275,8 +275,10 @@ def test_the_mcts_agent_model_searches_with_its_policy_on_the_device_and_precisi
     assert probs.shape == (2, 10) and agent.cache.rows_seen - seen == 2 * 3
     assert len(rows) >= 1 and sum(rows) == agent.cache.rows_asked - asked
 
-    bip = BipModel(agent="mcts", simulations=2, device="cpu", precision=precision)
+    bip = BipMethod(agent="mcts", simulations=2, device="cpu", precision=precision)
     bip.setup({"x": {"policy": files["language"], "prior": prior}})
     language = bip.policies["x"]
-    assert isinstance(language, Policy) and language.device == torch.device("cpu") and language.precision == precision
+    assert (
+        isinstance(language, AgentPolicy) and language.device == torch.device("cpu") and language.precision == precision
+    )
     assert bip._mission_search("x", list(prior)).prior.__self__.policy is language

@@ -11,17 +11,17 @@ from marple.cli.main import main
 from marple.study.human import read_responses
 from marple_eval import (
     AgentEvidence,
-    InferenceModel,
     ProtocolSettings,
     RunResults,
     TrialEvidence,
+    WhodunitMethod,
     accuracy_curve,
     area_under_curve,
     bootstrap_interval,
     dataset_episodes,
     evaluate,
     evidence_needed,
-    model_factory,
+    method_factory,
     sem_band,
 )
 from marple_eval.evidence import UndeclaredModalityError
@@ -97,13 +97,13 @@ def data(tmp_path_factory):
     return MarpleDataset(root)
 
 
-class SpyModel(InferenceModel):
+class SpyModel(WhodunitMethod):
     """Records everything it is shown and always answers "A"."""
 
     name = "spy"
 
     def __init__(self, modalities=frozenset({"vision"})) -> None:
-        self.modalities = frozenset(modalities)
+        self.reads = frozenset(modalities)
         self.seen: list[TrialEvidence] = []
 
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
@@ -164,23 +164,23 @@ def test_placements_and_identities_are_seeded():
 
 def test_uniform_and_distance_reference_models(data):
     episodes = dataset_episodes(data, ["laundry", "pillow"])
-    uniform = evaluate(model_factory("uniform"), episodes, progress=False)
+    uniform = evaluate(method_factory("uniform"), episodes, progress=False)
     assert uniform.matrix() == pytest.approx(np.full((len(episodes), 11), 0.5))
-    distance = evaluate(model_factory("distance"), episodes, progress=False)
+    distance = evaluate(method_factory("distance"), episodes, progress=False)
     # at tau = T the culprit's world shows the query state: the heuristic is sure
     assert distance.matrix()[:, -1] == pytest.approx(1.0)
 
 
 def test_parallel_evaluation_matches_serial(data):
     episodes = dataset_episodes(data, ["pillow"])
-    serial = evaluate(model_factory("distance"), episodes, ProtocolSettings(seed=2), progress=False)
-    parallel = evaluate(model_factory("distance"), episodes, ProtocolSettings(seed=2), workers=2, progress=False)
+    serial = evaluate(method_factory("distance"), episodes, ProtocolSettings(seed=2), progress=False)
+    parallel = evaluate(method_factory("distance"), episodes, ProtocolSettings(seed=2), workers=2, progress=False)
     assert serial.matrix() == pytest.approx(parallel.matrix())
 
 
-class FailingModel(InferenceModel):
+class FailingModel(WhodunitMethod):
     name = "flaky"
-    modalities = frozenset()
+    reads = frozenset()
     calls = 0
     fail_after: int | None = None
 
@@ -234,7 +234,7 @@ def test_invalid_model_outputs_are_reported(data):
         def predict(self, trial):
             return float("nan"), 1.0
 
-    with pytest.raises(ValueError, match=r"model 'spy' answered \(nan, 1.0\): probabilities must be finite"):
+    with pytest.raises(ValueError, match=r"method 'spy' answered \(nan, 1.0\): probabilities must be finite"):
         evaluate(lambda: Broken(), dataset_episodes(data, ["pillow"], limit=1), progress=False)
 
 
@@ -242,7 +242,7 @@ def test_invalid_model_outputs_are_reported(data):
 
 
 def test_results_round_trip_and_bad_files(data, tmp_path):
-    run = evaluate(model_factory("uniform"), dataset_episodes(data, ["pillow"]), progress=False)
+    run = evaluate(method_factory("uniform"), dataset_episodes(data, ["pillow"]), progress=False)
     path = run.save(tmp_path / "r.json")
     assert RunResults.load(path).to_json() == run.to_json()
     (tmp_path / "bad.json").write_text("{")
@@ -284,7 +284,7 @@ def test_human_responses_are_scored_like_a_model(tmp_path):
 
 def test_report_table_has_the_papers_reference_rows_and_plots(data, tmp_path):
     runs = [
-        evaluate(model_factory(m), dataset_episodes(data, ["laundry", "pillow"]), progress=False)
+        evaluate(method_factory(m), dataset_episodes(data, ["laundry", "pillow"]), progress=False)
         for m in ("uniform", "distance")
     ]
     table = comparison_table(runs)
@@ -300,7 +300,7 @@ def test_cli_evaluate_and_report(data, tmp_path, capsys):
     assert main(["report", str(out), "--plot", str(tmp_path / "p.png")]) == 0
     assert "paper: Vision only" in capsys.readouterr().out
     assert main(["evaluate", "--data", str(data.root), "--model", "oracle"]) == 2
-    assert "unknown model 'oracle'" in capsys.readouterr().err
+    assert "unknown whodunit method 'oracle'" in capsys.readouterr().err
     assert main(["evaluate", "--data", str(tmp_path / "nothing")]) == 2
     assert main(["report", str(tmp_path / "missing.json")]) == 2
 
@@ -413,7 +413,7 @@ def test_last_evidence_point_is_T_or_T_minus_1():
 
 def test_combination_rules_softmax_and_ratio():
     from marple_eval.evidence import QueryRules
-    from marple_eval.methods.base import combine_query_probabilities
+    from marple_eval.methods.whodunit import combine_query_probabilities
 
     a, b = combine_query_probabilities(0.6, 0.2, QueryRules(eta=5.0))
     assert a == pytest.approx(np.exp(5 * 0.6) / (np.exp(5 * 0.6) + np.exp(5 * 0.2)))
@@ -451,3 +451,19 @@ def test_evidence_interval_on_hand_made_curves():
     assert e["value"] == 0.0 and e["low"] == 0.0
     m = mean_evidence_interval([same, np.full((10, 11), 0.55)], fractions, 0.8)
     assert m["value"] == pytest.approx((0.15 + 1.0) / 2) and m["unreached"] == 1
+
+
+class Guess(WhodunitMethod):
+    """Always "A": a shortcut, no theory of mind."""
+
+    name, role = "guess", "shortcut"
+
+    def predict(self, trial: TrialEvidence) -> tuple[float, float]:
+        return 1.0, 0.0
+
+
+def test_a_run_records_its_methods_role_in_the_envelope_and_settings(data, tmp_path):
+    run = evaluate(Guess, dataset_episodes(data, ["laundry"]), out=tmp_path / "guess.json", progress=False)
+    saved = json.loads((tmp_path / "guess.json").read_text())
+    assert run.role == saved["role"] == saved["settings"]["role"] == "shortcut" and saved["family"] == "whodunit"
+    assert RunResults.load(tmp_path / "guess.json").role == "shortcut"

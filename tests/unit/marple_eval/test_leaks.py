@@ -21,7 +21,7 @@ import pytest
 
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import MODALITIES, TrialEvidence
-from marple_eval.methods.base import InferenceModel
+from marple_eval.methods.whodunit import WhodunitMethod
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
 LEAF = (str, int, float, bool, type(None))
@@ -58,11 +58,11 @@ def leaves(obj, path: str = "", out: dict | None = None, seen: set | None = None
     return out
 
 
-class Spy(InferenceModel):
+class Spy(WhodunitMethod):
     """Sees every modality and keeps what it was shown."""
 
     name = "spy"
-    modalities = MODALITIES
+    reads = MODALITIES
 
     def __init__(self) -> None:
         self.seen: list[TrialEvidence] = []

@@ -14,7 +14,7 @@ import marple_eval.protocol as protocol
 from marple.benchmark.summary import views
 from marple.cli.main import main
 from marple_eval import ProtocolSettings, RunResults, TrialEvidence, evaluate
-from marple_eval.methods.base import QueryModel
+from marple_eval.methods.whodunit import QueryMethod
 from marple_eval.protocol import Identities, score_trial
 from marple_eval.report import protocol_views, protocols_table, report_runs
 from marple_eval.results import NotRescorable, ResultsError, TrialResult
@@ -27,7 +27,7 @@ def softmax_a(q_a: float, q_b: float, eta: float = 5.0) -> float:
     return 1.0 / (1.0 + math.exp(eta * (q_b - q_a)))
 
 
-class TableModel(QueryModel):
+class TableModel(QueryMethod):
     """P(query | agent) by a hand-written rule of the agent's role, tau and the look-ahead (trial.steps_left).
 
     The culprit needs three steps more than it took: it is expected to reach the query state (0.6) only
@@ -37,7 +37,7 @@ class TableModel(QueryModel):
     """
 
     name = "table"
-    modalities = frozenset({"vision"})
+    reads = frozenset({"vision"})
 
     def __init__(self) -> None:
         self.asked: list[int] = []
@@ -301,7 +301,7 @@ def data(tmp_path_factory):
 
 def test_the_ideal_observer_rescored_equals_the_ideal_observer_scored_that_way(data):
     """Rollouts are seeded per evidence point, so asking at both last points' points changes none of them."""
-    from marple_eval import dataset_episodes, model_factory
+    from marple_eval import dataset_episodes, method_factory
     from marple_eval.inverse import TrainingPriors
     from marple_gym.datasets import MarpleDataset
 
@@ -309,7 +309,7 @@ def test_the_ideal_observer_rescored_equals_the_ideal_observer_scored_that_way(d
     priors = TrainingPriors(str(data), "in")
 
     def run(settings):
-        factory = model_factory("ideal", rollouts=4)
+        factory = method_factory("ideal", rollouts=4)
         return evaluate(factory, episodes, settings, resources=priors, progress=False)
 
     original = ProtocolSettings.named("original")

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-import marple.cli.benchmark
+import marple.families.whodunit.benchmark
 import marple_agents.device
 from marple.cli.main import main
 
@@ -17,7 +17,7 @@ from marple.cli.main import main
 def no_gpu(monkeypatch):
     monkeypatch.setattr(marple_agents.device, "_cuda_count", lambda: 0)
     started = []
-    monkeypatch.setattr(marple.cli.benchmark, "run_benchmark", lambda cfg: started.append(cfg) or "ran")
+    monkeypatch.setattr(marple.families.whodunit.benchmark, "run_benchmark", lambda cfg: started.append(cfg) or "ran")
     return started
 
 

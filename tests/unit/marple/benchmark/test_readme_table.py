@@ -10,7 +10,7 @@ import pytest
 from bench_scripts import load_bench
 from paths import ROOT
 
-import marple.cli.benchmark
+import marple.families.whodunit.benchmark
 from marple.benchmark.provenance import machine, read_commands
 from marple.cli.main import main
 from marple_gym.errors import MarpleError
@@ -61,7 +61,7 @@ RECORD = {
 def run(tmp_path, monkeypatch):
     """A run folder as two marple benchmark commands leave it (their stages stubbed out)."""
     folder = tmp_path / "runs" / "benchmark-small"
-    monkeypatch.setattr(marple.cli.benchmark, "run_benchmark", lambda cfg: "summary")
+    monkeypatch.setattr(marple.families.whodunit.benchmark, "run_benchmark", lambda cfg: "summary")
     assert main(["benchmark", "--out", str(folder), "--no-progress"]) == 0
     assert main(["benchmark", "--out", str(folder), "--splits", "in,ood", "--no-progress"]) == 0
     (folder / "benchmark.json").write_text(json.dumps(RECORD))

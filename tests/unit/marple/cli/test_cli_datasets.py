@@ -73,12 +73,14 @@ def test_the_marple_command_runs_as_a_module_too():
 
 @pytest.mark.parametrize(("scale", "houses", "per_house"), [(0.01, 1, 20), (0.02, 1, 20), (0.1, 1, 50), (0.5, 5, 50)])
 def test_a_scaled_dataset_has_at_least_the_test_trials_the_evaluation_asks_for(scale, houses, per_house):
-    from marple.cli.generate import build_spec
-    from marple.cli.main import build_parser
+    from marple.cli.families import family_parser
+    from marple.families import family
+    from marple.families.whodunit.generate import build_spec
     from marple_eval.metrics import MIN_TRIALS
 
-    spec = build_spec(build_parser().parse_args(["generate", "--scenario", "laundry", "--scale", str(scale)]))
+    parser = family_parser("generate", family("whodunit"))
+    spec = build_spec(parser.parse_args(["--scenario", "laundry", "--scale", str(scale)]))
     assert (spec.sizes.test_houses, spec.sizes.test_per_house) == (houses, per_house)
     assert spec.sizes.test_houses * spec.sizes.test_per_house >= MIN_TRIALS  # no "too uncertain" warning
-    given = build_spec(build_parser().parse_args(["generate", "--scale", str(scale), "--test-houses", "4"]))
+    given = build_spec(parser.parse_args(["--scale", str(scale), "--test-houses", "4"]))
     assert given.sizes.test_houses == 4 and 4 * given.sizes.test_per_house >= MIN_TRIALS

@@ -90,7 +90,8 @@ def test_every_method_scores_the_set_into_a_results_file_and_report_prints_the_t
         argv = ["evaluate", "--family", "beliefs", "--data", str(question_set), "--model", method, "--out", str(out)]
         argv += ["--checkpoint", str(policy)] if method == "bip" else []
         argv += ["--dry-run"] if method == "llm" else []
-        code, stdout, err = run([*argv, "--device", "cpu", "--no-progress"], capsys)
+        argv += [] if method == "bip" else ["--device", "cpu"]  # bip on the default, auto: resolved to a device
+        code, stdout, err = run([*argv, "--no-progress"], capsys)
         assert code == 0, err
         assert "| all |" in stdout and f"results: {out}" in stdout
         paths.append(out)
@@ -103,7 +104,7 @@ def test_every_method_scores_the_set_into_a_results_file_and_report_prints_the_t
     plot = tmp_path / "accuracy.png"
     code, stdout, _ = run(["report", *map(str, paths), "--plot", str(plot)], capsys)
     assert code == 0 and plot.stat().st_size > 0
-    assert "| type | n | uniform | observer | bip | llm (dry run) |" in stdout and "Brier" in stdout
+    assert "| type | n | uniform | bip | llm (dry run) | observer (answer key) |" in stdout and "Brier" in stdout
 
 
 def test_an_interrupted_evaluation_resumes_from_its_journal_even_with_a_torn_last_line(question_set, tmp_path, capsys):
@@ -153,10 +154,11 @@ def test_a_corrupt_question_line_is_named_with_its_file_and_line(question_set, t
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
-        (["--model", "oracle"], "unknown belief method 'oracle'"),
+        (["--model", "oracle"], "unknown beliefs method 'oracle'"),
         (["--model", "bip", "--checkpoint", "nowhere/belief-policy.pt"], "nowhere/belief-policy.pt: no belief policy"),
         (["--model", "observer", "--dry-run"], "calls no service"),
-        (["--model", "observer", "--agent", "A=planner"], "--agent: only for whodunits"),
+        (["--model", "observer", "--agent", "A=planner"], "--agent A=planner: not an option of --family beliefs"),
+        (["--method", "observer", "--method-arg", "zzz=1"], "beliefs method 'observer' takes no argument zzz"),
     ],
 )
 def test_bad_requests_exit_2_naming_the_problem(question_set, tmp_path, capsys, extra, words):
@@ -176,6 +178,6 @@ def test_the_benchmark_goes_from_nothing_to_the_table_and_plot(tmp_path, capsys)
     code, stdout, err = run([*argv, "--workers", "1", "--no-progress"], capsys)
     assert code == 0, err
     assert (root / "accuracy.png").stat().st_size > 0
-    assert "| type | n | uniform | observer | bip | llm (dry run) |" in (root / "table.md").read_text()
+    assert "| type | n | uniform | bip | llm (dry run) | observer (answer key) |" in (root / "table.md").read_text()
     code, stdout, _ = run([*argv, "--workers", "1", "--no-progress"], capsys)  # again: everything kept
     assert code == 0 and "scoring" not in stdout and "training" not in stdout

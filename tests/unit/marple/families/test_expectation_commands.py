@@ -113,14 +113,33 @@ def test_a_corrupt_trial_file_is_named_and_bad_requests_exit_2(trial_set, tmp_pa
     code, _, err = run([*argv, "--data", str(root)], capsys)
     assert code == 2 and str(target) in err
     for extra, words in [
-        (["--model", "oracle"], "unknown expectation method 'oracle'"),
-        (["--model", "tomnet", "--checkpoint", "nowhere.pt"], "nowhere.pt: no such ToMnet rater"),
-        (["--model", "observer", "--generalisation"], "only the learned rater"),
+        (["--model", "oracle"], "unknown expectations method 'oracle'"),
+        (["--model", "tomnet", "--checkpoint", "nowhere.pt"], "nowhere.pt: no such ToMnet checkpoint"),
+        (["--model", "observer", "--generalisation"], "only a learned method"),
         (["--model", "tomnet", "--model-arg", "depth=3"], "tomnet takes width"),
     ]:
         code, _, err = run([*argv, "--data", str(trial_set), *extra], capsys)
         assert code == 2 and words in err, err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_manifest_whose_spec_was_edited_is_refused_naming_it(trial_set, tmp_path, capsys):
+    root = tmp_path / "set"
+    shutil.copytree(trial_set, root)
+    manifest = json.loads((root / "manifest.json").read_text())
+    manifest["spec"]["seed"] = 7  # every file still matches its checksum; the spec no longer made them
+    (root / "manifest.json").write_text(json.dumps(manifest))
+    argv = ["evaluate", "--family", "expectations", "--data", str(root), "--out", str(tmp_path / "r.json")]
+    code, _, err = run([*argv, "--no-progress"], capsys)
+    assert code == 2 and f"{root / 'manifest.json'}: spec: differs from the spec shard" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_generating_a_set_of_no_trials_is_refused(tmp_path, capsys):
+    sizes = ["--train-per-type", "0", "--validation-per-type", "0", "--test-per-type", "0"]
+    code, _, err = run(["generate", "--family", "expectations", "--out", str(tmp_path / "set"), *sizes], capsys)
+    assert code == 2 and "every split has 0 trials per type" in err
+    assert not (tmp_path / "set").exists()
 
 
 @pytest.mark.slow

@@ -19,8 +19,9 @@ import pytest
 from browser import chromium, wait_for
 
 from marple.cli.main import main
-from marple.study.families import family_of, shown_tests
-from marple.study.family_scores import score_study
+from marple.families import family_of
+from marple.study.families import shown_tests
+from marple.study.family_scores import score_question_study, score_trial_study
 from marple.study.human import read_responses
 from marple.study.server import KEY_HEADER, make_server
 from marple.study.trials import StudyError
@@ -71,7 +72,7 @@ def test_a_question_study_shows_each_test_question_with_its_text_and_stills_but_
 ):
     questions = read_questions(question_set)
     study = read_web_study(question_study)
-    assert family_of(question_set) == "beliefs" and study["family"] == "beliefs"
+    assert family_of(question_set).name == "beliefs" and study["family"] == "beliefs"
     assert study["modality"] == "text+frames" and study["confidence"] is False
     views = study["views"]
     assert sorted(v["item"] for v in views.values()) == sorted(q.id for q in questions if q.split == "test")
@@ -110,13 +111,12 @@ def test_expectation_sequences_show_one_test_per_trial_balanced_and_complementar
 
 def test_builds_refuse_what_does_not_fit_the_family(trial_set, question_set, tmp_path, capsys):
     assert main(["study-web", "--data", str(trial_set), "--out", str(tmp_path / "x"), "--orders", "3"]) == 2
-    assert "an even one for expectation trials" in capsys.readouterr().err
-    assert (
-        main(["study-web", "--data", str(question_set), "--out", str(tmp_path / "x"), "--attention-checks", "1"]) == 2
-    )
-    assert "belong to whodunit studies" in capsys.readouterr().err
+    assert "an even number of trial orders for expectation trials" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="2"):  # refused by the belief family's parser
+        main(["study-web", "--data", str(question_set), "--out", str(tmp_path / "x"), "--attention-checks", "1"])
+    assert "--attention-checks 1: not an option of --family beliefs" in capsys.readouterr().err
     assert main(["study", "--data", str(question_set), "--participant", "p", "--out", str(tmp_path / "d.jsonl")]) == 2
-    assert "this desktop study runs whodunit trials" in capsys.readouterr().err
+    assert "the desktop study runs whodunit trials" in capsys.readouterr().err
     assert not (tmp_path / "x").exists() and not list(tmp_path.iterdir())
 
 
@@ -194,6 +194,16 @@ def test_the_server_takes_choices_refuses_bad_ones_with_a_400_and_resumes_after_
             "a question not at its index": item_line(session, 2, 2, choice="a") | {"question_id": other},
             "a question answered again": item_line(session, 0, 2, choice="b"),
             "a rating in a question study": {**item_line(session, 1, 2, choice="a"), "type": "rating"},
+            "a well-formed rating of the question in a question study": {
+                "type": "rating",
+                "participant": "p1",
+                "trial_id": session["trials"][1],
+                "trial_index": 1,
+                "slider": 50,
+                "time": "2026-11-26T10:00:09.000+00:00",
+                "rt_ms": 4000,
+                **web("c1", 2),
+            },  # fmt: skip
             "a whodunit answer": item_line(session, 1, 2, choice="a") | {"type": "answer"},
             "a session of another family": session_line(study, "c2", "p2") | {"family": "expectations"},
             "a session without its family": {k: v for k, v in session_line(study, "c3", "p3").items() if k != "family"},
@@ -260,7 +270,7 @@ def test_belief_answers_score_per_type_from_the_log_in_one_command(question_set,
             letter = answers[question] if not flip else {"a": "b", "b": "a"}[answers[question]]
             lines.append(item_line(session, i, i + 1, choice=letter))
     out.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    scored = score_study([out], question_set)
+    scored = score_question_study([out], question_set)
     assert scored.participants == 2 and scored.answers == 2 * len(answers)
     assert scored.scores["all"]["accuracy"] == 0.5 and scored.scores["all"]["chance"] == 0.5
     assert main(["study-score", str(out), "--set", str(question_set), "--out", str(tmp_path / "s.json")]) == 0
@@ -269,6 +279,10 @@ def test_belief_answers_score_per_type_from_the_log_in_one_command(question_set,
     assert json.loads((tmp_path / "s.json").read_text())["scores"]["all"]["n"] == 2 * len(answers)
     with pytest.raises(ResultsError, match="study-score"):  # the whodunit scorer names the right command
         read_responses([out])
+    twice = tmp_path / "twice.jsonl"  # every line given twice (a download beside the server's file): read once
+    twice.write_text("".join(json.dumps(line) + "\n" + json.dumps(line) + "\n" for line in lines))
+    again = score_question_study([twice], question_set)
+    assert (again.participants, again.answers, again.scores) == (scored.participants, scored.answers, scored.scores)
 
 
 def test_surprise_ratings_are_z_scored_per_participant_and_scored_as_pairs(trial_set, trial_study, tmp_path):
@@ -281,13 +295,13 @@ def test_surprise_ratings_are_z_scored_per_participant_and_scored_as_pairs(trial
         for i, test in enumerate(tests):  # surprising tests rated higher, on each one's own part of the scale
             lines.append(item_line(session, i, i + 1, slider=50 + scale * (40 if test == "surprising" else -40)))
     out.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    scored = score_study([out], trial_set)
+    scored = score_trial_study([out], trial_set)
     assert scored.family == "expectations" and scored.unpaired == 0
     assert scored.scores["all"] == {"accuracy": 1.0, "low": 1.0, "high": 1.0, "trials": 4}
     one = tmp_path / "one.jsonl"  # one participant: each trial's other test is rated by no one
     one.write_text("".join(json.dumps(line) + "\n" for line in lines if line["client"] == "c0"))
     with pytest.raises(StudyError, match="no trial has both tests rated"):
-        score_study([one], trial_set)
+        score_trial_study([one], trial_set)
 
 
 def test_a_confidence_study_takes_a_slider_and_refuses_a_bare_choice(question_set, tmp_path):
@@ -301,7 +315,7 @@ def test_a_confidence_study_takes_a_slider_and_refuses_a_bare_choice(question_se
         assert post(server, study, session, item_line(session, 0, 1, slider=25))[0] == 200
     finally:
         stop(server)
-    assert score_study([out], question_set).answers == 1
+    assert score_question_study([out], question_set).answers == 1
 
 
 # ---- each page in a real browser -----------------------------------------------------------------------------
@@ -363,7 +377,7 @@ def test_a_participant_answers_every_question_with_a_click_in_a_real_browser(que
     assert session["family"] == "beliefs" and session["participant"] == "p-web"
     assert [c["question_id"] for c in choices] == session["trials"] and len(choices) == len(study["views"])
     assert [c["choice"] for c in choices] == ["ba"[i % 2] for i in range(len(choices))]
-    assert score_study([tmp_path / "answers.jsonl"], question_set).answers == len(choices)
+    assert score_question_study([tmp_path / "answers.jsonl"], question_set).answers == len(choices)
 
 
 def test_a_participant_rates_every_trial_after_watching_it_in_a_real_browser(trial_study, trial_set, tmp_path):

@@ -231,7 +231,7 @@ def test_a_simulated_participant_runs_the_exact_sequence_and_its_answers_score(d
         )
         == 2
     )
-    assert "unknown model" in capsys.readouterr().err
+    assert "unknown whodunit method" in capsys.readouterr().err
 
 
 def test_a_simulated_participants_bad_agent_checkpoint_is_named_with_its_path(data_dir, tmp_path, capsys):

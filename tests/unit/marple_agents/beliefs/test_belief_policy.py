@@ -8,13 +8,13 @@ import pytest
 import torch
 from search_houses import piece, two_rooms
 
-from marple_agents.beliefs.bip import BipMethod, LearnedModel
+from marple_agents.beliefs.bip import BeliefBip, LearnedModel
 from marple_agents.beliefs.policy import belief_marks, load_belief_policy, policy_vision
 from marple_agents.beliefs.training import collect_samples, train_belief_policy
 from marple_agents.checkpoints import CheckpointError, save_checkpoint
 from marple_agents.config import ModelConfig
 from marple_agents.networks import build_model
-from marple_eval.beliefs.methods import ObserverMethod
+from marple_eval.beliefs.methods import BeliefObserver
 from marple_eval.beliefs.scoring import score
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import search_episode
@@ -57,7 +57,7 @@ def test_a_training_run_writes_a_belief_policy_that_loads_back(trained, tmp_path
 def test_bip_answers_with_the_learned_likelihood_each_distinct_input_once(trained):
     questions = make_questions(SPEC, "test", 0, 0) + make_questions(SPEC, "test", 1, 1)
     assert questions
-    bip = BipMethod(trained.checkpoint)
+    bip = BeliefBip(trained.checkpoint)
     answers = bip.answer_all(questions)
     assert all(a + b == pytest.approx(1.0) and 0 <= a <= 1 for a, b in answers)
     scores = score(questions, answers)
@@ -72,7 +72,7 @@ def test_bip_answers_with_the_learned_likelihood_each_distinct_input_once(traine
     batched = planner.model.action_probabilities(planner.trace, goal, steps, table)
     one = planner.model.action_probabilities(planner.trace, goal, steps[:1], [table[1][:1]])
     assert batched[1, 0] == pytest.approx(one[0, 0], rel=1e-5)
-    assert ObserverMethod().answer(questions[0]) == pytest.approx(questions[0].normative)
+    assert BeliefObserver().answer(questions[0]) == pytest.approx(questions[0].normative)
 
 
 @pytest.mark.slow
@@ -81,5 +81,5 @@ def test_bip_trained_on_the_training_houses_beats_chance_on_test_houses(tmp_path
     episodes = [make_episode(spec, "train", k, i) for k, i in spec.episodes("train")]
     result = train_belief_policy(episodes, tmp_path, max_steps=600, seed=0)
     questions = [q for k, i in spec.episodes("test") for q in make_questions(spec, "test", k, i)]
-    scores = score(questions, BipMethod(result.checkpoint).answer_all(questions))
+    scores = score(questions, BeliefBip(result.checkpoint).answer_all(questions))
     assert result.val_accuracy > 0.6 and scores["all"]["accuracy"] > 0.7 and scores["all"]["n"] >= 40

@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("lightning")
 
-from marple.runner import make_method  # noqa: E402
+from marple.registry import make_method  # noqa: E402
 from marple_agents import train_policy  # noqa: E402
-from marple_agents.bip import BipModel, BipResources  # noqa: E402
+from marple_agents.bip import BipMethod, BipResources  # noqa: E402
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate  # noqa: E402
 from marple_eval.evidence import trial_evidence  # noqa: E402
 from marple_eval.inverse import UniformPriors  # noqa: E402
@@ -57,12 +57,12 @@ def setup(model, episode, policy, prior):
 def test_each_hypothesis_conditions_on_its_own_subgoals(data):
     episode = next(data.whodunit(SCENARIO))
     policy = RecordingPolicy()
-    model = BipModel(rollouts=2)
+    model = BipMethod(rollouts=2)
     even = dict.fromkeys(MISSIONS, 0.5)
     ids = setup(model, episode, policy, even)
     trajectory = episode.trajectories[0]
     tau = trajectory.length
-    agent = trial_evidence(episode, tau, False, model.modalities, ids).agents[0]
+    agent = trial_evidence(episode, tau, False, model.reads, ids).agents[0]
     logs = model.log_likelihoods(agent)
     # The true mission's subgoals are exactly the ones recorded with the trajectory.
     hypotheses = model.hypotheses(agent)
@@ -87,16 +87,16 @@ def test_a_uniform_likelihood_leaves_the_prior(data):
             return np.full((len(vision), 10), 0.1)
 
     episode = next(data.whodunit(SCENARIO))
-    model = BipModel(rollouts=2)
+    model = BipMethod(rollouts=2)
     prior = {MISSIONS[0]: 0.8, MISSIONS[1]: 0.2}
     ids = setup(model, episode, Uniform(), prior)
-    agent = trial_evidence(episode, 5, False, model.modalities, ids).agents[0]
+    agent = trial_evidence(episode, 5, False, model.reads, ids).agents[0]
     assert model.posterior(agent) == pytest.approx(prior)
 
 
 def test_bip_is_registered_and_checks_its_resources():
-    model = make_method("bip", rollouts=3)
-    assert isinstance(model, BipModel) and model.modalities == frozenset({"vision"})
+    model = make_method("whodunit", "bip", rollouts=3)
+    assert isinstance(model, BipMethod) and model.reads == frozenset({"vision"})
     with pytest.raises(ValueError, match="policy and a mission prior"):
         model.setup({"agent-x": "runs/policy.pt"})
 
@@ -136,7 +136,7 @@ def test_a_trained_policy_answers_end_to_end(data, tmp_path):
             glimpse=0,
         )
     run = evaluate(
-        lambda: BipModel(rollouts=3),
+        lambda: BipMethod(rollouts=3),
         dataset_episodes(data, [SCENARIO]),
         ProtocolSettings(seed=0),
         resources=BipResources(template, UniformPriors()),
@@ -179,10 +179,10 @@ def test_bip_rollouts_reuse_answers_for_repeated_inputs(data, monkeypatch):
     answers, rows = [], []
     for cache in (NoCache, bip.policy_cache):
         monkeypatch.setattr(bip, "policy_cache", cache)
-        model, policy = BipModel(rollouts=20), CountingPolicy()
+        model, policy = BipMethod(rollouts=20), CountingPolicy()
         ids = setup(model, episode, policy, dict.fromkeys(MISSIONS, 0.5))
         taus = range(episode.horizon)  # up to just before the culprit reaches the query state
-        answers.append(model.predict_all([trial_evidence(episode, tau, False, model.modalities, ids) for tau in taus]))
+        answers.append(model.predict_all([trial_evidence(episode, tau, False, model.reads, ids) for tau in taus]))
         rows.append(policy.rows)
     assert answers[0] == answers[1] and len(set(answers[0])) > 2  # the same answers, and not all alike
     assert rows[1] < rows[0] / 2
@@ -192,9 +192,9 @@ def test_all_evidence_points_in_one_batch_give_the_answers_point_by_point(data):
     """The rollouts of each mission at every evidence point of a trial share one batch; each point draws from its
     own generator what it would draw alone, so the answers are those of asking point by point."""
     episode = max(data.whodunit(SCENARIO), key=lambda e: e.horizon)
-    model, policy = BipModel(rollouts=6), CountingPolicy()
+    model, policy = BipMethod(rollouts=6), CountingPolicy()
     ids = setup(model, episode, policy, dict.fromkeys(MISSIONS, 0.5))
-    trials = [trial_evidence(episode, tau, False, model.modalities, ids) for tau in range(0, episode.horizon, 3)]
+    trials = [trial_evidence(episode, tau, False, model.reads, ids) for tau in range(0, episode.horizon, 3)]
     batched = model.query_probabilities_at(trials)
     one_by_one = [tuple(model.query_probability(agent, trial) for agent in trial.agents) for trial in trials]
     assert batched == one_by_one and len(set(batched)) > 1  # the same answers, and not all alike

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from worlds import make_world
 
-from marple_agents.simulation import SimulationModel
+from marple_agents.simulation import SimulationMethod
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
 from marple_eval.evidence import UndeclaredModalityError, trial_evidence
 from marple_eval.inverse import (
@@ -23,8 +23,8 @@ from marple_eval.inverse import (
     estimate_prior,
     mission_posterior,
 )
-from marple_eval.methods.registry import make_model
-from marple_eval.protocol import Identities, model_factory
+from marple_eval.methods.registry import make_method
+from marple_eval.protocol import Identities, method_factory
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 from marple_gym.generation import generate_world
 from marple_gym.missions import MISSIONS, get_mission
@@ -160,15 +160,15 @@ def test_posterior_concentrates_on_the_true_mission(data):
             length = episode.trajectories[agent].length
             beliefs = []
             for tau in (0, length // 4, length // 2, length):
-                evidence = trial_evidence(episode, tau, False, model.modalities, ids)
+                evidence = trial_evidence(episode, tau, False, model.reads, ids)
                 beliefs.append(model.posterior(evidence.agents[agent])[truth])
             assert beliefs[0] == pytest.approx(0.5)
             assert beliefs[-1] > 0.999 and beliefs[-1] >= beliefs[1] - 1e-9
 
 
 def test_ideal_is_registered_declares_vision_and_records_its_settings():
-    model = make_model("ideal", rollouts=10)
-    assert isinstance(model, IdealObserver) and model.modalities == frozenset({"vision"})
+    model = make_method("whodunit", "ideal", rollouts=10)
+    assert isinstance(model, IdealObserver) and model.reads == frozenset({"vision"})
     assert model.settings()["rollouts"] == 10
     with pytest.raises(ValueError, match="rollouts"):
         IdealObserver(rollouts=0)
@@ -183,7 +183,7 @@ def test_ideal_reads_only_what_it_declared(data):
     ids = (NAMES("pillow", "A"), NAMES("pillow", "B"))
     model = IdealObserver(rollouts=2)
     model.setup({i: {m: 1.0} for i, m in zip(ids, ("watch_movie_cozily", "watch_news_on_tv"))})
-    evidence = trial_evidence(episode, 3, False, model.modalities, ids)
+    evidence = trial_evidence(episode, 3, False, model.reads, ids)
     model.predict(evidence)
     with pytest.raises(UndeclaredModalityError):
         _ = evidence.agents[0].audio
@@ -200,14 +200,14 @@ def test_ideal_is_the_ceiling_on_a_preference_scenario(data):
 
     def perfect(cutoff):
         planner = lambda scenario, role: {"planner": roles[role]}  # noqa: E731
-        return run(lambda: SimulationModel("vision", rollouts=20), planner, cutoff)
+        return run(lambda: SimulationMethod("vision", rollouts=20), planner, cutoff)
 
     # With the protocol's cutoff and combination, against the perfect agent models that share them.
-    ideal = run(model_factory("ideal", rollouts=20), priors)
+    ideal = run(method_factory("ideal", rollouts=20), priors)
     assert ceiling_violations(ideal, perfect(40)) == []
     # The score-maximising answer without the cutoff, against every method without it.
-    best = run(model_factory("ideal", rollouts=20, answer="map"), priors, None)
-    others = (perfect(None), run(model_factory("uniform"), cutoff=None), run(model_factory("distance"), cutoff=None))
+    best = run(method_factory("ideal", rollouts=20, answer="map"), priors, None)
+    others = (perfect(None), run(method_factory("uniform"), cutoff=None), run(method_factory("distance"), cutoff=None))
     for other in others:
         assert ceiling_violations(best, other) == []
     assert best.mean() > ideal.mean() and best[:, -1].min() == 1.0

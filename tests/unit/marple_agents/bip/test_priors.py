@@ -10,8 +10,8 @@ import pytest
 from light_room import evidence_after
 from worlds import make_world
 
-from marple_agents.bip import BipModel
-from marple_agents.search import SearchSettings
+from marple_agents.bip import BipMethod
+from marple_agents.search import PuctSettings
 from marple_agents.simulation import MCTSAgent
 from marple_agents.simulation.mcts import share_rows
 from marple_agents.simulation.worlds import RolloutWorlds
@@ -82,7 +82,7 @@ class SubgoalPolicy:
 
 
 def test_bip_from_the_label_free_prior_gives_the_hand_computed_posterior():
-    model = BipModel(rollouts=1)
+    model = BipMethod(rollouts=1)
     model.setup({IDS[0]: {"policy": SubgoalPolicy(), "prior": UniformPriors()(SCENARIO, "A")}})
     # get_night_snack works on "toggle the light" first, get_snack on "open the fridge": P(left) 0.6 and 0.3.
     posterior = model.posterior(evidence_after(kitchen(), [L], IDS[0]))
@@ -112,7 +112,7 @@ def test_the_mcts_agent_model_shares_its_rollouts_by_the_hand_computed_posterior
     """Each rollout's mission comes from the posterior under the agent model's own action distribution: here a
     search made to say P(left) = 0.8 on get_night_snack and 0.2 on get_snack at every step."""
     prior = UniformPriors()(SCENARIO, "A")
-    agent = MCTSAgent(BlindPolicy(), prior, SearchSettings(simulations=4))
+    agent = MCTSAgent(BlindPolicy(), prior, PuctSettings(simulations=4))
     assert list(agent.prior) == ["get_night_snack", "get_snack"]
 
     def search(house, states, mission, index, subgoals=None):
@@ -133,7 +133,7 @@ def test_the_mcts_agent_model_shares_its_rollouts_by_the_hand_computed_posterior
 
 def test_without_search_the_mcts_agent_model_keeps_the_prior():
     """K = 0 is the policy, which ignores the mission: the actions say nothing about it, the rows follow the prior."""
-    agent = MCTSAgent(BlindPolicy(), UniformPriors()(SCENARIO, "A"), SearchSettings(simulations=0))
+    agent = MCTSAgent(BlindPolicy(), UniformPriors()(SCENARIO, "A"), PuctSettings(simulations=0))
     evidence = evidence_after(kitchen(), [L, L, F], IDS[0])
     worlds = RolloutWorlds([evidence.world()], 20)
     agent.reset(worlds, evidence, np.random.default_rng(0))
@@ -170,7 +170,7 @@ def test_accuracy_at_tau_0_is_what_the_prior_alone_says(prior_a, prior_b, accura
     ideal = IdealObserver(rollouts=3)
     ideal.setup(dict(zip(IDS, (prior_a, prior_b))))
     assert ideal.predict(trial)[0] == pytest.approx(accuracy)
-    bip = BipModel(rollouts=10)  # m in all, shared out by the prior: 5 and 5, 10 and 0, 8 and 2
+    bip = BipMethod(rollouts=10)  # m in all, shared out by the prior: 5 and 5, 10 and 0, 8 and 2
     bip.setup({i: {"policy": Switcher(), "prior": p} for i, p in zip(IDS, (prior_a, prior_b))})
     assert bip.predict(trial)[0] == pytest.approx(accuracy)
 

@@ -9,11 +9,11 @@ import pytest
 from light_room import evidence_for
 from worlds import make_world
 
-from marple.runner import make_method
-from marple_agents.bip import BipModel
-from marple_agents.search import MissionSearch, SearchSettings, run_search, visit_policy
+from marple.registry import make_method
+from marple_agents.bip import BipMethod
+from marple_agents.search import MissionSearch, PuctSettings, run_search, visit_policy
 from marple_agents.search.puct import MAX_SIMULATIONS
-from marple_agents.simulation import MCTSAgent, SimulationModel, query_probability
+from marple_agents.simulation import MCTSAgent, SimulationMethod, query_probability
 from marple_agents.simulation.agent_models import PolicyConditioning
 from marple_agents.simulation.mcts import share_rows
 from marple_agents.simulation.rollouts import query_probabilities
@@ -100,12 +100,12 @@ def test_no_simulation_gives_the_prior_exactly():
     world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}])
     table = MissionTable([SWITCH_ON_THE_LIGHT])
     policy = FixedPolicy(LEANING)
-    search = MissionSearch(table, lambda v, s: policy.action_probs(v, s), SearchSettings(simulations=0))
+    search = MissionSearch(table, lambda v, s: policy.action_probs(v, s), PuctSettings(simulations=0))
     states = BatchedState.repeat(world.state, 3)
     probs = search.policy(world.house, states, np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64))
     np.testing.assert_array_equal(probs, np.repeat(LEANING[None], 3, axis=0).astype(np.float32))
     # The generic search agrees: no simulation, the prior.
-    tree = run_search(np.repeat(LEANING[None], 2, axis=0), np.zeros(2), None, SearchSettings(simulations=0))
+    tree = run_search(np.repeat(LEANING[None], 2, axis=0), np.zeros(2), None, PuctSettings(simulations=0))
     np.testing.assert_allclose(visit_policy(tree), np.repeat(LEANING[None], 2, axis=0))
 
 
@@ -113,7 +113,7 @@ def test_many_simulations_with_a_uniform_prior_find_the_shortest_way_to_the_ligh
     """Facing north, the light three cells east of the cell beside it: turn right once (not left three times),
     three steps forward, toggle. Following the search's most visited action takes exactly that path."""
     world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(2, 3, 3))
-    search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings(simulations=200))
+    search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, PuctSettings(simulations=200))
     taken = []
     for _ in range(5):
         probs = search.policy(world.house, BatchedState.repeat(world.state, 1), np.zeros(1, int), np.zeros(1, int))
@@ -127,7 +127,7 @@ def test_the_mission_pulls_the_search_and_a_complete_one_leaves_it_to_the_prior(
     """The reward is the mission's progress: on the light's mission the search toggles it; once the mission is
     complete nothing is worth more than anything else. (The question asked: the next test.)"""
     world = make_world(furniture=[{"type": "light", "pos": [6, 3], "state": {"toggleable": False}}], agent=(5, 3, 0))
-    search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings(simulations=64))
+    search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, PuctSettings(simulations=64))
     one = (np.zeros(1, int), np.zeros(1, int))
     on_mission = search.policy(world.house, BatchedState.repeat(world.state, 1), *one)
     assert on_mission[0].argmax() == Action.toggle
@@ -171,7 +171,7 @@ def test_the_search_never_heads_for_the_query_state():
     # One rollout per group, each with its own generator: a rollout that stops draws nothing more from anyone's.
     rollouts = {}
     for name, query in (("light", TOGGLE_ON), ("absent", absent)):
-        agent = RecordedMCTSAgent(blind, {"get_snack": 1.0}, SearchSettings(simulations=8))
+        agent = RecordedMCTSAgent(blind, {"get_snack": 1.0}, PuctSettings(simulations=8))
         rngs = [np.random.default_rng([7, i]) for i in range(24)]
         found = query_probabilities([world] * 24, agent, [evidence] * 24, query, [6] * 24, 1, rngs)
         rollouts[name] = (found, agent.taken)
@@ -187,7 +187,7 @@ def test_the_search_never_heads_for_the_query_state():
     reach = {}
     for mission in ("get_night_snack", "get_snack"):
         for k in (0, 16, 64):
-            agent = MCTSAgent(blind, {mission: 1.0}, SearchSettings(simulations=k))
+            agent = MCTSAgent(blind, {mission: 1.0}, PuctSettings(simulations=k))
             reach[mission, k] = query_probability(world, agent, evidence, TOGGLE_ON, 4, 100, np.random.default_rng(3))
     assert reach["get_night_snack", 0] == reach["get_snack", 0]  # no search: the same blind policy, the same draws
     assert reach["get_night_snack", 16] > 0.7 and reach["get_night_snack", 64] > 0.9
@@ -215,7 +215,7 @@ def test_deeper_nodes_give_the_prior_the_subgoal_the_policy_agent_would_follow()
             seen.extend(tuple(c) for v, c in zip(vision, subgoals.tolist()) if np.array_equal(v, toggled.state.grid))
             return np.full((len(vision), 10), 0.1)
 
-        search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), prior, SearchSettings(simulations=16), follow)
+        search = MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), prior, PuctSettings(simulations=16), follow)
         one = (np.zeros(1, int), np.zeros(1, int))
         search.policy(world.house, BatchedState.repeat(world.state, 1), *one, None if follow is None else intent)
         return seen
@@ -228,7 +228,7 @@ def test_deeper_nodes_give_the_prior_the_subgoal_the_policy_agent_would_follow()
     assert lit and set(lit) == {decoded}
     assert set(given_after_the_toggle(None)) == {DONE_CODES}
     with pytest.raises(ValueError, match="follow rule"):
-        MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, SearchSettings()).policy(
+        MissionSearch(MissionTable([SWITCH_ON_THE_LIGHT]), uniform_prior, PuctSettings()).policy(
             world.house, BatchedState.repeat(world.state, 1), *(np.zeros(1, int),) * 2, intent
         )
 
@@ -237,7 +237,7 @@ def test_the_visit_policy_mixes_the_prior_as_one_visit():
     def expand(parent, action, node):  # a bandit: action 3 pays 1, the rest nothing; every leaf is worth 0
         return np.full((1, 4), 0.25), np.zeros(1), (action == 3).astype(float)
 
-    tree = run_search(np.full((1, 4), 0.25), np.zeros(1), expand, SearchSettings(simulations=20))
+    tree = run_search(np.full((1, 4), 0.25), np.zeros(1), expand, PuctSettings(simulations=20))
     policy = visit_policy(tree)
     visits = tree.root_visits()
     assert visits.sum() == 20 and visits[0].argmax() == 3
@@ -254,35 +254,35 @@ def test_rows_are_shared_among_missions_in_proportion_to_the_prior():
 @pytest.mark.parametrize("value", [1.5, True, "true", "16", 1e9, 16.0, -1, MAX_SIMULATIONS + 1, None])
 def test_simulations_must_be_a_whole_number_within_the_bound(value):
     message = rf"simulations must be a whole number from 0 to {MAX_SIMULATIONS}, got"
-    for build in (SearchSettings, partial(SimulationModel, agent="mcts"), partial(BipModel, agent="mcts")):
+    for build in (PuctSettings, partial(SimulationMethod, agent="mcts"), partial(BipMethod, agent="mcts")):
         with pytest.raises(ValueError, match=message):
             build(simulations=value)
 
 
 def test_the_method_is_named_for_the_simulations_it_runs():
-    assert SimulationModel(agent="mcts", simulations=np.int64(8)).name == "simulation-mcts8-vision"
-    assert BipModel(agent="mcts", simulations=MAX_SIMULATIONS).name == f"bip-mcts{MAX_SIMULATIONS}"
-    assert SearchSettings(simulations=np.int32(4)).simulations.__class__ is int  # written to results as 4
+    assert SimulationMethod(agent="mcts", simulations=np.int64(8)).name == "simulation-mcts8-vision"
+    assert BipMethod(agent="mcts", simulations=MAX_SIMULATIONS).name == f"bip-mcts{MAX_SIMULATIONS}"
+    assert PuctSettings(simulations=np.int32(4)).simulations.__class__ is int  # written to results as 4
 
 
 def test_bad_settings_are_refused():
     with pytest.raises(ValueError, match="simulations"):
-        SearchSettings(simulations=-1)
+        PuctSettings(simulations=-1)
     with pytest.raises(ValueError, match="discount"):
-        SearchSettings(discount=0)
+        PuctSettings(discount=0)
     with pytest.raises(ValueError, match="unknown agent model 'tree'"):
-        SimulationModel(agent="tree")
+        SimulationMethod(agent="tree")
     with pytest.raises(ValueError, match="mission prior"):
         MCTSAgent(FixedPolicy(LEANING), {"do_laundry": 0.0})
     with pytest.raises(ValueError, match="policy checkpoint and a mission prior"):
-        SimulationModel(agent="mcts").setup({"agent-x": "runs/policy.pt"})
+        SimulationMethod(agent="mcts").setup({"agent-x": "runs/policy.pt"})
 
 
 # ---- in simulation inference ------------------------------------------------------------------------------------
 
 
-def mcts_model(simulations: int, variant: str = "vision", **kw) -> SimulationModel:
-    return SimulationModel(variant, rollouts=6, seed=5, agent="mcts", simulations=simulations, **kw)
+def mcts_model(simulations: int, variant: str = "vision", **kw) -> SimulationMethod:
+    return SimulationMethod(variant, rollouts=6, seed=5, agent="mcts", simulations=simulations, **kw)
 
 
 def setup(model, episode, policy_for=lambda: FixedPolicy(LEANING)):
@@ -293,13 +293,13 @@ def setup(model, episode, policy_for=lambda: FixedPolicy(LEANING)):
 
 
 def trials_of(model, episode):
-    return [trial_evidence(episode, tau, False, model.modalities, IDS) for tau in episode.evidence_steps(11)]
+    return [trial_evidence(episode, tau, False, model.reads, IDS) for tau in episode.evidence_steps(11)]
 
 
 def test_mcts_with_no_simulation_answers_exactly_as_the_policy(data):
     episode = next(data.whodunit(SCENARIO))
     searched = setup(mcts_model(0), episode)
-    plain = SimulationModel("vision", rollouts=6, seed=5)
+    plain = SimulationMethod("vision", rollouts=6, seed=5)
     plain.setup({i: FixedPolicy(LEANING) for i in IDS})
     trials = trials_of(plain, episode)
     assert searched.predict_all(trials) == plain.predict_all(trials)
@@ -311,7 +311,7 @@ def test_mcts_with_no_simulation_answers_exactly_as_the_policy_in_every_variant(
     policy, the observed latest intent (then the decoders' next subgoal), not the mission prior's subgoals."""
     episode = next(data.whodunit(SCENARIO))
     searched = setup(mcts_model(0, variant), episode, lambda: IntentPolicy(variant))
-    plain = SimulationModel(variant, rollouts=6, seed=5)
+    plain = SimulationMethod(variant, rollouts=6, seed=5)
     plain.setup({i: IntentPolicy(variant) for i in IDS})
     trials = trials_of(plain, episode)
     assert searched.predict_all(trials) == plain.predict_all(trials)
@@ -366,7 +366,7 @@ def test_a_language_policy_is_given_the_intent_in_simulation_and_the_missions_su
     allowed = {sg.codes for sg in get_mission(mission).subgoals} | {DONE_CODES}
     assert tuple(intent.tolist()) not in allowed
     bips = IntentPolicy()
-    searched = MCTSAgent(bips, {mission: 1.0}, SearchSettings(simulations=2), use_language=True, mission_subgoals=True)
+    searched = MCTSAgent(bips, {mission: 1.0}, PuctSettings(simulations=2), use_language=True, mission_subgoals=True)
     world, _ = agent.replay()
     query_probability(world, searched, agent, trial.query, 6, 4, np.random.default_rng(0))
     assert {tuple(row) for rows in bips.subgoals_seen for row in rows.tolist()} <= allowed
@@ -397,18 +397,18 @@ def bip_setup(model, prior):
 def test_bip_with_the_mcts_likelihood(data):
     episode = next(data.whodunit(SCENARIO))
     prior = {m: 0.5 for m in ("do_laundry", "feed_dog")}
-    plain, searched0, searched = BipModel(rollouts=2), BipModel(rollouts=2, agent="mcts", simulations=0), None
+    plain, searched0, searched = BipMethod(rollouts=2), BipMethod(rollouts=2, agent="mcts", simulations=0), None
     ids = bip_setup(plain, prior)
     bip_setup(searched0, prior)
-    agent = trial_evidence(episode, 6, False, plain.modalities, ids).agents[0]
+    agent = trial_evidence(episode, 6, False, plain.reads, ids).agents[0]
     assert searched0.log_likelihoods(agent) == plain.log_likelihoods(agent)  # K = 0: the policy's likelihood
-    searched = make_method("bip", rollouts=2, agent="mcts", simulations=4)
+    searched = make_method("whodunit", "bip", rollouts=2, agent="mcts", simulations=4)
     assert searched.name == "bip-mcts4" and searched.settings()["simulations"] == 4
     bip_setup(searched, prior)
     logs = searched.log_likelihoods(agent)
     assert set(logs) == set(prior) and all(np.isfinite(list(logs.values())))
     run = evaluate(
-        lambda: make_method("bip", rollouts=2, agent="mcts", simulations=2),
+        lambda: make_method("whodunit", "bip", rollouts=2, agent="mcts", simulations=2),
         dataset_episodes(data, [SCENARIO], 1),
         ProtocolSettings(seed=0),
         resources=lambda scenario, role: {"policy": SubgoalPolicy(), "prior": prior},

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from light_room import TOGGLE_ON, evidence_for, light_world
 
-from marple_agents.simulation import PlannerAgent, PolicyAgent, SimulationModel, query_probability
+from marple_agents.simulation import PlannerAgent, PolicyAgent, SimulationMethod, query_probability
 from marple_agents.simulation.agent_models import sample_rows
 from marple_agents.simulation.worlds import RolloutWorlds
 from marple_eval import ProtocolSettings, dataset_episodes, evaluate
@@ -127,7 +127,7 @@ def test_sampling_rows_follows_the_probabilities():
 def test_perfect_agent_models_converge_at_T_and_are_right_early_on_an_easy_scenario(data):
     episodes = dataset_episodes(data, ["pillow", "laundry"])
     run = evaluate(
-        lambda: SimulationModel("vision", rollouts=10),
+        lambda: SimulationMethod("vision", rollouts=10),
         episodes,
         ProtocolSettings(seed=0, cutoff=None),
         resources=planner_resources,
@@ -141,7 +141,7 @@ def test_perfect_agent_models_converge_at_T_and_are_right_early_on_an_easy_scena
 
 def test_the_cutoff_answers_half_where_T_plus_margin_minus_tau_exceeds_it(data):
     episode = next(e for e in data.whodunit("laundry") if e.horizon > 45)
-    model = SimulationModel("vision", rollouts=5)
+    model = SimulationMethod("vision", rollouts=5)
     resources = planner_resources
     cut = evaluate(lambda: model, [episode], ProtocolSettings(), resources=resources, progress=False)
     uncut = evaluate(lambda: model, [episode], ProtocolSettings(cutoff=None), resources=resources, progress=False)
@@ -158,7 +158,7 @@ def test_same_seed_same_probabilities(data):
     episodes = dataset_episodes(data, ["pillow"])
     runs = [
         evaluate(
-            lambda: SimulationModel("vision", rollouts=8),
+            lambda: SimulationMethod("vision", rollouts=8),
             episodes,
             ProtocolSettings(cutoff=None),
             resources=planner_resources,
@@ -184,10 +184,10 @@ def test_planner_agent_samples_missions_from_preferences(data):
 
 def test_unknown_variant_and_missing_agent_models_are_reported(data):
     with pytest.raises(ValueError, match="unknown variant"):
-        SimulationModel("smell")
+        SimulationMethod("smell")
     episode = next(data.whodunit("pillow"))
-    model = SimulationModel("vision", rollouts=2)
-    trial = trial_evidence(episode, 1, False, model.modalities, ("agent-a", "agent-b"))
+    model = SimulationMethod("vision", rollouts=2)
+    trial = trial_evidence(episode, 1, False, model.reads, ("agent-a", "agent-b"))
     with pytest.raises(ValueError, match="no agent model"):
         model.predict(trial)
 
@@ -205,13 +205,13 @@ class Conditioned:
 @pytest.mark.parametrize(("variant", "conditioning", "fix"), [("vision", "language", "variant=language (or all)")])
 @pytest.mark.parametrize("agent", ["policy", "mcts"])
 def test_a_checkpoint_conditioned_otherwise_than_the_variant_is_refused_at_setup(variant, conditioning, fix, agent):
-    model = SimulationModel(variant, rollouts=2, agent=agent)
+    model = SimulationMethod(variant, rollouts=2, agent=agent)
     resource = Conditioned(conditioning)
     with pytest.raises(
         ValueError, match=rf"'{variant}' rolls out vision-conditioned .* {conditioning}-conditioned.*{re.escape(fix)}"
     ):
         model.setup({"A": resource if agent == "policy" else {"policy": resource, "prior": {"get_snack": 1.0}}})
-    assert SimulationModel("audio", rollouts=2).setup({"A": Conditioned("vision")}) is None  # audio: vision policies
+    assert SimulationMethod("audio", rollouts=2).setup({"A": Conditioned("vision")}) is None  # audio: vision policies
 
 
 def test_decoded_subgoals_are_real_subgoals_other_than_the_one_just_achieved():
@@ -242,17 +242,17 @@ def test_all_evidence_points_in_one_batch_answer_as_one_at_a_time(data, agent_mo
     ids = ("agent-a", "agent-b")
     roles = ("A", "B") if episode.culprit == 0 else ("B", "A")
 
-    def model() -> tuple[SimulationModel, list[FixedPolicy]]:
+    def model() -> tuple[SimulationMethod, list[FixedPolicy]]:
         if agent_model == "planner":
-            sim, policies = SimulationModel("vision", rollouts=12, seed=5), []
+            sim, policies = SimulationMethod("vision", rollouts=12, seed=5), []
             sim.setup({name: planner_resources("laundry", role) for name, role in zip(ids, roles)})
         else:
-            sim, policies = SimulationModel("audio", rollouts=12, seed=5), [FixedPolicy(np.full(10, 0.1)) for _ in ids]
+            sim, policies = SimulationMethod("audio", rollouts=12, seed=5), [FixedPolicy(np.full(10, 0.1)) for _ in ids]
             sim.setup(dict(zip(ids, policies)))
         return sim, policies
 
     batched, batched_policies = model()
-    trials = [trial_evidence(episode, tau, False, batched.modalities, ids) for tau in episode.evidence_steps(11)]
+    trials = [trial_evidence(episode, tau, False, batched.reads, ids) for tau in episode.evidence_steps(11)]
     together = batched.predict_all(trials)
     alone_model, alone_policies = model()
     assert together == [alone_model.predict(t) for t in trials]

@@ -8,10 +8,10 @@ import pytest
 import torch
 
 from marple_agents.device import DeviceError
-from marple_agents.tomnet import ToMnetConfig, ToMnetRater, train_tomnet
+from marple_agents.tomnet import ToMnetConfig, ToMnetMethod, train_tomnet
 from marple_agents.tomnet.features import CHANNELS, SIZE, UNSEEN, episode_features, object_slots
 from marple_agents.tomnet.generalisation import run_generalisation
-from marple_eval.expectations.raters import rate_trials
+from marple_eval.expectations.methods import rate_trials
 from marple_eval.expectations.scoring import pooled
 from marple_gym.expectations.scenarios import make_trial, trial_keys
 from marple_gym.expectations.trial import TrialKey
@@ -59,7 +59,7 @@ def test_training_is_the_same_every_run_on_a_cpu(trials, model):
 
 def test_a_saved_model_loads_to_the_same_ratings(trials, model, tmp_path):
     path = model.save(tmp_path / "tomnet.pt")
-    loaded = ToMnetRater.load(path, device="cpu")
+    loaded = ToMnetMethod.load(path, device="cpu")
     view = trials[1][1].view()
     assert loaded.rate(view) == pytest.approx(model.rate(view))
     assert loaded.settings()["device"] == "cpu" and loaded.config == TINY
@@ -69,7 +69,7 @@ def test_the_device_setting_is_the_projects(trials):
     if not torch.cuda.is_available():
         with pytest.raises(DeviceError, match="no GPU"):
             train_tomnet(trials[0][:2], TINY, device="cuda")
-    assert ToMnetRater.load.__doc__ and train_tomnet(
+    assert ToMnetMethod.load.__doc__ and train_tomnet(
         trials[0][:2], TINY, device=torch.device("cpu")
     ).device == torch.device("cpu")
 
@@ -98,4 +98,4 @@ def test_a_file_that_is_not_a_rater_is_refused_with_its_name(tmp_path):
     junk.write_bytes(b"not a checkpoint")
     for path in (junk, tmp_path / "missing.pt"):
         with pytest.raises(CheckpointError, match=str(path.name)):
-            ToMnetRater.load(path, device="cpu")
+            ToMnetMethod.load(path, device="cpu")

@@ -10,7 +10,7 @@ pytest.importorskip("lightning")
 
 from tiny_models import random_subgoal, random_vision, synthetic_samples, tiny_config, train_tiny  # noqa: E402
 
-from marple_agents import CheckpointError, Policy, load_policy, refine_with_audio  # noqa: E402
+from marple_agents import AgentPolicy, CheckpointError, load_policy, refine_with_audio  # noqa: E402
 from marple_agents.checkpoints import save_checkpoint  # noqa: E402
 from marple_agents.config import ModelConfig, ModelConfigError, preset  # noqa: E402
 from marple_agents.networks import SUBGOAL_SIZES, build_model, count_parameters  # noqa: E402
@@ -30,7 +30,7 @@ def test_policies_accept_any_grid_size_and_return_distributions(shape, condition
     rng = np.random.default_rng(0)
     cfg = tiny_config(conditioning)
     torch.manual_seed(0)
-    policy = Policy(build_model(cfg), cfg)
+    policy = AgentPolicy(build_model(cfg), cfg)
     vision = random_vision(rng, 5, *shape)
     subgoal = random_subgoal(rng, 5) if conditioning == "language" else None
     probs = policy.action_probs(vision, subgoal)
@@ -53,7 +53,7 @@ def test_policies_accept_any_grid_size_and_return_distributions(shape, condition
 def test_batch_rows_are_independent():
     rng = np.random.default_rng(1)
     cfg = tiny_config()
-    policy = Policy(build_model(cfg), cfg)
+    policy = AgentPolicy(build_model(cfg), cfg)
     vision = random_vision(rng, 6)
     together = policy.action_probs(vision)
     alone = np.concatenate([policy.action_probs(vision[i : i + 1]) for i in range(6)])
@@ -63,7 +63,7 @@ def test_batch_rows_are_independent():
 def test_language_policy_needs_valid_subgoal_codes_and_accepts_done():
     rng = np.random.default_rng(2)
     cfg = tiny_config("language")
-    policy = Policy(build_model(cfg), cfg)
+    policy = AgentPolicy(build_model(cfg), cfg)
     vision = random_vision(rng, 2)
     with pytest.raises(ValueError, match="subgoal"):
         policy.action_probs(vision)
@@ -75,7 +75,7 @@ def test_language_policy_needs_valid_subgoal_codes_and_accepts_done():
 
 def test_vision_codes_out_of_range_are_rejected():
     cfg = tiny_config()
-    policy = Policy(build_model(cfg), cfg)
+    policy = AgentPolicy(build_model(cfg), cfg)
     vision = random_vision(np.random.default_rng(3), 1)
     vision[0, 0, 0, 0] = 9  # room codes stop at 6
     with pytest.raises(ValueError, match="out of range"):
@@ -122,7 +122,7 @@ def test_glimpse_lays_out_the_cells_around_the_agent_in_its_own_frame():
 def test_object_ids_do_not_change_the_prediction():
     rng = np.random.default_rng(4)
     cfg = tiny_config()
-    policy = Policy(build_model(cfg), cfg)
+    policy = AgentPolicy(build_model(cfg), cfg)
     vision = random_vision(rng, 3)
     other = vision.copy()
     other[..., 5] = rng.integers(0, 256, size=other.shape[:3])
@@ -185,7 +185,7 @@ def test_audio_refinement_falls_back_when_the_sound_rules_out_every_action():
 def test_audio_refinement_of_a_policy_batch():
     rng = np.random.default_rng(5)
     cfg = tiny_config()
-    policy = Policy(build_model(cfg), cfg)
+    policy = AgentPolicy(build_model(cfg), cfg)
     probs = policy.action_probs(random_vision(rng, 4))
     tokens = np.array([AUDIO.index["footstep"]] * 4)
     post = refine_with_audio(probs, tokens)

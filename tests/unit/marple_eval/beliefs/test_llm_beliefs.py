@@ -13,9 +13,9 @@ from llm_process import Server
 from PIL import Image
 from search_houses import piece, two_rooms
 
-from marple_eval.beliefs.llm import LLMBeliefMethod, parse_choice
-from marple_eval.beliefs.registry import make_method
+from marple_eval.beliefs.llm import BeliefLLM, parse_choice
 from marple_eval.llm.client import LLMError
+from marple_eval.methods.registry import make_method
 from marple_gym.beliefs.episodes import search_episode
 from marple_gym.beliefs.questions.conditions import frame_steps, frames
 from marple_gym.beliefs.questions.question import episode_questions
@@ -44,7 +44,7 @@ def test_a_reply_is_read_for_its_first_letter():
 def test_the_method_sends_mmtom_qas_prompt_and_reads_the_letters(question, tmp_path):
     server = Server(tmp_path, "--answers", json.dumps(["b", "a", "(b)", "unsure"]))
     try:
-        method = LLMBeliefMethod(
+        method = BeliefLLM(
             model="m", api_key="k", base_url=server.url, n=4, temperature=0.7, cache=str(tmp_path / "cache")
         )
         assert method.answer(question) == pytest.approx((1 / 3, 2 / 3))
@@ -57,7 +57,7 @@ def test_the_method_sends_mmtom_qas_prompt_and_reads_the_letters(question, tmp_p
 
 
 def test_a_dry_run_writes_the_requests_and_answers_one_half(question, tmp_path):
-    method = make_method("llm", dry_run=str(tmp_path / "requests.jsonl"), cache=str(tmp_path / "cache"))
+    method = make_method("beliefs", "llm", dry_run=str(tmp_path / "requests.jsonl"), cache=str(tmp_path / "cache"))
     assert method.answer(question) == (0.5, 0.5)
     (request,) = [json.loads(line) for line in (tmp_path / "requests.jsonl").read_text().splitlines()]
     assert request["request"]["messages"][1]["content"].endswith("Please respond with either a or b.\nAnswer: ")
@@ -72,7 +72,9 @@ def _png(url: str) -> np.ndarray:
 
 @pytest.mark.parametrize("condition", ["frames", "multimodal"])
 def test_the_vision_conditions_send_the_questions_frames_as_image_parts(question, tmp_path, condition):
-    method = make_method("llm", condition=condition, dry_run=str(tmp_path / "r.jsonl"), cache=str(tmp_path / "c"))
+    method = make_method(
+        "beliefs", "llm", condition=condition, dry_run=str(tmp_path / "r.jsonl"), cache=str(tmp_path / "c")
+    )
     assert method.answer(question) == (0.5, 0.5)
     (request,) = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     parts = request["request"]["messages"][1]["content"]
@@ -89,4 +91,4 @@ def test_the_vision_conditions_send_the_questions_frames_as_image_parts(question
 
 def test_an_unknown_condition_is_refused_naming_the_choices(tmp_path):
     with pytest.raises(LLMError, match="condition must be one of text, frames, multimodal"):
-        make_method("llm", condition="video", dry_run=str(tmp_path / "r.jsonl"))
+        make_method("beliefs", "llm", condition="video", dry_run=str(tmp_path / "r.jsonl"))

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from search_houses import piece, two_rooms
 
-from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
+from marple_eval.beliefs.methods import BeliefObserver, BeliefUniform
 from marple_eval.beliefs.scoring import credit, format_table, score
 from marple_gym.beliefs.episodes import search_episode
 from marple_gym.beliefs.questions.question import episode_questions
@@ -27,8 +27,8 @@ def test_a_tie_earns_half_credit_and_a_choice_all_or_nothing():
 
 
 def test_the_exact_observer_scores_the_ceiling_and_uniform_scores_chance(questions):
-    best = score(questions, ObserverMethod().answer_all(questions))
-    chance = score(questions, UniformMethod().answer_all(questions))
+    best = score(questions, BeliefObserver().answer_all(questions))
+    chance = score(questions, BeliefUniform().answer_all(questions))
     assert best["all"]["accuracy"] == 1.0 and best["all"]["brier"] == pytest.approx(0.0, abs=1e-12)
     assert chance["all"]["accuracy"] == 0.5 and chance["all"]["chance"] == 0.5
     expected = np.mean([(q.posterior - 0.5) ** 2 for q in questions])

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from marple_eval.expectations.llm import NO_ANSWER, LLMRater, messages
-from marple_eval.expectations.raters import rate_trial
+from marple_eval.expectations.llm import NO_ANSWER, ExpectationLLM, messages
+from marple_eval.expectations.methods import rate_trial
 from marple_eval.llm.client import ClientSettings, LLMError, Reply
 from marple_gym.expectations.pictures import episode_frames, evidence_frames
 from marple_gym.expectations.scenarios import make_trial
@@ -37,7 +37,7 @@ def trial():
 
 def test_each_test_is_one_request_and_its_answers_are_averaged(trial):
     client = FakeClient(["Reasoning: odd.\nAnswer: 80", "Answer: 60", "no idea"])
-    rater = LLMRater(client, n=3)
+    rater = ExpectationLLM(client, n=3)
     ratings = rater.rate(trial.view())
     assert ratings == [70.0, 70.0] and len(client.bodies) == 2
     assert client.bodies[0]["n"] == 3 and client.bodies[0]["model"] == "fake"
@@ -54,7 +54,7 @@ def test_the_prompt_hides_what_the_screen_hides_until_it_is_lifted(trial):
 
 
 def test_a_dry_run_writes_every_request_and_sends_nothing(trial, tmp_path):
-    rater = LLMRater.from_options(dry_run=str(tmp_path / "prompts.jsonl"), cache=str(tmp_path / "cache"), n=2)
+    rater = ExpectationLLM.from_options(dry_run=str(tmp_path / "prompts.jsonl"), cache=str(tmp_path / "cache"), n=2)
     rating = rate_trial(rater, trial)
     assert rating.expected == rating.surprising == NO_ANSWER
     requests = [json.loads(line) for line in (tmp_path / "prompts.jsonl").read_text().splitlines()]
@@ -65,15 +65,15 @@ def test_bad_settings_and_missing_credentials_are_refused(monkeypatch):
     for name in ("OPENAI_API_KEY", "MARPLE_LLM_API_KEY", "MARPLE_LLM_MODEL"):
         monkeypatch.delenv(name, raising=False)
     with pytest.raises(LLMError, match="no model name"):
-        LLMRater.from_options()
+        ExpectationLLM.from_options()
     with pytest.raises(LLMError, match="n must be a whole number >= 1"):
-        LLMRater(FakeClient(["Answer: 1"]), n=0)
+        ExpectationLLM(FakeClient(["Answer: 1"]), n=0)
 
 
 @pytest.mark.parametrize("condition", ["frames", "multimodal"])
 def test_the_vision_conditions_show_each_video_as_the_onlookers_frames(trial, condition):
     client = FakeClient(["Answer: 40"])
-    LLMRater(client, n=1, condition=condition, frames=4).rate(trial.view(["expected", "surprising"]))
+    ExpectationLLM(client, n=1, condition=condition, frames=4).rate(trial.view(["expected", "surprising"]))
     parts = client.bodies[0]["messages"][1]["content"]
     images = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
     videos = len(trial.familiarisation) + 1

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from expectation_trials import agent_of, chosen, going_for, hand_stage, hand_trial
 
-from marple_eval.expectations.observer import ExactObserver
+from marple_eval.expectations.observer import ExpectationObserver
 from marple_gym.expectations import stages
 from marple_gym.expectations.scenarios import all_types, make_trial, trial_keys
 from marple_gym.expectations.stages import around
 from marple_gym.expectations.trial import Episode, TrialView
 from marple_gym.generation.stage import Stage, StageRoom
 
-OBSERVER = ExactObserver()
+OBSERVER = ExpectationObserver()
 
 
 def rate(trial, order=("expected", "surprising")):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from marple_eval.expectations.raters import Rating, UniformRater, rate_trials
+from marple_eval.expectations.methods import ExpectationUniform, Rating, rate_trials
 from marple_eval.expectations.scoring import (
     ALL,
     accuracy_of,
@@ -46,7 +46,7 @@ def test_accuracy_per_type_scenario_and_all_with_intervals():
 
 def test_the_uniform_rater_scores_a_half():
     trials = [make_trial(k) for k in trial_keys("test", 3, all_types()[:2])]
-    table = accuracy_table(rate_trials(UniformRater(), trials))
+    table = accuracy_table(rate_trials(ExpectationUniform(), trials))
     assert table[ALL].accuracy == 0.5
 
 

@@ -17,7 +17,7 @@ import pytest
 from llm_process import Server
 
 from marple.cli.main import main
-from marple_eval.harness.export import export_family
+from marple_eval.harness.export import expectation_export, export_items
 from marple_eval.harness.items import belief_item, expectation_item, whodunit_items
 from marple_eval.harness.scoring import choice_score, parse_test
 from marple_gym.beliefs.questions import QuestionSpec, generate_question_set, read_question_set
@@ -47,7 +47,7 @@ def expectations(tmp_path_factory):
     root = tmp_path_factory.mktemp("expectations")
     spec = TrialSetSpec(seed=0, sizes={"train": 0, "validation": 0, "test": 1}, types=("1.1", "3.1"))
     generate_trial_set(spec, root / "set", workers=1, progress=False)
-    export_family("expectations", root / "set", root / "out", "harness")
+    export_items(*expectation_export(root / "set"), root / "out", "harness")
     return root
 
 

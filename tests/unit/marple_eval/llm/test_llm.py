@@ -18,7 +18,7 @@ from paths import ROOT
 
 from marple.cli.main import main
 from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
-from marple_eval.llm import LLMError, LLMModel, parse_answer, probabilities
+from marple_eval.llm import LLMError, LLMMethod, parse_answer, probabilities
 from marple_eval.llm.client import MAX_RETRY_AFTER_S, retry_wait
 from marple_eval.llm.scenes import describe_query
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
@@ -55,7 +55,7 @@ def serve(tmp_path):
         server.stop()
 
 
-def llm(server: Server, tmp_path: Path, **options) -> LLMModel:
+def llm(server: Server, tmp_path: Path, **options) -> LLMMethod:
     options = {
         "model": "test-model",
         "api_key": "test-key",
@@ -63,10 +63,10 @@ def llm(server: Server, tmp_path: Path, **options) -> LLMModel:
         "backoff": 0.0,
         **options,
     }
-    return LLMModel(base_url=server.url, **options)
+    return LLMMethod(base_url=server.url, **options)
 
 
-class SpyLLM(LLMModel):
+class SpyLLM(LLMMethod):
     """The LLM model, keeping every trial it is shown."""
 
     def __init__(self, **options) -> None:
@@ -78,7 +78,7 @@ class SpyLLM(LLMModel):
         return super().predict(trial)
 
 
-def run_llm(model: LLMModel, data, limit: int = 1):
+def run_llm(model: LLMMethod, data, limit: int = 1):
     settings = ProtocolSettings(seed=0, cutoff=None)  # ask at every evidence point
     return evaluate(lambda: model, dataset_episodes(data, ["laundry"], limit), settings, progress=False)
 
@@ -322,7 +322,7 @@ def test_a_reply_over_the_size_limit_stops_the_run_unread_and_uncached(serve, tm
 )
 def test_bad_client_options_are_refused_before_anything_is_sent(option, message):
     with pytest.raises(LLMError, match=re.escape(message)):
-        LLMModel(model="m", api_key="k", **option)
+        LLMMethod(model="m", api_key="k", **option)
 
 
 def test_retries_run_out_with_a_clear_error(serve, tmp_path):
@@ -347,12 +347,12 @@ def test_a_server_that_returns_fewer_choices_is_asked_for_the_rest(serve, data, 
 
 def test_missing_credentials_are_refused_clearly(serve, data, tmp_path, monkeypatch, capsys):
     with pytest.raises(LLMError, match="no API key: set OPENAI_API_KEY"):
-        LLMModel(model="m")
+        LLMMethod(model="m")
     with pytest.raises(LLMError, match="no model name"):
-        LLMModel(api_key="k")
+        LLMMethod(api_key="k")
     monkeypatch.setenv("OPENAI_API_KEY", "from-env")
     monkeypatch.setenv("MARPLE_LLM_MODEL", "env-model")
-    assert LLMModel().client.settings.model == "env-model"
+    assert LLMMethod().client.settings.model == "env-model"
     monkeypatch.delenv("OPENAI_API_KEY")
     args = ["evaluate", "--data", str(data.root), "--model", "llm", "--out", str(tmp_path / "r.json"), "--no-progress"]
     assert main(args) == 2
@@ -426,14 +426,14 @@ def test_in_context_examples_come_from_training_data(serve, data, tmp_path):
         assert pair.trajectories[0].seed in train_seeds and not {id(t) for t in pair.trajectories} & test
     assert run.settings["shots"] == 2
     with pytest.raises(LLMError, match="examples=DATA_DIR"):
-        LLMModel(shots=2, dry_run="x")
+        LLMMethod(shots=2, dry_run="x")
 
 
 def test_the_llm_declares_vision_and_gets_nothing_else(data, tmp_path):
     model = SpyLLM(dry_run=str(tmp_path / "p.jsonl"))
     run_llm(model, data)
     seen = model.seen
-    assert SpyLLM.modalities == frozenset({"vision"})
+    assert SpyLLM.reads == frozenset({"vision"})
     with pytest.raises(UndeclaredModalityError):
         _ = seen[0].agents[0].audio
     with pytest.raises(UndeclaredModalityError):
@@ -459,7 +459,7 @@ def test_the_prompt_shows_consecutive_scenes_as_the_paper_or_the_start(data, sce
     assert f"Agent A {title}:" in user["content"]
     assert ("the step before now, and now" in system["content"]) == (scenes == "consecutive")
     with pytest.raises(LLMError, match="scenes must be one of consecutive, start"):
-        LLMModel(scenes="all", dry_run="x")
+        LLMMethod(scenes="all", dry_run="x")
 
 
 def test_every_query_state_is_described():

@@ -1,6 +1,6 @@
 """Errors that blame the right party: a plugin model's failures and bad answers are reported as its own.
 
-A model's exception (sys.exit included) is a ModelError naming the model, what it was doing, the exception's
+A model's exception (sys.exit included) is a MethodError naming the model, what it was doing, the exception's
 class and message, and ``marple evaluate`` exits 2 writing no results; answers that are not one probability per
 suspect are refused; finite non-negative ones that do not sum to 1 are rescaled with one warning per run.
 """
@@ -17,7 +17,7 @@ import pytest
 import torch
 
 from marple.cli.main import build_parser, main
-from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, ModelError, RescaledAnswerWarning, check_answer
+from marple_eval.methods.guard import AnswerCheck, InvalidAnswerError, MethodError, RescaledAnswerWarning, check_answer
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
 
@@ -25,10 +25,10 @@ PLUGIN = textwrap.dedent(
     """
     import sys
 
-    from marple_eval import InferenceModel
+    from marple_eval import WhodunitMethod
 
 
-    class Answers(InferenceModel):
+    class Answers(WhodunitMethod):
         name = "answers"
 
         def __init__(self, a=0.5, b=0.5):
@@ -38,30 +38,30 @@ PLUGIN = textwrap.dedent(
             return self.answer
 
 
-    class Raiser(InferenceModel):
+    class Raiser(WhodunitMethod):
         name = "raiser"
 
         def predict(self, trial):
             return {}["boom"]
 
 
-    class Exiter(InferenceModel):
+    class Exiter(WhodunitMethod):
         name = "exiter"
 
         def predict(self, trial):
             sys.exit(0)
 
 
-    class Peeker(InferenceModel):
+    class Peeker(WhodunitMethod):
         name = "peeker"
-        modalities = frozenset({"vision"})
+        reads = frozenset({"vision"})
 
         def predict(self, trial):
             trial.agents[0].audio  # not declared
             return 0.5, 0.5
 
 
-    class BrokenInit(InferenceModel):
+    class BrokenInit(WhodunitMethod):
         name = "broken-init"
 
         def __init__(self):
@@ -99,10 +99,10 @@ def evaluate_cli(data, model: str, out, *model_args: str) -> int:
 @pytest.mark.parametrize(
     ("model", "message"),
     [
-        ("Raiser", "model 'raiser' raised KeyError in predict on trial pillow/h00/000: 'boom'"),
-        ("Exiter", "model 'exiter' called sys.exit(0) in predict on trial pillow/h00/000; a model must not exit"),
-        ("Peeker", "model 'peeker' raised UndeclaredModalityError in predict on trial pillow/h00/000: "),
-        ("BrokenInit", "model 'plugin_models:BrokenInit' raised RuntimeError in building it: no weights here"),
+        ("Raiser", "method 'raiser' raised KeyError in predict on trial pillow/h00/000: 'boom'"),
+        ("Exiter", "method 'exiter' called sys.exit(0) in predict on trial pillow/h00/000; a method must not exit"),
+        ("Peeker", "method 'peeker' raised UndeclaredModalityError in predict on trial pillow/h00/000: "),
+        ("BrokenInit", "method 'plugin_models:BrokenInit' raised RuntimeError in building it: no weights here"),
     ],
 )
 def test_a_plugins_own_failure_is_its_error_with_exit_2_and_no_results(data, plugin, capsys, model, message):
@@ -121,7 +121,7 @@ def test_verbose_shows_the_models_traceback_and_still_exits_2(data, plugin, caps
     assert main(["-v", *args] if where == "before" else [*args, "-v"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" in err and 'return {}["boom"]' in err  # the model's own line, through the cause
-    assert "marple evaluate: error: model 'raiser' raised KeyError" in err and "run with -v" not in err
+    assert "marple evaluate: error: method 'raiser' raised KeyError" in err and "run with -v" not in err
     assert not out.exists()
 
 
@@ -146,7 +146,7 @@ def test_verbose_is_off_unless_given_on_either_side():
 def test_an_answer_that_is_not_a_probability_is_refused(data, plugin, capsys, a, b, reason):
     assert evaluate_cli(data, "plugin_models:Answers", plugin / "run.json", f"a={a}", f"b={b}") == 2
     err = capsys.readouterr().err
-    assert err.startswith("marple evaluate: error: model 'answers' answered") and reason in err
+    assert err.startswith("marple evaluate: error: method 'answers' answered") and reason in err
 
 
 def test_answers_that_do_not_sum_to_one_are_rescaled_with_one_warning_per_run(data, plugin):
@@ -163,15 +163,15 @@ def test_answers_that_do_not_sum_to_one_are_rescaled_with_one_warning_per_run(da
 
 
 def test_the_library_raises_model_errors_too_and_keyboard_interrupts_pass_through(data):
-    from marple_eval import InferenceModel
+    from marple_eval import WhodunitMethod
 
-    class Interrupted(InferenceModel):
+    class Interrupted(WhodunitMethod):
         name = "interrupted"
 
         def predict(self, trial):
             raise KeyboardInterrupt
 
-    class ShortAnswers(InferenceModel):
+    class ShortAnswers(WhodunitMethod):
         name = "short"
 
         def predict(self, trial):
@@ -183,7 +183,7 @@ def test_the_library_raises_model_errors_too_and_keyboard_interrupts_pass_throug
     episodes = dataset_episodes(data, ["pillow"], limit=1)
     with pytest.raises(KeyboardInterrupt):
         evaluate(Interrupted, episodes, progress=False)
-    with pytest.raises(InvalidAnswerError, match=r"model 'short' answered 1 evidence points of \d+ on pillow/h00/000"):
+    with pytest.raises(InvalidAnswerError, match=r"method 'short' answered 1 evidence points of \d+ on pillow/h00/000"):
         evaluate(ShortAnswers, episodes, ProtocolSettings(cutoff=None), progress=False)
 
 
@@ -199,4 +199,4 @@ def test_the_answer_check_takes_arrays_and_tensors_and_refuses_the_rest():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert check((3.0, 1.0), 2) == (0.75, 0.25) and check.rescaled == 2  # the second is not announced
-    assert issubclass(InvalidAnswerError, ModelError) and issubclass(InvalidAnswerError, ValueError)
+    assert issubclass(InvalidAnswerError, MethodError) and issubclass(InvalidAnswerError, ValueError)

@@ -6,13 +6,22 @@ import os
 import signal
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
 
+import marple_gym
 from marple.cli.main import main
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
-from marple_gym.datasets.export import ExportError, export_dataset, export_minari, export_parquet, step_arrays
+from marple_gym.datasets.export import (
+    ExportError,
+    export_dataset,
+    export_minari,
+    export_parquet,
+    minari_provenance,
+    step_arrays,
+)
 
 pytest.importorskip("minari")
 pq = pytest.importorskip("pyarrow.parquet")
@@ -30,8 +39,7 @@ def test_minari_round_trip_keeps_every_step(data, tmp_path, monkeypatch):
     import minari
 
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
-    with pytest.warns(UserWarning):  # Minari asks for a code permalink, which we do not have
-        export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
+    export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
     loaded = minari.load_dataset("marple/get_snack/train-in-v0")
     originals = list(data.trajectories("get_snack", "train-in"))
     assert loaded.total_episodes == len(originals)
@@ -47,13 +55,25 @@ def test_minari_round_trip_keeps_every_step(data, tmp_path, monkeypatch):
         export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
 
 
+def test_a_minari_export_sets_its_metadata_so_minari_warns_of_nothing(data, tmp_path, monkeypatch):
+    import minari
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
+    assert [str(w.message) for w in caught] == []
+    metadata = minari.load_dataset("marple/get_snack/train-in-v0").storage.metadata
+    assert metadata["author"] == {"The MARPLE-Gym contributors"}
+    assert metadata["code_permalink"].endswith(f"/tree/v{marple_gym.__version__}")
+    assert metadata["author_email"] == {minari_provenance()["author_email"]}
+
+
 def test_a_minari_export_recovers_the_env_its_episodes_come_from(data, tmp_path, monkeypatch):
     import minari
 
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
-    with pytest.warns(UserWarning) as caught:  # no code permalink ...
-        export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
-    assert not [w for w in caught if "eval_env" in str(w.message)]  # ... but the env to evaluate in is given
+    export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0")
     loaded = minari.load_dataset("marple/get_snack/train-in-v0")
     assert loaded.env_spec.id == "Marple-Household-v0"
     assert loaded.recover_environment(eval_env=True).spec.kwargs == loaded.env_spec.kwargs
@@ -118,8 +138,7 @@ def test_a_killed_minari_export_leaves_no_dataset_and_the_next_one_cleans_up(dat
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".minari.export-")]  # what it left behind
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
     assert minari.list_local_datasets() == {}  # no half-written dataset with 0 episodes
-    with pytest.warns(UserWarning):
-        dataset = export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0", root=root)
+    dataset = export_minari(data, "get_snack", "train-in", "marple/get_snack/train-in-v0", root=root)
     assert dataset.total_episodes == len(list(data.trajectories("get_snack", "train-in")))
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".minari.export-")]
 
@@ -163,8 +182,7 @@ def test_export_dataset_dispatches_on_the_format_and_says_what_it_wrote(data, tm
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
     parquet = export_dataset(data.root, "get_snack", "train-in", "parquet", tmp_path / "t.parquet")
     assert str(parquet) == str(tmp_path / "t.parquet") and pq.read_table(tmp_path / "t.parquet").num_rows > 0
-    with pytest.warns(UserWarning):  # Minari asks for a code permalink and an eval env, which we do not have
-        minari = export_dataset(data.root, "get_snack", "train-in", "minari", role="A")
+    minari = export_dataset(data.root, "get_snack", "train-in", "minari", role="A")
     episodes = len(list(data.trajectories("get_snack", "train-in", role="A")))
     assert str(minari) == f"Minari dataset marple/get_snack/train-in-v0: {episodes} episodes, {minari.steps} steps"
     with pytest.raises(ExportError, match="unknown export format 'csv'"):

@@ -1,4 +1,4 @@
-"""MiniGrid's env and wrapper contract on every registered id: the checks of MiniGrid's own test suite
+"""MiniGrid's env and wrapper contract on every registered id (Gymnasium's registry, :mod:`registered`): the checks of MiniGrid's own test suite
 (``tests/test_envs.py``, ``tests/test_wrappers.py``) that carry over to MARPLE envs, written for ours.
 
 The ones that cannot carry over, each with its reason, are listed in docs/rl.md ("MiniGrid's test suite");
@@ -31,11 +31,11 @@ from minigrid.wrappers import (
     SymbolicObsWrapper,
     ViewSizeWrapper,
 )
+from registered import REGISTERED_IDS
 
-import marple_gym
 from marple_gym.levels import mission_words
 
-IDS = marple_gym.env_ids() + marple_gym.level_ids(include_missions=False)
+IDS = REGISTERED_IDS
 SEEDS = [100, 243, 500]
 NUM_STEPS = 50
 
@@ -159,7 +159,7 @@ def test_the_dict_wrapper_numbers_the_missions_words(env_id):
         gym.make(env_id, observation_keys=("image", "direction", "mission")), word_dict=mission_words()
     )
     env.reset(seed=0)
-    mission = env.unwrapped.mission.title
+    mission = gym.make(env_id, observation_keys=("mission",)).reset(seed=0)[0]["mission"]
     obs, *_ = env.step(0)
     assert env.string_to_indices(mission) == [value for value in obs["mission"] if value != 0]
 

@@ -1,4 +1,4 @@
-"""Every wrapper of ``minigrid.wrappers`` on every registered MARPLE id: it works, or it fails with the reason.
+"""Every wrapper of ``minigrid.wrappers`` on every registered MARPLE id (:mod:`registered`): it works, or it fails with the reason.
 
 The tables in docs/rl.md ("MiniGrid's wrappers", and the MiniGrid codes of MARPLE's cells) are generated here:
 the outcome column is what happens when the wrapper, made as the "made with" column says, resets and steps
@@ -16,13 +16,14 @@ import gymnasium as gym
 import minigrid.wrappers
 import pytest
 from paths import ROOT
+from registered import REGISTERED_IDS
 
 import marple_gym
 from marple_gym.envs.minigrid_api import NoMiniGridEquivalent
 from marple_gym.envs.minigrid_grid import category_colour, room_colour
 from marple_gym.world.assets import ASSETS
 
-IDS = marple_gym.env_ids() + marple_gym.level_ids(include_missions=False)
+IDS = REGISTERED_IDS
 TEXT_FREE = ("image", "direction", "mission")
 
 
@@ -49,8 +50,9 @@ RECIPES = {
     ),
     "DirectionObsWrapper": Recipe(
         "`DirectionObsWrapper(env)`",
-        "towards the goal: the first target cell (row by row) of the subgoal the agent is on at reset, fixed for "
-        "the episode as MiniGrid's goal is; `DenseReward` follows the current subgoal",
+        "towards the goal: the first target cell (row by row) of the subgoal the agent is on at reset (on "
+        "`Marple-Search-v0` the sought object's cell), fixed for the episode as MiniGrid's goal is; `DenseReward` "
+        "follows the current subgoal",
     ),
     "FlatObsWrapper": Recipe(
         "`FlatObsWrapper(env)`",
@@ -76,8 +78,8 @@ RECIPES = {
     "RGBImgObsWrapper": Recipe("`RGBImgObsWrapper(env)`", "the house drawn, 8 pixels a cell"),
     "RGBImgPartialObsWrapper": Recipe(
         "`RGBImgPartialObsWrapper(gym.make(id, view_size=7))`",
-        "the agent's view drawn, facing up; without `view_size` the agent sees the whole house, and the picture is "
-        "`RGBImgObsWrapper`'s",
+        "the agent's view drawn, facing up; without `view_size` the house as the `image` holds it: all of it (the "
+        "picture is `RGBImgObsWrapper`'s), or on `Marple-Search-v0` what the searcher perceives, the rest screened",
         make={"view_size": 7},
     ),
     "ReseedWrapper": Recipe(
@@ -147,10 +149,16 @@ def codes_table() -> str:
         ("furniture", "`box`", "its room's", "0"),
         ("object on furniture, or in an open or lidless container", "`ball`", f"its category's: {categories}", "0"),
         ("object shut in a closed container", "not shown: its container's `box`, as MiniGrid's box hides it", "", ""),
-        ("target cell of the agent's current subgoal", "`goal`, over what is there", "green", "0"),
+        (
+            "target cell of the agent's current subgoal (the searcher's: where the object it seeks lies; in its "
+            "view only where it sees that)",
+            "`goal`, over what is there",
+            "green",
+            "0",
+        ),
         ("object the agent holds", "not in `grid`; `ball` on the agent's cell of `gen_obs_grid`'s view", "", ""),
         ("the agent", "not in `grid` (`FullyObsWrapper`, `SymbolicObsWrapper` write `agent` there)", "", ""),
-        ("cell hidden from a partial view", "`unseen`", "", ""),
+        ("cell hidden from a partial view, or not perceived by the searcher of `Marple-Search-v0`", "`unseen`", "", ""),
     ]
     lines = ["| MARPLE cell | MiniGrid object | colour | state |", "|---|---|---|---|"]
     return "\n".join(lines + [f"| {thing} | {kind} | {colour} | {state} |" for thing, kind, colour, state in rows])

@@ -4,18 +4,21 @@ truncation, the native vector env, and the planner solving it through ``env.step
 from __future__ import annotations
 
 import pickle
+import re
 
 import gymnasium as gym
 import numpy as np
 import pytest
+from paths import ROOT
+from registered import REGISTERED_IDS
 
 import marple_gym
 from marple_gym.envs import HOUSEHOLD_ID, env_ids
 from marple_gym.envs.registration import FAMILY_IDS
 from marple_gym.planner import HierarchicalPlanner
 
-IDS = env_ids()
-MISSION_IDS = [i for i in IDS if i != HOUSEHOLD_ID]
+IDS = REGISTERED_IDS
+MISSION_IDS = [i for i in env_ids() if i != HOUSEHOLD_ID]
 HOUSEHOLD_KWARGS = {HOUSEHOLD_ID: {"mission": "do_laundry"}}
 
 
@@ -93,8 +96,8 @@ def test_planner_drives_the_env_through_step_to_reward_one(env_id):
         assert terminated and reward == 1.0, (env_id, seed)
 
 
-@pytest.mark.parametrize("env_id", marple_gym.level_ids(include_missions=False))
-def test_a_levels_vector_entry_point_plays_the_single_level_with_its_step_limit(env_id):
+@pytest.mark.parametrize("env_id", marple_gym.level_ids(include_missions=False) + list(FAMILY_IDS))
+def test_a_serial_vector_entry_point_plays_the_single_env_with_its_step_limit(env_id):
     vec = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
     single = gym.make(env_id)
     obs, _ = vec.reset(seed=4)
@@ -131,3 +134,32 @@ def test_the_env_catalog_lists_the_missions_and_the_household_and_the_levels_whe
     assert every.rows[: len(short.rows)] == short.rows and every.more_levels == 0
     assert [env_id for env_id, _ in every.rows[len(short.rows) :]] == list(LEVELS)
     assert all(what for _, what in every.rows)
+
+
+KEYWORDS = {
+    "render_mode": "rgb_array",
+    "view_size": 5,
+    "see_through_walls": True,
+    "observation_keys": ("image", "direction"),
+    "max_steps": 3,
+    "subgoal_reward": 0.5,
+    "scene_graph": True,
+    "tile_size": 8,
+}
+"""A value of each keyword of docs/environments.md's "What every env takes" (not its default)."""
+
+
+def documented_keywords() -> list[str]:
+    page = (ROOT / "docs" / "environments.md").read_text()
+    table = page[page.index("## What every env takes") :].split("\n## ")[0]
+    return re.findall(r"^\| `(\w+)` \|", table, flags=re.MULTILINE)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_every_id_takes_every_keyword_the_environments_page_lists(env_id):
+    assert sorted(documented_keywords()) == sorted(KEYWORDS)
+    env = gym.make(env_id, **KEYWORDS)
+    obs, info = env.reset(seed=0)
+    assert set(obs) == {"image", "direction"} and obs["image"].shape == (5, 5, 8) and "scene_graph" in info
+    assert [env.step(9)[3] for _ in range(3)] == [False, False, True]
+    assert env.render().shape == (env.unwrapped.height * 8, env.unwrapped.width * 8, 3)

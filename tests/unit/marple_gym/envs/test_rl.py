@@ -15,9 +15,9 @@ import pytest
 from bench_scripts import load_bench
 from gymnasium.utils.env_checker import check_env
 from paths import ROOT
+from registered import REGISTERED_IDS
 from worlds import make_world
 
-import marple_gym
 from marple_gym import EgocentricView, NumericObservation
 from marple_gym.envs.household import NOT_ACHIEVED
 from marple_gym.envs.registration import HOUSEHOLD_ID
@@ -28,7 +28,7 @@ from marple_gym.world.assets import DOOR, OPEN_BIT, WALL
 from marple_gym.world.state import CH_FUR, CH_FUR_STATE, CH_ROOM
 
 LEVEL_IDS = level_ids(include_missions=False)
-EVERY_ID = marple_gym.env_ids() + LEVEL_IDS
+EVERY_ID = REGISTERED_IDS
 
 
 # ---- the egocentric view against hand-built houses ----------------------------------------------------
@@ -494,11 +494,13 @@ def test_success_tracker_counts_only_the_envs_it_is_given():
     assert [(rate, n) for _, rate, n in tracker.history] == [(1.0, 1), (0.0, 1)]
 
 
-def run_sb3_example(tmp_path: Path, *args: str) -> dict:
+def run_sb3_example(tmp_path: Path, *args: str) -> tuple[dict, str]:
+    """The example's JSON summary, and what it printed before it."""
     example = ROOT / "examples" / "sb3_ppo.py"
     run = subprocess.run([sys.executable, str(example), *args], cwd=tmp_path, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    return json.loads(run.stdout[run.stdout.index("{\n") :])
+    start = run.stdout.index("{\n")
+    return json.loads(run.stdout[start:]), run.stdout[:start]
 
 
 def test_the_sb3_example_refuses_an_unknown_env_in_one_line_naming_the_nearest(tmp_path):
@@ -526,7 +528,7 @@ def test_the_saved_stack_of_the_mission_recipe_is_the_env_make_ppo_trains_on():
 def test_a_saved_ppo_policy_reloads_with_its_wrapper_stack_and_plays_as_before(tmp_path):
     from marple_agents.rl import episode_outcomes, greedy_actions, load_ppo
 
-    summary = run_sb3_example(
+    summary, printed = run_sb3_example(
         tmp_path, "--env", "Marple-GoTo-OneRoom-v0", "--steps", "1", "--seed", "3", "--episodes", "2", "--out", "p"
     )
     assert summary["seed"] == 3 and summary["steps"] == 16 * 64  # one rollout of 16 envs
@@ -537,6 +539,10 @@ def test_a_saved_ppo_policy_reloads_with_its_wrapper_stack_and_plays_as_before(t
     greedy = evaluation["greedy"]
     assert sum(done for done, _ in outcomes) / len(outcomes) == greedy["success"]
     assert sum(n for _, n in outcomes) / len(outcomes) == greedy["subgoals_per_episode"]
+    random = evaluation["random"]  # uniformly random actions on the same episodes, printed beside the policy's
+    assert random["interval"][0] <= random["success"] <= random["interval"][1]
+    low, high = random["interval"]
+    assert f"random actions  {random['success']:.2f} [{low:.2f}, {high:.2f}]" in printed
 
 
 def test_a_damaged_saved_policy_is_refused_naming_the_field(tmp_path):

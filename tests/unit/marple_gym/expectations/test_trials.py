@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from marple_eval.expectations.raters import presentation_order
+from marple_eval.expectations.methods import presentation_order
 from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS, all_types, make_trial, trial_keys
 from marple_gym.expectations.trial import Episode, TrialError, TrialKey
 from marple_gym.generation.stage import Stage

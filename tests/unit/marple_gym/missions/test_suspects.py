@@ -9,8 +9,8 @@ import pytest
 
 from marple.cli.main import main
 from marple_eval.evidence import QueryRules
-from marple_eval.methods.base import InferenceModel, combine_query_probabilities, combine_suspects
-from marple_eval.methods.reference import DistanceModel, UniformModel
+from marple_eval.methods.reference import DistanceMethod, UniformMethod
+from marple_eval.methods.whodunit import WhodunitMethod, combine_query_probabilities, combine_suspects
 from marple_eval.protocol import ProtocolSettings, evaluate, placements, score_trial
 from marple_eval.results import RunResults
 from marple_gym.datasets.dataset import MarpleDataset
@@ -97,10 +97,10 @@ def test_test_groups_have_one_culprit_who_produced_the_query_state_first(three):
 
 def test_uniform_scores_chance_one_third_and_answers_sum_to_one(three):
     episodes = [e for name in three.units for e in three.whodunit(name)][:6]
-    run = evaluate(UniformModel, episodes, ProtocolSettings(cutoff=None), progress=False)
+    run = evaluate(UniformMethod, episodes, ProtocolSettings(cutoff=None), progress=False)
     assert run.chance() == pytest.approx(1 / 3)
     assert np.allclose(run.matrix(), 1 / 3)
-    distance = evaluate(DistanceModel, episodes, ProtocolSettings(labelings="both"), progress=False)
+    distance = evaluate(DistanceMethod, episodes, ProtocolSettings(labelings="both"), progress=False)
     for trial in distance.trials:
         assert trial.suspects == 3 and len(trial.labelings) == 3
         assert sorted(lab["culprit_as"] for lab in trial.labelings) == ["A", "B", "C"]
@@ -126,7 +126,7 @@ def test_combination_over_n_suspects_reduces_to_the_two_suspect_rule():
 
 
 def test_a_two_suspect_model_is_refused_a_three_suspect_trial(three):
-    class TwoOnly(InferenceModel):
+    class TwoOnly(WhodunitMethod):
         name = "two-only"
         suspects = 2
 
@@ -146,7 +146,7 @@ def test_a_two_suspect_model_is_refused_a_three_suspect_trial(three):
 
 def test_results_of_three_suspects_round_trip_and_cut_to_one_third(three, tmp_path):
     episodes = list(three.whodunit(three.units[0]))[:3]
-    run = evaluate(DistanceModel, episodes, ProtocolSettings(cutoff=None), progress=False, out=tmp_path / "d.json")
+    run = evaluate(DistanceMethod, episodes, ProtocolSettings(cutoff=None), progress=False, out=tmp_path / "d.json")
     loaded = RunResults.load(tmp_path / "d.json")
     assert [t.suspects for t in loaded.trials] == [3, 3, 3]
     assert loaded.matrix().tolist() == run.matrix().tolist()
@@ -244,19 +244,23 @@ def test_every_reference_and_inverse_method_scores_shared_house_trials(shared):
 
     episodes = list(shared.whodunit("sandwich-3-shared"))[:3]
     priors = {r: m for r, m in get_scenario("sandwich-3-shared").roles.items()}
-    for factory, resources in ((DistanceModel, None), (lambda: IdealObserver(rollouts=3), lambda s, r: priors[r])):
+    for factory, resources in ((DistanceMethod, None), (lambda: IdealObserver(rollouts=3), lambda s, r: priors[r])):
         run = evaluate(factory, episodes, ProtocolSettings(cutoff=None), resources=resources, progress=False)
         assert run.matrix().shape == (3, 11) and ((run.matrix() >= 0) & (run.matrix() <= 1)).all()
 
 
 def test_simulation_with_perfect_agent_models_scores_shared_house_trials(shared):
-    from marple_agents.simulation.inference import SimulationModel
+    from marple_agents.simulation.inference import SimulationMethod
     from marple_eval.protocol import AgentResources
 
     episodes = list(shared.whodunit("light-3-shared"))[:2]
     resources = AgentResources(dict.fromkeys("ABC", "planner"))
     run = evaluate(
-        lambda: SimulationModel("vision", rollouts=2), episodes, ProtocolSettings(), resources=resources, progress=False
+        lambda: SimulationMethod("vision", rollouts=2),
+        episodes,
+        ProtocolSettings(),
+        resources=resources,
+        progress=False,
     )
     assert {t.suspects for t in run.trials} == {3} and run.matrix().shape == (2, 11)
 

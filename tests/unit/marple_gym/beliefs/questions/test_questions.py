@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from search_houses import piece, two_rooms
 
-from marple_eval.beliefs.methods import ObserverMethod, UniformMethod
-from marple_eval.beliefs.registry import make_method
+from marple_eval.beliefs.methods import BeliefObserver, BeliefUniform
+from marple_eval.methods.registry import make_method
 from marple_gym.beliefs.episodes import search_episode
 from marple_gym.beliefs.questions.generate import QuestionSpec, make_questions
 from marple_gym.beliefs.questions.question import DECISIVE, QUESTION_TYPES, episode_questions
@@ -41,7 +41,7 @@ INTENDED = {
 def test_each_types_questions_have_the_intended_normative_answer(searches, kind):
     questions = [q for e in searches for q in episode_questions(e, np.random.default_rng(1), [kind], per_type=4)]
     assert questions, f"no question of type {kind}"
-    observer = ObserverMethod()
+    observer = BeliefObserver()
     for q in questions:
         chosen = q.options[q.answer]
         if kind in INTENDED:
@@ -72,9 +72,9 @@ def test_questions_of_an_episode_have_distinct_cuts_and_both_letters_occur(searc
 def test_unknown_types_and_methods_are_refused(searches):
     with pytest.raises(ValueError, match="unknown question types"):
         episode_questions(searches[0], np.random.default_rng(0), ["3.1"])
-    with pytest.raises(ValueError, match="unknown belief method"):
-        make_method("oracle")
-    assert UniformMethod().answer(None) == (0.5, 0.5)
+    with pytest.raises(ValueError, match="unknown beliefs method"):
+        make_method("beliefs", "oracle")
+    assert BeliefUniform().answer(None) == (0.5, 0.5)
 
 
 @settings(max_examples=6)
@@ -82,7 +82,7 @@ def test_unknown_types_and_methods_are_refused(searches):
 def test_generated_questions_keep_only_decisive_normative_answers_that_the_observer_reproduces(seed):
     spec = QuestionSpec(seed=seed, test_houses=1, episodes_per_house=1, false_belief=0.5)
     questions = make_questions(spec, "test", 0, 0)
-    observer = ObserverMethod()
+    observer = BeliefObserver()
     for q in questions:
         assert max(q.normative) >= DECISIVE
         assert observer.answer(q) == pytest.approx(q.normative, abs=1e-9)

@@ -125,14 +125,14 @@ tile_size = int_in(8, 256)
 # ---- a method's options as command lines write them: KEY=VALUE arguments and ROLE=MODEL agents ----
 
 
-def parse_model_args(items: list[str]) -> dict[str, Any]:
+def parse_method_args(items: list[str]) -> dict[str, Any]:
     """``KEY=VALUE`` words as keyword arguments; a value is read as JSON where it is JSON (``rollouts=5``,
     ``agent="mcts"``), else kept as text (``agent=mcts``)."""
     out = {}
     for item in items:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise ValueError(f"--model-arg expects KEY=VALUE, got {item!r}")
+            raise ValueError(f"--method-arg expects KEY=VALUE, got {item!r}")
         try:
             out[key] = json.loads(value)
         except json.JSONDecodeError:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from marple.cli.options import float_in, nonnegative_int
+from marple.options import float_in, nonnegative_int
 from marple_eval.settings import BUNDLE, DEFAULT_PROTOCOL, PROTOCOLS, ProtocolSettings
 from marple_eval.success import SUCCESS_RULES
 
