@@ -9,7 +9,9 @@ only, never on the clock.
 For the harnesses it also answers ``/v1/completions`` (generation, and log-likelihoods with ``echo``) and the
 tokenizer endpoints lm-evaluation-harness's remote tokenizer asks (``/tokenizer_info``, ``/tokenize``,
 ``/detokenize``), as a model whose tokens are the text's characters and whose log-probability of a character is
-:func:`logprob`: a fixed rule, so a test knows which choice it prefers.
+:func:`logprob`: a fixed rule, so a test knows which choice it prefers. With ``--top-logprobs`` a chat request
+that asks for log-probabilities gets those first-token alternatives, in OpenAI's form (as llama.cpp's server
+gives them).
 """
 
 from __future__ import annotations
@@ -60,6 +62,9 @@ def main() -> None:
     )
     parser.add_argument("--drip", type=int, default=0, help="drip the first N replies a byte at a time, without end")
     parser.add_argument("--no-length", action="store_true", help="send no Content-Length (the reply ends at close)")
+    parser.add_argument(
+        "--top-logprobs", default=None, help="JSON {token: logprob}: a chat request asking for logprobs gets these"
+    )
     args = parser.parse_args()
     bodies = [b.encode("latin-1") for b in json.loads(args.bodies)]
     answers = itertools.cycle(json.loads(args.answers))
@@ -126,6 +131,10 @@ def main() -> None:
                 {"index": i, "message": {"role": "assistant", "content": next(answers)}, "finish_reason": "stop"}
                 for i in range(n)
             ]
+            if body.get("logprobs") and args.top_logprobs is not None:
+                top = [{"token": t, "logprob": v, "bytes": None} for t, v in json.loads(args.top_logprobs).items()]
+                first = {"token": top[0]["token"], "logprob": top[0]["logprob"], "bytes": None, "top_logprobs": top}
+                choices = [{**c, "logprobs": {"content": [first], "refusal": None}} for c in choices]
             usage = {"prompt_tokens": prompt, "completion_tokens": 7 * n, "total_tokens": prompt + 7 * n}
             reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", "m")}
             self._send(200, {**reply, "choices": choices, "usage": usage})

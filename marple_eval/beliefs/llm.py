@@ -6,7 +6,9 @@ system message; the first letter of the reply is the choice. Here the same, thro
 client (:mod:`marple_eval.llm.client`: any OpenAI-compatible server, a disk cache, a usage ledger, and a dry
 run that writes the requests to a file instead of sending them). With ``n`` completions (at
 ``temperature``) the answer is the share of each letter among the replies that name one; a reply that names
-neither counts for neither, and with none parsed the answer is one half each.
+neither counts for neither, and with none parsed the answer is one half each (or, with ``fallback=true``, the
+model's probabilities of "a" and "b" as the reply's first token, normalised over the two: MMToM-QA's multiple
+choice scored by log-likelihood, :func:`marple_eval.llm.model.choice_probabilities`).
 
 MMToM-QA's three conditions (``condition``): ``text`` (the above), ``frames`` (video only: the question and its
 options after the question's frames, :func:`marple_gym.beliefs.questions.conditions.frames`, eight pictures
@@ -25,6 +27,7 @@ from marple_eval.llm.model import (
     chat_client,
     check_condition,
     check_sampling,
+    choice_probabilities,
     client_record,
     completions,
 )
@@ -77,11 +80,13 @@ class BeliefLLM(BeliefMethod):
         max_tokens: int = 5,
         condition: str = "text",
         frames: int = FRAMES,
+        fallback: bool = False,
         dry_run: str | None = None,
         **client: Any,
     ) -> None:
         """``condition``: :data:`LLM_CONDITIONS`; ``frames``: how many a question shows in the frames and
-        multimodal conditions; ``dry_run``: a file to write the requests to instead of sending them; ``client``:
+        multimodal conditions; ``fallback``: score the letters by log-likelihood where no reply names one;
+        ``dry_run``: a file to write the requests to instead of sending them; ``client``:
         where and how to ask (:func:`marple_eval.llm.model.chat_client`'s options: ``model``, ``base_url``,
         ``api_key``, ``cache``, ``retries``, ``backoff``, ``timeout``, ``price_prompt``, ``price_completion``)."""
         check_sampling(n, temperature, max_tokens)
@@ -89,11 +94,15 @@ class BeliefLLM(BeliefMethod):
         self.n, self.temperature, self.max_tokens = int(n), float(temperature), int(max_tokens)
         self.condition, self.frames = check_condition(condition, frames)
         self.reads = READS[self.condition]
+        self.fallback = bool(fallback)
 
     def answer(self, question: BeliefQuestion) -> tuple[float, float]:
         chat = prompt(question, self.condition, self.frames)
         texts = completions(self.client, chat, self.n, self.temperature, self.max_tokens)
         choices = [c for c in map(parse_choice, texts) if c is not None]
+        if not choices and self.fallback and self.client.dry_run is None:
+            p = choice_probabilities(self.client, chat, ("a", "b"))
+            return (0.5, 0.5) if p is None else (p[0], p[1])
         if not choices:
             return 0.5, 0.5
         b = sum(choices) / len(choices)
@@ -108,5 +117,6 @@ class BeliefLLM(BeliefMethod):
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "condition": self.condition,
+            **({"fallback": "log-likelihood of a and b"} if self.fallback else {}),
             **({"frames": self.frames} if self.condition != "text" else {}),
         }

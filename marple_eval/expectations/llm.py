@@ -18,6 +18,10 @@ project's (:mod:`marple_eval.llm.client`: cache, retries, usage ledger); with
 video, :func:`marple_gym.expectations.pictures.evidence_frames`, the occluder drawn over what it hides, sent as
 image parts of the message: :mod:`marple_eval.llm.images`) or ``multimodal`` (each video's text, then its
 frames), for a vision-language model.
+
+With ``fallback=true``, where no completion gives a number, the reply is followed by one more question
+(:data:`FALLBACK`) and the rating is 100 times the model's probability of "yes" against "no" as its next token
+(:func:`marple_eval.llm.model.choice_probabilities`): log-likelihood scoring where generation fails.
 """
 
 from __future__ import annotations
@@ -35,8 +39,10 @@ from marple_eval.llm.model import (
     chat_client,
     check_condition,
     check_sampling,
+    choice_probabilities,
     client_record,
     completions,
+    follow_up,
 )
 from marple_eval.llm.scenes import describe_scene
 from marple_gym.expectations.pictures import FRAMES, evidence_frames
@@ -86,11 +92,13 @@ class ExpectationLLM(ExpectationMethod):
         max_tokens: int = 1024,
         condition: str = "text",
         frames: int = FRAMES,
+        fallback: bool = False,
     ) -> None:
         check_sampling(n, temperature, max_tokens)
         self.client = client
         self.n, self.temperature, self.max_tokens = n, float(temperature), int(max_tokens)
         self.condition, self.frames = check_condition(condition, frames)
+        self.fallback = bool(fallback)
 
     @classmethod
     def from_options(
@@ -100,13 +108,14 @@ class ExpectationLLM(ExpectationMethod):
         max_tokens: int = 1024,
         condition: str = "text",
         frames: int = FRAMES,
+        fallback: bool = False,
         dry_run: str | None = None,
         **client: Any,
     ) -> ExpectationLLM:
         """A method whose client is built from options or the environment, as the whodunit LLM method's
         (:func:`marple_eval.llm.model.chat_client`: model, base_url, api_key, cache, ...); ``dry_run``: a file to
         write the requests to instead of sending them."""
-        return cls(chat_client(dry_run=dry_run, **client), n, temperature, max_tokens, condition, frames)
+        return cls(chat_client(dry_run=dry_run, **client), n, temperature, max_tokens, condition, frames, fallback)
 
     def settings(self) -> dict[str, Any]:
         return {
@@ -118,6 +127,7 @@ class ExpectationLLM(ExpectationMethod):
             "max_tokens": self.max_tokens,
             "condition": self.condition,
             **({"frames": self.frames} if self.condition != "text" else {}),
+            **({"fallback": FALLBACK} if self.fallback else {}),
         }
 
     def rate(self, view: TrialView) -> list[float]:
@@ -127,11 +137,17 @@ class ExpectationLLM(ExpectationMethod):
         chat = messages(view, test, self.condition, self.frames)
         texts = completions(self.client, chat, self.n, self.temperature, self.max_tokens)
         answers = [a for a in (parse_answer(t) for t in texts) if a is not None]
+        if not answers and self.fallback and self.client.dry_run is None:
+            p = choice_probabilities(self.client, follow_up(chat, texts[0] if texts else "", FALLBACK), ("yes", "no"))
+            if p is not None:
+                return 100.0 * p[0]
         if self.client.dry_run is None and len(answers) < len(texts):
             log.warning("%d of %d completions gave no answer from 0 to 100", len(texts) - len(answers), len(texts))
         return float(np.mean(answers)) if answers else NO_ANSWER
 
 
+FALLBACK = "Was the agent's behaviour in the test video surprising? Reply with one word: yes or no."
+"""With ``fallback``: asked after a reply with no rating; the rating is then 100 P("yes") (see the module docs)."""
 QUESTION = "How surprising is the agent's behaviour in the test video, from 0 to 100?"
 PAIR_INSTRUCTIONS = (
     "You watch an agent in a small house, in short videos given as text, one step at a time. First come "

@@ -56,6 +56,29 @@ def test_the_method_sends_mmtom_qas_prompt_and_reads_the_letters(question, tmp_p
         server.stop()
 
 
+def test_where_no_reply_names_a_letter_the_fallback_scores_a_and_b_by_log_likelihood(question, tmp_path):
+    top = {"The": -0.1, " b": -1.0, "B": -2.0, "a": -3.0}  # b: e^-1 + e^-2 against a: e^-3
+    server = Server(tmp_path, "--answers", json.dumps(["The answer is"]), "--top-logprobs", json.dumps(top))
+    try:
+        method = BeliefLLM(model="m", api_key="k", base_url=server.url, fallback=True, cache=str(tmp_path / "c"))
+        b = (np.exp(-1) + np.exp(-2)) / (np.exp(-1) + np.exp(-2) + np.exp(-3))
+        assert method.answer(question) == pytest.approx((1 - b, b))
+        asked, scored = (r["body"] for r in server.requests())
+        assert scored["messages"] == asked["messages"] and scored["max_tokens"] == 1 and scored["logprobs"] is True
+        assert "fallback" in method.settings()
+    finally:
+        server.stop()
+
+
+def test_without_log_probabilities_the_fallback_leaves_one_half_each(question, tmp_path):
+    server = Server(tmp_path, "--answers", json.dumps(["The answer is"]))
+    try:
+        method = BeliefLLM(model="m", api_key="k", base_url=server.url, fallback=True, cache=str(tmp_path / "c"))
+        assert method.answer(question) == (0.5, 0.5)
+    finally:
+        server.stop()
+
+
 def test_a_dry_run_writes_the_requests_and_answers_one_half(question, tmp_path):
     method = make_method("beliefs", "llm", dry_run=str(tmp_path / "requests.jsonl"), cache=str(tmp_path / "cache"))
     assert method.answer(question) == (0.5, 0.5)
