@@ -1,7 +1,8 @@
 """A family's items for the researchers' tools: the datasets export loads back equal to the set, and
 lm-evaluation-harness and Inspect run the exported tasks end to end, with their own command lines, against the
 test server on 127.0.0.1 (a fake model with a fixed rule, so the scores are known). The harness tools are the
-``harness`` extra; the tests that need one skip, saying so, where it is not installed."""
+``harness`` extra; the tests that need one skip, saying so, where it is not installed (and fail in CI, which
+installs it: ``MARPLE_REQUIRE_HARNESS=1``)."""
 
 from __future__ import annotations
 
@@ -23,11 +24,21 @@ from marple_eval.harness.scoring import choice_score, parse_test
 from marple_gym.beliefs.questions import QuestionSpec, generate_question_set, read_question_set
 from marple_gym.expectations import TrialSetSpec, generate_trial_set, read_trial_set
 
+REQUIRED = os.environ.get("MARPLE_REQUIRE_HARNESS") == "1"
+"""CI sets it (.ci/run installs the harness extra): there a missing tool fails the test instead of skipping it."""
+
+
+def missing(what: str) -> None:
+    message = f"{what} (the harness extra: pip install -e '.[harness]')"
+    if REQUIRED:
+        pytest.fail(message)
+    pytest.skip(message)
+
 
 def needs(*modules: str) -> None:
-    missing = [m for m in modules if importlib.util.find_spec(m) is None]
-    if missing:
-        pytest.skip(f"{', '.join(missing)} not installed (the harness extra: pip install -e '.[harness]')")
+    absent = [m for m in modules if importlib.util.find_spec(m) is None]
+    if absent:
+        missing(f"{', '.join(absent)} not installed")
 
 
 @pytest.fixture(scope="module")
@@ -112,7 +123,7 @@ def _run(command: list[str], cwd, env: dict[str, str]) -> str:
 def _tool(name: str) -> str:
     found = shutil.which(name) or shutil.which(name, path=os.path.dirname(sys.executable))
     if found is None:
-        pytest.skip(f"{name} is not on the PATH (the harness extra: pip install -e '.[harness]')")
+        missing(f"{name} is not on the PATH")
     return found
 
 
