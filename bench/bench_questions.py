@@ -5,8 +5,10 @@
     python bench/bench_questions.py --policy runs/beliefs/belief-policy.pt   # bip's answers timed too
 
 Figures are per CPU second of this process (``time.process_time``), one core, so that other jobs on the
-machine change them less than wall-clock rates; the wall-clock time is printed beside. Targets: generation at
-least 100 questions a second on one core, the exact observer under one second a question. "Cold" answers
+machine change them less than wall-clock rates; the wall-clock time is printed beside. Generation is of every
+episode's candidate questions (the moments each type describes, decided by the exact observer), then their
+balancing into a split. Targets: generation at least 100 questions a second on one core, the exact observer
+under one second a question. "Cold" answers
 time an observer that has seen nothing of the question's episode before (it replays the episode and weighs
 every hypothesis), "warm" ones a method answering a whole test split in order, as an evaluation does.
 """
@@ -18,7 +20,8 @@ import collections
 import time
 
 from marple_eval.beliefs.methods import BeliefObserver, BeliefUniform
-from marple_gym.beliefs.questions.generate import QuestionSpec, generate_questions
+from marple_gym.beliefs.questions.balance import balance_split
+from marple_gym.beliefs.questions.generate import QuestionSpec, balance_rng, make_questions
 from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
 from marple_gym.beliefs.questions.text import question_text
 
@@ -34,15 +37,21 @@ def timed(work) -> tuple[object, float, float]:
 
 
 def generation(spec: QuestionSpec) -> list[BeliefQuestion]:
-    questions, cpu, wall = timed(lambda: list(generate_questions(spec, "test")))
-    episodes = spec.test_houses * spec.episodes_per_house
+    """Time the candidates of the test split's episodes and their balancing; returns the candidates."""
+    work = spec.episodes("test")
+    questions, cpu, wall = timed(lambda: [q for k, i in work for q in make_questions(spec, "test", k, i)])
+    balanced, balance_cpu, _ = timed(lambda: balance_split(questions, balance_rng(spec, "test")))
     kinds = collections.Counter(q.type for q in questions)
-    print(f"generation: {len(questions)} questions from {episodes} episodes in {spec.test_houses} test houses")
+    print(
+        f"generation: {len(questions)} candidate questions from {len(work)} episodes in {spec.test_houses} test houses"
+    )
     print(
         f"  {len(questions) / cpu:,.0f} questions per CPU second ({cpu:.2f} CPU s, {wall:.2f} s wall); "
         f"target {GENERATION_TARGET:.0f}: {len(questions) / cpu / GENERATION_TARGET:.1f}x"
     )
     print("  per type: " + ", ".join(f"{k} {kinds.get(k, 0)}" for k in QUESTION_TYPES))
+    print(f"  balanced: {len(balanced)} questions ({len(balanced) // max(1, len(set(q.type for q in balanced)))} of "
+          f"each type) in {balance_cpu:.2f} CPU s")  # fmt: skip
     _, text_cpu, _ = timed(lambda: [question_text(q) for q in questions])
     print(
         f"  their texts: {text_cpu / max(1, len(questions)) * 1000:.2f} ms a question; with them "

@@ -3,7 +3,7 @@
 python examples/belief_questions.py                       # print one question of each type
 python examples/belief_questions.py --pictures docs/images # and draw the docs' pictures
 
-The questions come from the default test split (seed 0, 10 houses x 10 episodes): for each type the one with
+The questions come from the balanced test split of the quick preset's set (seed 0): for each type the one with
 the shortest text among those cut after at least six steps (for type 1.2, a Sally-Anne episode's).
 """
 
@@ -16,6 +16,7 @@ from PIL import Image
 
 from marple_gym.beliefs.questions import QUESTION_TYPES, QuestionSpec, generate_questions, question_text
 from marple_gym.beliefs.questions.conditions import frames
+from marple_gym.beliefs.questions.generate import PRESETS
 from marple_gym.rendering import render_frame
 from marple_gym.rendering.compose import Panel, compose
 from marple_gym.world.actions import Action
@@ -27,7 +28,7 @@ MIN_STEPS = 6
 
 def examples() -> dict[str, object]:
     chosen: dict[str, tuple[int, object]] = {}
-    for q in generate_questions(QuestionSpec(seed=0, test_houses=10, episodes_per_house=10)):
+    for q in generate_questions(QuestionSpec(seed=0, **PRESETS["quick"])):
         if (q.type == "1.2" and q.episode.kind != "false-belief") or q.end_time < MIN_STEPS:
             continue
         size = len(question_text(q))
@@ -37,15 +38,15 @@ def examples() -> dict[str, object]:
 
 
 def sally_anne_steps(q) -> list[int]:
-    """The start, the searcher's first close (it has looked), the mover's last close (it has moved the object)
-    and the cut."""
+    """The start, the searcher's first close (it has put the object away), the mover's last close (it has moved
+    the object) and the cut."""
     outcomes = q.episode.trace().outcomes
     close = int(Action.close)
-    looked = next(t for t, step in enumerate(outcomes) if step[0].action == close and step[0].success)
+    put = next(t for t, step in enumerate(outcomes) if step[0].action == close and step[0].success)
     moved = max(
         t for t, step in enumerate(outcomes[: q.episode.search_start]) if step[1].action == close and step[1].success
     )
-    return [0, looked + 1, moved + 1, q.end_time]
+    return [0, put + 1, moved + 1, q.end_time]
 
 
 def caption(q) -> list[str]:
@@ -81,7 +82,7 @@ def main() -> None:
         Panel(render_frame(World(story.episode.trace().house, story.episode.trace().states[t]), 16), title)
         for t, title in zip(
             sally_anne_steps(story),
-            ["the start", f"{names[0]} has looked", f"{names[1]} has moved it", f"{names[0]} comes back: the cut"],
+            ["the start", f"{names[0]} has put it away", f"{names[1]} has moved it", "the cut"],
         )
     ]
     Image.fromarray(compose(panels, ["A Sally-Anne episode (question 1.2)"], font_size=14)).save(

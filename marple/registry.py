@@ -26,7 +26,9 @@ METHODS: Methods = {
     ("whodunit", "simulation"): "marple_agents.simulation:SimulationMethod",
     ("whodunit", "bip"): "marple_agents.bip:BipMethod",
     ("beliefs", "bip"): "marple_agents.beliefs.bip:BeliefBip",
+    ("beliefs", "bip-privileged"): "marple_agents.beliefs.bip:BeliefBipPrivileged",
     ("expectations", "tomnet"): "marple_agents.tomnet.rater:ToMnetMethod.load",
+    ("expectations", "tomnet-test-only"): "marple_agents.tomnet.rater:TestOnlyToMnetMethod.load",
 }
 """Every method this package ships, by (family, name) (outside plugins join them: :func:`available_methods`)."""
 

@@ -141,20 +141,50 @@ def seed_evidence_interval(
     curve over the drawn (seed, trial) cells and finds its crossing. With ``resample_seeds`` False only the trials
     are drawn: the interval of the same pooled figure if the seeds were all there is.
     """
+    stack = _seed_stack(matrices)
+    seeds, trials = stack.shape[:2]
+    value = evidence_needed(stack.mean(axis=(0, 1)), fractions, threshold)
+    curves = two_way_means(stack, boot, resample_seeds)
+    low, high = _percentiles(crossings(curves, fractions, threshold), boot.level)
+    return {"value": value, "low": low, "high": high, "seeds": seeds, "trials": trials}
+
+
+def _seed_stack(matrices: list[np.ndarray]) -> np.ndarray:
     stack = np.asarray(matrices, dtype=float)
     if stack.ndim != 3 or len(stack) < 1 or stack.shape[1] < 1:
         raise ValueError("need one (n_trials >= 1, n_points) matrix per seed, all of one shape")
+    return stack
+
+
+def two_way_means(stack: np.ndarray, boot: Bootstrap = Bootstrap(), resample_seeds: bool = True) -> np.ndarray:
+    """(resamples, points): the mean over (seed, trial) cells of each two-way bootstrap resample of a (seeds,
+    trials, points) stack, the seeds and the trials drawn independently with replacement (every seed scored on
+    the same trials); with ``resample_seeds`` False only the trials are drawn."""
+    stack = _seed_stack(stack)
     seeds, trials = stack.shape[:2]
-    value = evidence_needed(stack.mean(axis=(0, 1)), fractions, threshold)
     rng = np.random.default_rng(boot.seed)
     drawn_trials = rng.integers(0, trials, size=(boot.resamples, trials))
     drawn_seeds = rng.integers(0, seeds, size=(boot.resamples, seeds))
     if not resample_seeds:
         drawn_seeds = np.broadcast_to(np.arange(seeds), (boot.resamples, seeds))
     per_seed = np.stack([stack[s][drawn_trials].mean(axis=1) for s in range(seeds)])  # (seeds, resamples, points)
-    curves = per_seed[drawn_seeds, np.arange(boot.resamples)[:, None]].mean(axis=1)
-    low, high = _percentiles(crossings(curves, fractions, threshold), boot.level)
-    return {"value": value, "low": low, "high": high, "seeds": seeds, "trials": trials}
+    return per_seed[drawn_seeds, np.arange(boot.resamples)[:, None]].mean(axis=1)
+
+
+def seed_mean_interval(matrices: list[np.ndarray], boot: Bootstrap = Bootstrap()) -> dict:
+    """The mean of per-trial scores (accuracy credits, say) over model seeds and trials, with the two-way
+    bootstrap interval of :func:`two_way_means` (``matrices``: one (n_trials, n_points) matrix per seed, the
+    same trials in the same rows). Lists run over the points."""
+    stack = _seed_stack(matrices)
+    means = two_way_means(stack, boot)
+    alpha = (1.0 - boot.level) / 2
+    return {
+        "value": stack.mean(axis=(0, 1)).tolist(),
+        "low": np.quantile(means, alpha, axis=0).tolist(),
+        "high": np.quantile(means, 1 - alpha, axis=0).tolist(),
+        "seeds": int(stack.shape[0]),
+        "trials": int(stack.shape[1]),
+    }
 
 
 def mean_evidence_interval(

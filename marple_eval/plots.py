@@ -117,3 +117,33 @@ def plot_accuracy_bars(
     fig.savefig(path, dpi=100)
     plt.close(fig)
     return path
+
+
+def plot_accuracy_matrix(
+    rows: Mapping[str, Mapping[str, float]], columns: Sequence[str], path: str | Path, title: str | None = None
+) -> Path:
+    """Save a PNG of accuracy as a grid: one row per training condition (``rows``: label -> column -> accuracy),
+    one column per group tested, each cell coloured and written (blank where a row has no such column)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    grid = np.array([[row.get(c, np.nan) for c in columns] for row in rows.values()], dtype=float)
+    fig, ax = plt.subplots(figsize=(1.2 + 0.6 * len(columns), 0.8 + 0.35 * len(rows)), layout="constrained")
+    image = ax.imshow(grid, vmin=0.0, vmax=1.0, cmap="RdYlGn", aspect="auto")
+    for (i, j), value in np.ndenumerate(grid):
+        if np.isfinite(value):
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7)
+    ax.set_xticks(np.arange(len(columns)), list(columns))
+    ax.set_yticks(np.arange(len(rows)), list(rows))
+    ax.set_xlabel("tested on")
+    ax.set_ylabel("trained on")
+    fig.colorbar(image, ax=ax, label="accuracy", shrink=0.8)
+    if title:
+        ax.set_title(title)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return path

@@ -79,11 +79,16 @@ class LocalExecutor(Executor):
             free.put(device)
         # One thread per CPU worker, whatever the machine is doing: the weights must not depend on the load.
         threads = max(1, (os.cpu_count() or 1) // len(slots))
-        with ProcessPoolExecutor(len(slots), context, _take_device, (free, threads, self.verbose)) as pool:
+        pool = ProcessPoolExecutor(len(slots), context, _take_device, (free, threads, self.verbose))
+        try:
             running = {pool.submit(_run_job, fn, job): job for job in jobs}
             for done in as_completed(running):
                 done.result()
                 yield running[done]
+        except BaseException:
+            _stop_workers(pool)  # a signal or a failed job: the running jobs are not waited for (minutes each)
+            raise
+        pool.shutdown()
 
 
 _DEVICE = "cpu"
@@ -103,6 +108,18 @@ def _quiet_worker(threads: int, verbose: bool) -> None:
 
     torch.set_num_threads(threads)
     quiet_lightning(verbose)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End a pool's worker processes now, jobs running or not (what they finished is already written).
+    ``shutdown`` alone waits for the running jobs; Python 3.14's ``terminate_workers`` does this, before it the
+    pool's process table is the only handle on them."""
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        process.join(timeout=10)
 
 
 def _run_job(fn: JobFunction, job) -> object:

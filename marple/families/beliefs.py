@@ -11,6 +11,8 @@ from :mod:`marple_agents.beliefs`, given its policy (``--checkpoint``) and the r
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 
 from marple.families.base import Exporter, Family, add_benchmark_arguments, add_evaluate_arguments, add_output_arguments
 from marple.families.harness import harness_exporters
+from marple.families.runs import Stages
 from marple.families.studies import (
     add_study_score_arguments,
     add_web_study_arguments,
@@ -32,13 +35,16 @@ from marple.study.families import holds_questions
 from marple.study.family_scores import score_question_study
 from marple.study.family_web import FamilyOptions, build_question_study
 from marple_eval.beliefs import BeliefResults, format_table, plot_scores, score
-from marple_eval.beliefs.results import answer_record
+from marple_eval.beliefs.panel import format_verdict, run_panel, verdict
+from marple_eval.beliefs.results import answer_record, seed_scores
 from marple_eval.harness import belief_export
-from marple_eval.items import by_role, row_name
+from marple_eval.items import by_role
 from marple_eval.methods.base import Method
+from marple_eval.metrics import MIN_TRIALS
 from marple_gym.beliefs.questions import QuestionSpec, generate_question_set, read_question_set, write_questions
+from marple_gym.beliefs.questions.generate import PRESETS
 from marple_gym.beliefs.questions.question import QUESTION_TYPES
-from marple_gym.beliefs.questions.sets import read_training_episodes
+from marple_gym.beliefs.questions.sets import read_panel, read_training_episodes
 from marple_gym.datasets.manifest import MAX_SIZE
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.errors import MarpleError
@@ -47,6 +53,8 @@ DEFAULT_POLICY = "runs/belief-policy"
 """Where ``marple train --family beliefs`` writes ``belief-policy.pt``, and where ``bip`` looks for it."""
 POLICY_FILE = "belief-policy.pt"
 TRAIN_STEPS = 1500
+BENCHMARK_STEPS = 300
+"""bip's policy's optimizer steps in each of the benchmark's trainings (three seeds: the budget)."""
 
 
 def train_policy(data: str, out: str | None = None, *, max_steps: int = TRAIN_STEPS, seed: int = 0,
@@ -64,22 +72,79 @@ def train_policy(data: str, out: str | None = None, *, max_steps: int = TRAIN_ST
     )  # fmt: skip
 
 
+def _label(run: BeliefResults) -> str:
+    """How a table names a run: the answer key as the ceiling it is, never as a method's row."""
+    return "answer key (ceiling)" if run.role == "answer_key" else run.method
+
+
+def _columns(runs: Sequence[BeliefResults]) -> dict[str, dict[str, Any]]:
+    """Each column's scores, grouped by role: a method scored for several training seeds is one column over its
+    seeds (the two-way interval over seeds and questions), each seed's figure kept in its groups."""
+    groups: dict[str, list[BeliefResults]] = {}
+    for run in by_role(runs):
+        groups.setdefault(_label(run), []).append(run)
+    return {
+        (name if len(group) == 1 else f"{name}, {len(group)} seeds"): (
+            group[0].scores if len(group) == 1 else seed_scores(group)
+        )
+        for name, group in groups.items()
+    }
+
+
 def belief_tables(runs: Sequence[BeliefResults]) -> str:
-    """Accuracy per type with intervals and n (chance 0.5), then the Brier score against the normative
-    posterior, one column per run (grouped by the methods' roles)."""
-    scores = {row_name(r): r.scores for r in by_role(runs)}
+    """Accuracy per type with intervals and n (chance 0.5), the shortcut panel's rules beside the methods and the
+    panel's verdict where they are among ``runs``, then the Brier score against the normative posterior, one
+    column per method (a method trained with several seeds: one column over them)."""
+    scores = _columns(runs)
     rows = [k for k in (*QUESTION_TYPES, "belief", "goal", "all") if any(k in s for s in scores.values())]
     brier = ["| type | " + " | ".join(scores) + " |", "| --- |" + " --- |" * len(scores)]
     for row in rows:
         label = f"{row} {QUESTION_TYPES[row]}" if row in QUESTION_TYPES else row
         cells = [f"{s[row]['brier']:.3f}" if row in s else "" for s in scores.values()]
         brier.append(f"| {label} | " + " | ".join(cells) + " |")
+    panel = {r.method: r.scores for r in runs if r.role == "shortcut"}
+    told = format_verdict(verdict(panel)) if panel else _recorded_verdict(runs)
+    seeds = [f"{name}: " + ", ".join(f"{a:.2f}" for a in s["all"]["per_seed"]) for name, s in scores.items()
+             if "per_seed" in s.get("all", {})]  # fmt: skip
     return (
-        "Accuracy per question type, 95 % bootstrap intervals (chance 0.5):\n\n"
+        "Accuracy per question type, 95 % bootstrap intervals (chance 0.5; shortcut: a rule with no theory of "
+        "mind, which a set must leave near chance):\n\n"
         + format_table(scores)
+        + (f"\n\n{told}" if told else "")
+        + ("\n\nEach training seed's accuracy (all types): " + "; ".join(seeds) if seeds else "")
         + "\n\nBrier score against the normative posterior (0: as sure as the evidence allows):\n\n"
         + "\n".join(brier)
     )
+
+
+def check_panel(data: str | Path, seed: int = 0) -> str:
+    """The shortcut panel's verdict on the set in ``data`` (run and recorded beside the manifest unless it is
+    recorded already), said with a warning naming the types too small to compare methods on."""
+    questions = read_question_set(data, "test")
+    if not questions:
+        return "shortcut panel: not run (the test split has no questions: the set is too small for a balanced pair)"
+    result = read_panel(data) or run_panel(data, seed)[0]
+    small = small_types(questions)
+    return format_verdict(result) + (f"\nwarning: few test questions of {', '.join(small)}" if small else "")
+
+
+def _recorded_verdict(runs: Sequence[BeliefResults]) -> str | None:
+    """The panel's verdict recorded with the set the runs answered, where the set is still there."""
+    for data in dict.fromkeys(str(r.settings.get("data", "")) for r in runs):
+        try:
+            found = read_panel(data) if data else None
+        except (MarpleError, OSError):  # a set moved or changed since: nothing to say of it
+            found = None
+        if found is not None:
+            return f"{format_verdict(found)} (recorded with the set {data})"
+    return None
+
+
+def small_types(questions: Sequence[Any]) -> list[str]:
+    """The question types of which ``questions`` hold fewer than :data:`~marple_eval.metrics.MIN_TRIALS` (or
+    none), each with its count: too few to compare methods on."""
+    counts = {kind: sum(q.type == kind for q in questions) for kind in QUESTION_TYPES}
+    return [f"{kind} (n = {n})" for kind, n in counts.items() if n < MIN_TRIALS]
 
 
 def _export_mmtom(args: argparse.Namespace) -> Path:
@@ -97,11 +162,12 @@ class BeliefFamily(Family):
     paper = "MMToM-QA (Jin et al., 2024)"
     results = BeliefResults
     presets = {
-        "small": {"questions": {}, "train_steps": TRAIN_STEPS},
-        "quick": {"questions": {"test_houses": 1, "episodes_per_house": 4, "train_episodes": 6}, "train_steps": 10},
+        "small": {"questions": PRESETS["small"], "train_steps": BENCHMARK_STEPS, "seeds": 3},
+        "quick": {"questions": PRESETS["quick"], "train_steps": 20, "seeds": 3},
     }
-    """``small``: the default set (10 test houses x 20 episodes, at least 50 questions of every type, 500 training
-    episodes, bip's policy 1500 steps); ``quick``: a tiny one that checks the pipeline in a minute or two."""
+    """``small``: the default set (:data:`~marple_gym.beliefs.questions.generate.PRESETS`), bip's policy trained
+    with three seeds; ``quick``: a small set with every type (too few questions of each to compare methods: the
+    benchmark names them) that checks the pipeline in a minute or so."""
     exporters = {
         "mmtom": Exporter("the test split in MMToM-QA's format (questions.jsonl, episodes)", _export_mmtom),
         **harness_exporters(belief_export),
@@ -117,9 +183,9 @@ class BeliefFamily(Family):
     def generate_arguments(self, parser: argparse.ArgumentParser) -> None:
         size = int_in(1, MAX_SIZE)
         what = parser.add_argument_group("what to generate")
-        what.add_argument("--test-houses", type=size, help="test houses (default: 10)")
+        what.add_argument("--test-houses", type=size, help="test houses (default: 24)")
         what.add_argument("--episodes-per-house", type=size, help="episodes per test house (default: 20)")
-        what.add_argument("--train-episodes", type=int_in(0, MAX_SIZE), help="training episodes (default: 500)")
+        what.add_argument("--train-episodes", type=int_in(0, MAX_SIZE), help="training episodes (default: 200)")
         what.add_argument(
             "--false-belief", type=float_in(0.0, 1.0), help="share of Sally-Anne episodes (default: 0.25)"
         )
@@ -140,6 +206,7 @@ class BeliefFamily(Family):
             f"episodes ({report.written} shards written, {report.skipped} already there) in "
             f"{time.perf_counter() - start:.1f} s; MMToM-QA's format: {report.root / 'mmtom' / 'questions.jsonl'}"
         )
+        print(check_panel(report.root))
         return 0
 
     def read(self, data: str | Path, split: str = "test") -> list[Any]:
@@ -185,7 +252,7 @@ class BeliefFamily(Family):
         return belief_tables(runs)
 
     def plot(self, runs: Sequence[BeliefResults], path: str | Path) -> Path:
-        return plot_scores({row_name(r): r.scores for r in by_role(runs)}, path, "Belief and goal questions")
+        return plot_scores(_columns(runs), path, "Belief and goal questions")
 
     def train_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--data", default=None, help=f"the question set (default: {self.default_data})")
@@ -217,30 +284,50 @@ class BeliefFamily(Family):
                             help="bip's policy's optimizer steps (small: 1500)")  # fmt: skip
 
     def benchmark_runs(self, args: argparse.Namespace, root: Path) -> list[Path]:
-        """Generate the set, train bip's policy on its training episodes, score every method (llm: a dry run)."""
+        """Generate the set, run the shortcut panel (its verdict recorded beside the set's manifest), train bip's
+        policy with each of the preset's seeds, score the answer key, chance, bip for every seed, bip given the
+        generator's priors for the first, and llm (a dry run); the CPU seconds of every stage go to ``OUT/stages.md``."""
         from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
 
         quiet_lightning(args.verbose)
-        preset = self.presets[args.preset]
+        preset, stages, results = self.presets[args.preset], Stages(), root / "results"
         data = root / "data"
         print(f"generating the question set -> {data}")
-        generate_question_set(QuestionSpec(seed=args.seed, **preset["questions"]), data, workers=args.workers,
-                              progress=not args.no_progress)  # fmt: skip
-        policy = root / "models" / POLICY_FILE
-        if not policy.is_file():
-            print(f"training bip's belief policy -> {policy}")
-            accelerator = "cpu" if args.device == "cpu" else ("gpu" if args.device.startswith("cuda") else "auto")
-            train_policy(str(data), str(policy.parent), max_steps=args.train_steps or preset["train_steps"],
-                         seed=args.seed, accelerator=accelerator, progress=not args.no_progress)  # fmt: skip
-        paths = []
-        for method in ("uniform", "observer", "bip", "llm"):
-            out = root / "results" / f"{method}.json"
+        spec = QuestionSpec(seed=args.seed, **preset["questions"])
+        stages.run("generation", lambda: generate_question_set(spec, data, workers=args.workers,
+                                                               progress=not args.no_progress))  # fmt: skip
+        paths = sorted((results / "panel").glob("*.json"))
+        if read_panel(data) is None or not paths:  # the verdict is recorded once the rules' results are saved
+            result, runs = stages.run("shortcut panel", lambda: run_panel(data, args.seed))
+            paths = [run.save(results / "panel" / f"{re.sub('[^a-z0-9]+', '-', run.method).strip('-')}.json")
+                     for run in runs]  # fmt: skip
+            print(format_verdict(result))
+        small = small_types(read_question_set(data, "test"))
+        if small:
+            print(f"warning: few test questions of {', '.join(small)}: too few to compare methods on", file=sys.stderr)
+        accelerator = "cpu" if args.device == "cpu" else ("gpu" if args.device.startswith("cuda") else "auto")
+        steps = args.train_steps or preset["train_steps"]
+        # bip for every seed; its privileged variant, which only says what the generator's priors are worth, for
+        # the first (it costs twice bip's time: the budget)
+        scored = [("uniform", None), ("observer", None), ("llm", None), ("bip-privileged", 0)]
+        for method, k in scored + [("bip", s) for s in range(preset["seeds"])]:
+            policy = root / "models" / f"seed-{k}" / POLICY_FILE
+            if k is not None and not policy.is_file():
+                print(f"training bip's belief policy, seed {k} -> {policy}")
+                stages.run(f"bip training, seed {k} ({steps} steps)", lambda k=k, policy=policy: train_policy(
+                    str(data), str(policy.parent), max_steps=steps, seed=args.seed + k, accelerator=accelerator,
+                    progress=not args.no_progress))  # fmt: skip
+            out = results / (f"{method}.json" if k is None else f"{method}-seed-{k}.json")
             if not out.is_file():
                 print(f"scoring {method} -> {out}")
                 run = argparse.Namespace(limit=None, dry_run=method == "llm", device=args.device, checkpoint=str(policy),
                                          data=str(data), no_progress=args.no_progress)  # fmt: skip
-                self.evaluate_method(method, {}, str(data), out, run, print)
+                stages.run(f"scoring {out.stem}", lambda method=method, out=out, run=run: self.evaluate_method(
+                    method, {}, str(data), out, run, print))  # fmt: skip
             paths.append(out)
+        if stages.rows:
+            (root / "stages.md").write_text(stages.table() + "\n")
+            print(stages.table())
         return paths
 
     # ---- the study of people ---------------------------------------------------------------------------------

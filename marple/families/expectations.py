@@ -12,12 +12,20 @@ writes the requests instead) from :mod:`marple_eval.expectations`, and ``tomnet`
 from __future__ import annotations
 
 import argparse
+import resource
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from marple.families.base import Family, add_benchmark_arguments, add_evaluate_arguments, add_output_arguments
+from marple.families.base import (
+    Exporter,
+    Family,
+    add_benchmark_arguments,
+    add_evaluate_arguments,
+    add_output_arguments,
+)
 from marple.families.harness import harness_exporters
 from marple.families.runs import dry_run_note, dry_run_requests, journaled, per_type, run_settings
 from marple.families.studies import (
@@ -33,33 +41,69 @@ from marple.registry import takes_argument
 from marple.study.families import holds_trials
 from marple.study.family_scores import score_trial_study
 from marple.study.family_web import FamilyOptions, build_trial_study
-from marple_eval.expectations import RatingResults, format_table, plot_accuracy, rate_trial
+from marple_eval.expectations import Accuracy, RatingResults, format_table, plot_accuracy, rate_trial, seeded_table
+from marple_eval.expectations.panel import RULES, PanelVerdict, panel_verdict, record_verdict
 from marple_eval.expectations.results import read_rating
-from marple_eval.expectations.scoring import GENERALISATION_TESTS, GeneralisationSplit, generalisation_tests
+from marple_eval.expectations.scoring import (
+    GENERALISATION_TESTS,
+    GeneralisationSplit,
+    generalisation_tests,
+    plot_generalisation,
+)
 from marple_eval.harness import expectation_export
-from marple_eval.items import by_role, row_name
+from marple_eval.items import by_role
 from marple_eval.journal import journal_path
 from marple_eval.results import ResultsError
 from marple_gym.datasets.manifest import MAX_SIZE
 from marple_gym.datasets.shards import file_sha256
 from marple_gym.errors import MarpleError
 from marple_gym.expectations import TrialSetSpec, all_types, generate_trial_set, read_trial_set
-from marple_gym.expectations.sets import DEFAULT_SIZES
+from marple_gym.expectations.sets import DEFAULT_SIZES, export_agent_tree
+from marple_gym.files import write_json_atomic
 from marple_gym.validation import message_error, reader
 
 GENERALISATION = tuple(t for t in GENERALISATION_TESTS if t != "all")
 """AGENT's four generalisation tests (G1-G4); ``all`` is the plain tomnet row."""
+TEST_ONLY = "tomnet-test-only"
+"""The learned method without the familiarisation: the shortcut panel's learned rule."""
 
 
-def tomnet_config(method_args: dict[str, Any]):
-    """The :class:`~marple_agents.tomnet.ToMnetConfig` of ``--method-arg`` options (an unknown one named)."""
+def tomnet_config(method_args: dict[str, Any], method: str = "tomnet"):
+    """The :class:`~marple_agents.tomnet.ToMnetConfig` of ``--method-arg`` options (an unknown one named); the
+    test-only model (:data:`TEST_ONLY`) reads no familiarisation."""
     from marple_agents.tomnet import ToMnetConfig  # torch and Lightning: only for the learned method
 
     try:
-        return ToMnetConfig(**method_args)
+        return ToMnetConfig(**({"familiarisation": False} if method == TEST_ONLY else {}), **method_args)
     except TypeError:
         known = ", ".join(ToMnetConfig.__dataclass_fields__)
         raise ValueError(f"--method-arg: tomnet takes {known}; got {sorted(method_args)}") from None
+
+
+_read_once: dict[tuple[str, str, tuple[str, ...] | None], list[Any]] | None = None
+
+
+@contextmanager
+def reading_once() -> Iterator[None]:
+    """Within the block, each split of a set is read (and checked against its manifest) once: a benchmark's runs
+    all rate the same test split and the learned ones train on the same training split."""
+    global _read_once
+    _read_once = {}
+    try:
+        yield
+    finally:
+        _read_once = None
+
+
+def trials_of(data: str | Path, split: str, types: Sequence[str] | None = None) -> list[Any]:
+    """The trials of a set's ``split`` (of ``types``, default all): :func:`read_trial_set`, read once within
+    :func:`reading_once`."""
+    if _read_once is None:
+        return read_trial_set(data, split, types)
+    key = (str(data), split, None if types is None else tuple(types))
+    if key not in _read_once:
+        _read_once[key] = read_trial_set(data, split, types)
+    return _read_once[key]
 
 
 def train_tomnet_on(data: str, config, device: str = "auto", progress: bool = True, types=None):
@@ -67,22 +111,78 @@ def train_tomnet_on(data: str, config, device: str = "auto", progress: bool = Tr
     split, where it has one), of ``types`` (default all)."""
     from marple_agents.tomnet import train_tomnet
 
-    train = read_trial_set(data, "train", types)
+    train = trials_of(data, "train", types)
     if not train:
         raise ValueError(f"{data}: the set has no training trials of {list(types or ['any type'])}")
-    validation = read_trial_set(data, "validation", types)
+    validation = trials_of(data, "validation", types)
     return train_tomnet(train, config, device=device, validation=validation, progress=progress)
 
 
+def _export_agent(args: argparse.Namespace) -> str:
+    """Every split of the set in AGENT's tree under ``--out``: a file per trial with every video's per-step
+    states."""
+    if not args.out:
+        raise ValueError("--out FOLDER is needed for --format agent")
+    written = export_agent_tree(args.data, args.out)
+    return f"{args.out} ({len(written)} trial files in AGENT's tree)"
+
+
+@contextmanager
+def cpu_clock(timings: dict[str, float], stage: str) -> Iterator[None]:
+    """Add the CPU seconds of the block to ``timings[stage]``: this process's and its reaped children's (worker
+    processes started by a forkserver are not its children: a set's generation counts only its own share)."""
+
+    def now() -> float:
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return time.process_time() + children.ru_utime + children.ru_stime
+
+    start = now()
+    try:
+        yield
+    finally:
+        timings[stage] = timings.get(stage, 0.0) + now() - start
+
+
+def pooled_tables(runs: Sequence[RatingResults]) -> dict[str, dict[str, dict[str, Accuracy]]]:
+    """Each role's tables by row name (:data:`~marple_eval.methods.base.ROLES` order): the runs of one method
+    trained with several seeds (the same name and trials) pooled into one row with a two-way interval over pairs
+    and seeds (:func:`~marple_eval.expectations.scoring.seeded_table`), the answer key named as the ceiling."""
+    groups: dict[tuple[str, str], list[RatingResults]] = {}
+    for run in by_role(runs):
+        groups.setdefault((run.role, run.method), []).append(run)
+    out: dict[str, dict[str, dict[str, Accuracy]]] = {}
+    for (role, method), same in groups.items():
+        if role == "answer_key":
+            name = f"{method}: answer key (ceiling)"
+        else:
+            name = method if len(same) == 1 else f"{method} ({len(same)} seeds)"
+        table = same[0].table() if len(same) == 1 else seeded_table([r.ratings for r in same])
+        out.setdefault(role, {})[name] = table
+    return out
+
+
+def shortcut_verdict(runs: Sequence[RatingResults]) -> PanelVerdict | None:
+    """The shortcut panel's verdict on the types the shortcut runs among ``runs`` rated (None without any)."""
+    panel = pooled_tables(runs).get("shortcut")
+    if not panel:
+        return None
+    types = [t for t in all_types() if all(t in table for table in panel.values())]
+    return panel_verdict(panel, types)
+
+
 def expectation_tables(runs: Sequence[RatingResults]) -> str:
-    """Pairwise accuracy per type, scenario and all with intervals (chance 0.5), rows grouped by the methods' roles,
-    then each run's generalisation tests."""
-    runs = by_role(runs)
-    parts = [
-        "Pairwise accuracy, 95 % bootstrap intervals (chance 0.5):\n\n"
-        + format_table({row_name(r): r.table() for r in runs})
-    ]
-    for run in runs:
+    """Pairwise accuracy per type, scenario and all with n and intervals (chance 0.5): the methods, the shortcut
+    panel beside them with the set's verdict, the answer key; then each run's generalisation tests."""
+    tables = pooled_tables(runs)
+    heading = {"method": "Methods", "shortcut": "The shortcut panel: rules that read the test alone",
+               "answer_key": "The answer key (the ceiling: handed the generator's model, not a method)"}  # fmt: skip
+    parts = ["Pairwise accuracy, strict (a tie is wrong; ½: ties counting half), 95 % bootstrap intervals:"]
+    for role, rows in tables.items():
+        parts.append(f"{heading[role]}:\n\n{format_table(rows)}")
+    verdict = shortcut_verdict(runs)
+    if verdict is not None:
+        parts.append(verdict.summary())
+    for run in by_role(runs):
         for name, table in run.generalisation_tables().items():
             pooled = table and all(hasattr(v, "accuracy") for v in table.values())
             shown = {f"{run.method} {name}": table} if pooled else {f"{label}": t for label, t in table.items()}
@@ -97,13 +197,16 @@ class ExpectationFamily(Family):
     title = "Expectation trials"
     paper = "AGENT (Shu et al., 2021)"
     results = RatingResults
-    exporters = harness_exporters(expectation_export)
     presets = {
-        "small": {"sizes": {"train": 160, "validation": 40, "test": 40}, "tomnet": {}},
-        "quick": {"sizes": {"train": 2, "validation": 1, "test": 2}, "tomnet": {"epochs": 1, "width": 16}},
+        "small": {"sizes": {"train": 80, "validation": 0, "test": 40}, "tomnet": {"epochs": 2}, "seeds": 3},
+        "quick": {"sizes": {"train": 8, "validation": 0, "test": 4}, "tomnet": {"epochs": 1, "width": 16}, "seeds": 1},
     }
     """``small``: 40 test pairs, 160 training and 40 validation trials of each of the 12 types, ToMnet 8 epochs;
     ``quick``: a tiny set that checks the pipeline in a minute or two."""
+    exporters = {
+        "agent": Exporter("every split in AGENT's tree (a JSON file per trial, with per-step states)", _export_agent),
+        **harness_exporters(expectation_export),
+    }
 
     def describe(self, command: str) -> str:
         return f"{command}: {self.title} ({self.paper}); docs/expectations.md"
@@ -136,7 +239,7 @@ class ExpectationFamily(Family):
         return 0
 
     def read(self, data: str | Path, split: str = "test") -> list[Any]:
-        return read_trial_set(data, split)
+        return trials_of(data, split)
 
     def item_type(self, item: Any) -> str:
         return item.key.type
@@ -186,7 +289,9 @@ class ExpectationFamily(Family):
             offered["dry_run"] = str(prompts)
         built_args = dict(method_args)
         if learned:  # the method's arguments are its training config; it is built from a checkpoint
-            offered["checkpoint"] = args.checkpoint or self._trained(data, tomnet_config(method_args), out, args)
+            offered["checkpoint"] = args.checkpoint or self._trained(
+                data, tomnet_config(method_args, method), out, args
+            )
             built_args = {}
         built = self.build_method(method, built_args, offered)
         name = f"{method} (dry run)" if args.dry_run else method
@@ -205,7 +310,7 @@ class ExpectationFamily(Family):
         def score(item: tuple[str, Any]) -> Any:
             what = item[1]
             if isinstance(what, GeneralisationSplit):
-                return self._generalisation_split(data, method_args, args, what, trials)
+                return self._generalisation_split(data, method, method_args, args, what, trials)
             return rate_trial(built, what, args.seed).to_dict()
 
         records, journal = journaled(items, lambda item: item[0], score, out, header,
@@ -253,21 +358,28 @@ class ExpectationFamily(Family):
         train_tomnet_on(data, config, args.device, not args.no_progress).save(saved)
         return str(saved)
 
-    def _generalisation_split(self, data: str, method_args: dict[str, Any], args: argparse.Namespace,
+    def _generalisation_split(self, data: str, method: str, method_args: dict[str, Any], args: argparse.Namespace,
                               split: GeneralisationSplit, test_trials) -> list[dict] | None:  # fmt: skip
         """One generalisation split's ratings: a model trained on its training types, tested on its test types
         (None when the set has no trials of either)."""
         test = [t for t in test_trials if t.key.type in split.test]
         if not test:
             return None
-        model = train_tomnet_on(data, tomnet_config(method_args), args.device, False, split.train)
+        model = train_tomnet_on(data, tomnet_config(method_args, method), args.device, False, split.train)
         return [rate_trial(model, t, args.seed).to_dict() for t in test]
 
     def tables(self, runs: Sequence[RatingResults]) -> str:
         return expectation_tables(runs)
 
     def plot(self, runs: Sequence[RatingResults], path: str | Path) -> Path:
-        return plot_accuracy({row_name(r): r.table() for r in by_role(runs)}, path, "Expectation trials")
+        """The accuracy bars of every row, and beside them each learned run's generalisation tests
+        (``generalisation*.png``)."""
+        rows = {name: table for tables in pooled_tables(runs).values() for name, table in tables.items()}
+        for run in runs:
+            if run.generalisation:
+                tests = {"all": run.table(), **run.generalisation_tables()}
+                plot_generalisation(tests, Path(path).parent, run.method)
+        return plot_accuracy(rows, path, "Expectation trials")
 
     def train_arguments(self, parser: argparse.ArgumentParser) -> None:
         parser.add_argument("--data", default=None, help=f"the trial set (default: {self.default_data})")
@@ -296,31 +408,59 @@ class ExpectationFamily(Family):
                             help="also run ToMnet's four generalisation tests (one model per split)")  # fmt: skip
 
     def benchmark_runs(self, args: argparse.Namespace, root: Path) -> list[Path]:
-        """Generate the set, score every method (tomnet trained on the set's training split first; llm: a dry
-        run)."""
+        """Generate the set, rate its test split with every method and the shortcut panel (each learned method,
+        tomnet and the test-only tomnet, trained on the set's training split with the preset's seeds; llm: a dry
+        run), record the panel's verdict in the set's manifest, and print and keep (``timings.json``) each
+        stage's CPU seconds."""
         from marple_agents.training.train import quiet_lightning  # Lightning: only once a run starts
 
         quiet_lightning(args.verbose)
         preset = self.presets[args.preset]
         data = root / "data"
+        timings: dict[str, float] = {}
         print(f"generating the trial set -> {data}")
-        generate_trial_set(TrialSetSpec(args.seed, preset["sizes"]), data, workers=args.workers,
-                           progress=not args.no_progress)  # fmt: skip
+        with cpu_clock(timings, "generating the set"):
+            generate_trial_set(TrialSetSpec(args.seed, preset["sizes"]), data, workers=args.workers,
+                               progress=not args.no_progress)  # fmt: skip
+        with reading_once():
+            paths = self._score_all(args, preset, data, root, timings)
+        verdict = shortcut_verdict([RatingResults.load(p) for p in paths])
+        if verdict is not None:
+            record_verdict(data, verdict)
+        write_json_atomic(root / "timings.json", {"cpu_seconds": timings})
+        print("CPU seconds per stage: " + ", ".join(f"{k} {v:.0f}" for k, v in timings.items()))
+        return paths
+
+    def _score_all(self, args: argparse.Namespace, preset: Mapping[str, Any], data: Path, root: Path,
+                   timings: dict[str, float]) -> list[Path]:  # fmt: skip
+        """Every benchmark run's results file, each scored unless it is there already."""
+        with cpu_clock(timings, "reading the set"):
+            for split in ("test", "train", "validation"):
+                trials_of(data, split)
         paths = []
-        for method in ("uniform", "observer", "tomnet", "llm"):
-            out = root / "results" / f"{method}.json"
+        for method, stem, method_args in self._benchmark_runs(preset):
+            out = root / "results" / f"{stem}.json"
             if not out.is_file():
-                tomnet = method == "tomnet"
-                print(f"scoring {method} -> {out}" + (" (training it first)" if tomnet else ""))
+                learned = method in ("tomnet", TEST_ONLY)
+                print(f"scoring {stem} -> {out}" + (" (training it first)" if learned else ""), flush=True)
                 run = argparse.Namespace(
                     limit=None, dry_run=method == "llm", device=args.device, seed=args.seed, checkpoint=None,
                     data=str(data), no_progress=args.no_progress,
-                    generalisation=",".join(GENERALISATION) if tomnet and args.generalisation else None,
+                    generalisation=",".join(GENERALISATION) if stem == "tomnet-seed0" and args.generalisation else None,
                 )  # fmt: skip
-                self.evaluate_method(method, {"seed": args.seed, **preset["tomnet"]} if tomnet else {}, str(data),
-                                     out, run, print)  # fmt: skip
+                with cpu_clock(timings, stem):
+                    self.evaluate_method(method, method_args, str(data), out, run, print)
             paths.append(out)
         return paths
+
+    @staticmethod
+    def _benchmark_runs(preset: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+        """(method, results file's stem, its ``--method-arg`` options) of every benchmark run: the shortcut panel's
+        rules, the methods, each learned method once per training seed, and the answer key."""
+        runs = [(rule.name, rule.name, {}) for rule in RULES] + [(m, m, {}) for m in ("uniform", "bipack", "llm")]
+        for method in ("tomnet", TEST_ONLY):
+            runs += [(method, f"{method}-seed{s}", {"seed": s, **preset["tomnet"]}) for s in range(preset["seeds"])]
+        return runs + [("observer", "observer", {})]
 
     # ---- the study of people ---------------------------------------------------------------------------------
     def study_web_arguments(self, parser: argparse.ArgumentParser) -> None:

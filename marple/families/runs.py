@@ -4,6 +4,8 @@ interrupted run resumes where it stopped (:class:`marple_eval.journal.Journal`, 
 from __future__ import annotations
 
 import logging
+import resource
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -106,3 +108,32 @@ def dry_run_note(prompts: Path, client: Any) -> str:
         f"dry run: {totals['requests']} requests to send ({totals['from_cache']} already in the cache), about "
         f"{totals['estimated_prompt_tokens']} prompt tokens; requests: {prompts}"
     )
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished child processes so far."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+class Stages:
+    """The CPU and wall seconds of a run's stages, in order (what a benchmark's budget is measured in: CPU
+    seconds, steadier than wall time on a shared machine)."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, float, float]] = []
+
+    def run(self, name: str, work: Callable[[], Any]) -> Any:
+        """``work()``, its seconds kept under ``name`` and printed."""
+        cpu, wall = cpu_seconds(), time.perf_counter()
+        out = work()
+        self.rows.append((name, cpu_seconds() - cpu, time.perf_counter() - wall))
+        print(f"{name}: {self.rows[-1][1]:.1f} CPU s ({self.rows[-1][2]:.1f} s wall)", flush=True)
+        return out
+
+    def table(self) -> str:
+        """A Markdown table of the stages and their sum."""
+        lines = ["| stage | CPU s | wall s |", "| --- | --- | --- |"]
+        lines += [f"| {name} | {cpu:.1f} | {wall:.1f} |" for name, cpu, wall in self.rows]
+        cpu, wall = sum(r[1] for r in self.rows), sum(r[2] for r in self.rows)
+        return "\n".join([*lines, f"| all | {cpu:.1f} | {wall:.1f} |"])

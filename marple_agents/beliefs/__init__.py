@@ -17,6 +17,7 @@ _EXPORTS = {
     "BeliefTrainResult": "marple_agents.beliefs.training",
     "train_belief_policy": "marple_agents.beliefs.training",
     "BeliefBip": "marple_agents.beliefs.bip",
+    "BeliefBipPrivileged": "marple_agents.beliefs.bip",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -7,6 +7,12 @@ from searching agents (:mod:`marple_agents.beliefs.policy`) instead of the agent
 hypothesis needs is asked of the network at once, each distinct one once. A floor mixes a little of the
 uniform distribution into the network's answer, so that one action it finds surprising does not rule a
 hypothesis out.
+
+Like BIP-ALM it reads what a model could: the states (the vision arrays up to the cut), the actions, how the
+searcher perceives, and the question. It starts the searcher's belief even over every place of the house that
+holds objects, and takes its hypotheses from the question: the two options' goals, or the two beliefs about one
+container that a belief question's options (or a premise) name (:class:`~marple_gym.beliefs.questions.posterior.UniformPriors`).
+:class:`BeliefBipPrivileged` is the same given the searchers' own priors, which only the generator knows.
 """
 
 from __future__ import annotations
@@ -21,7 +27,8 @@ from marple_agents.beliefs.policy import BeliefPolicy, belief_marks, last_code, 
 from marple_eval.beliefs.methods import BeliefInversePlanning
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import EXCLUSION, EpisodeTrace
-from marple_gym.beliefs.questions.posterior import ActionModel
+from marple_gym.beliefs.questions.posterior import ActionModel, Priors, UniformPriors
+from marple_gym.beliefs.questions.question import BeliefQuestion
 from marple_gym.world.actions import NUM_ACTIONS
 
 SMOOTHING = 1e-3
@@ -63,10 +70,12 @@ class LearnedModel:
 
 
 class BeliefBip(BeliefInversePlanning):
-    """Inverse planning with a learned belief policy (see the module docs): give it a trained policy or the
-    path of its checkpoint (``policy=``)."""
+    """Inverse planning with a learned belief policy, from what a model can read (see the module docs): give it
+    a trained policy or the path of its checkpoint (``policy=``)."""
 
     name = "bip"
+    reads = frozenset({"symbolic"})
+    prior_name = "uniform over the house's places; the options' two beliefs"
 
     def __init__(self, policy: BeliefPolicy | str | Path, exclusion: float = EXCLUSION, device: str = "cpu") -> None:
         super().__init__(exclusion)
@@ -76,5 +85,27 @@ class BeliefBip(BeliefInversePlanning):
     def action_model(self) -> ActionModel:
         return LearnedModel(self.policy)
 
+    def horizon(self, question: BeliefQuestion) -> int | None:
+        """The question's cut: the network weighs no action after it (a balanced set asks few questions of an
+        episode, so sharing the whole episode's work would cost more than it saves)."""
+        return question.end_time
+
+    def priors(self, question: BeliefQuestion) -> Priors | None:
+        """A belief even over the house's places, and the two its options (or premise) name of one container."""
+        about = [s for s in (*question.options, question.given) if s is not None and not s.is_goal]
+        return UniformPriors(about[0].piece if about else -1)
+
     def settings(self) -> dict[str, Any]:
-        return {**super().settings(), "policy": self.source, "smoothing": SMOOTHING}
+        return {**super().settings(), "policy": self.source, "smoothing": SMOOTHING, "priors": self.prior_name}
+
+
+class BeliefBipPrivileged(BeliefBip):
+    """``bip`` given what no model could read: the searchers' own priors (every place the generator could put
+    the object, or all but one, weighted as searchers draw them), as the answer key has them."""
+
+    name = "bip-privileged"
+    label = "bip (privileged: the generator's priors)"
+    prior_name = "the generator's (privileged)"
+
+    def priors(self, question: BeliefQuestion) -> Priors | None:
+        return None

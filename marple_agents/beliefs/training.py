@@ -145,13 +145,18 @@ def train_belief_policy(
     seed: int = 0,
     progress: bool = False,
     accelerator: str = "cpu",
+    threads: int | None = 1,
     **overrides: Any,
 ) -> BeliefTrainResult:
     """Train a belief policy on ``episodes`` and write ``out_dir/belief-policy.pt`` (and ``metrics.json``).
 
     The budget is ``max_steps`` optimizer steps of the preset's batch size: the same seed, episodes and
-    machine give the same weights. ``overrides`` set any :class:`~marple_agents.config.ModelConfig` or
-    :class:`~marple_agents.config.TrainConfig` field."""
+    machine give the same weights. ``threads``: torch's CPU threads (one by default: the small network's
+    batches gain nothing from more, and threads that wait on a busy core spin; None leaves torch's setting).
+    ``overrides`` set any :class:`~marple_agents.config.ModelConfig` or :class:`~marple_agents.config.TrainConfig`
+    field."""
+    if threads is not None:
+        torch.set_num_threads(threads)
     quiet_lightning(progress)
     warnings.filterwarnings("ignore", message=r".*`validation_step` but have no `val_dataloader`.*")
     model_cfg, train_cfg = settings.preset(preset, "vision", **overrides)

@@ -41,10 +41,10 @@ class FeatureError(ValueError):
     """A trial the model cannot read (a house larger than :data:`SIZE`, too many object types)."""
 
 
-def object_slots(view: TrialView) -> dict[int, int]:
-    """Object type code -> slot, in order of first appearance over the trial's episodes."""
+def object_slots(episodes: Sequence[EpisodeEvidence]) -> dict[int, int]:
+    """Object type code -> slot, in order of first appearance over ``episodes``."""
     slots: dict[int, int] = {}
-    for episode in list(view.familiarisation) + list(view.tests):
+    for episode in episodes:
         for grid in (episode.vision[0], episode.revealed) if episode.revealed is not None else (episode.vision[0],):
             for code in np.unique(grid[..., CH_OBJ]).tolist():
                 if code and code not in slots:
@@ -87,9 +87,15 @@ def episode_features(episode: EpisodeEvidence, slots: dict[int, int]) -> tuple[n
     return out, actions
 
 
-def trial_features(view: TrialView) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]:
-    """The features of every familiarisation episode and every test of ``view``."""
-    slots = object_slots(view)
+def trial_features(
+    view: TrialView, familiarisation: bool = True
+) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]]]:
+    """The features of every familiarisation episode and every test of ``view``; without ``familiarisation``,
+    none of the familiarisation's, and each test's slots numbered from that test alone (so that nothing of the
+    familiarisation, not even which object it showed first, reaches the model)."""
+    if not familiarisation:
+        return [], [episode_features(e, object_slots([e])) for e in view.tests]
+    slots = object_slots(list(view.familiarisation) + list(view.tests))
     return [episode_features(e, slots) for e in view.familiarisation], [episode_features(e, slots) for e in view.tests]
 
 

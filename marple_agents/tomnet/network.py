@@ -5,7 +5,9 @@ the step's masks, then a linear layer) shared by both nets; the character net
 runs a GRU over each familiarisation episode's encoded states and actions and
 averages the episodes' last hidden states into the character vector e_char;
 the prediction net reads each test step's encoded state with e_char and gives
-the logits of the agent's next action. Trained by cross-entropy on the visible
+the logits of the agent's next action. Without the familiarisation (the
+shortcut panel's learned rule, which sees the test alone) there is no character
+net, and the prediction net reads each test step alone. Trained by cross-entropy on the visible
 actions of expected tests (the training split holds no other); a test's
 surprise is the mean negative log-likelihood of its visible actions.
 """
@@ -33,6 +35,8 @@ class ToMnetConfig:
     lr: float = 2e-3
     weight_decay: float = 1e-4
     seed: int = 0
+    familiarisation: bool = True
+    """False: the test-only model of the shortcut panel (no character net)."""
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -41,8 +45,9 @@ class ToMnetConfig:
 class ToMnet(nn.Module):
     """e_char from the familiarisation, then action logits for every test step (see module docs)."""
 
-    def __init__(self, width: int = 64, character: int = 16) -> None:
+    def __init__(self, width: int = 64, character: int = 16, familiarisation: bool = True) -> None:
         super().__init__()
+        self.familiarisation = familiarisation
         self.encoder = nn.Sequential(
             nn.Conv2d(CHANNELS, 16, 3, padding=1),
             nn.ReLU(),
@@ -52,9 +57,11 @@ class ToMnet(nn.Module):
             nn.Linear(16 * SIZE * SIZE, width),
             nn.ReLU(),
         )
-        self.rnn = nn.GRU(width + len(ACTIONS) + 1, width, batch_first=True)
-        self.to_character = nn.Linear(width, character)
-        self.head = nn.Sequential(nn.Linear(width + character, width), nn.ReLU(), nn.Linear(width, len(ACTIONS)))
+        if familiarisation:
+            self.rnn = nn.GRU(width + len(ACTIONS) + 1, width, batch_first=True)
+            self.to_character = nn.Linear(width, character)
+        reads = width + (character if familiarisation else 0)
+        self.head = nn.Sequential(nn.Linear(reads, width), nn.ReLU(), nn.Linear(width, len(ACTIONS)))
 
     def encode(self, states: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """(..., C, S, S) -> (..., width), encoding only the real steps of ``mask`` (...) (padding stays 0)."""
@@ -84,10 +91,17 @@ class ToMnet(nn.Module):
         test_mask: torch.Tensor,
     ) -> torch.Tensor:
         """Action logits (B, T, actions) for test states (B, T, C, S, S) after the familiarisation (padding
-        steps, outside ``test_mask``, get logits too: leave them out)."""
-        e_char = self.character(fam_states, fam_actions, fam_mask)
+        steps, outside ``test_mask``, get logits too: leave them out; a test-only model reads no familiarisation)."""
         encoded = self.encode(test_states, test_mask)
+        if not self.familiarisation:
+            return self.head(encoded)
+        e_char = self.character(fam_states, fam_actions, fam_mask)
         return self.head(torch.cat([encoded, e_char[:, None].expand(-1, encoded.shape[1], -1)], dim=-1))
+
+
+def network_of(config: ToMnetConfig) -> ToMnet:
+    """A fresh network of ``config``'s sizes."""
+    return ToMnet(config.width, config.character, config.familiarisation)
 
 
 def surprise(logits: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
@@ -108,7 +122,7 @@ class ToMnetModule(L.LightningModule):
         super().__init__()
         self.save_hyperparameters()
         self.config = ToMnetConfig(**config)
-        self.net = ToMnet(self.config.width, self.config.character)
+        self.net = network_of(self.config)
 
     def _loss(self, batch: dict[str, torch.Tensor]) -> torch.Tensor:
         logits = self.net(*(batch[k] for k in INPUTS))

@@ -18,7 +18,7 @@ from typing import Any
 
 from marple_eval.methods.base import Method
 from marple_gym.beliefs.episodes import EXCLUSION
-from marple_gym.beliefs.questions.posterior import ActionModel, InversePlanner, PlannerModel
+from marple_gym.beliefs.questions.posterior import ActionModel, InversePlanner, PlannerModel, Priors
 from marple_gym.beliefs.questions.question import BeliefQuestion, option_probabilities
 
 CONDITIONS = ("text", "symbolic", "frames")
@@ -63,12 +63,25 @@ class BeliefInversePlanning(BeliefMethod):
     def action_model(self) -> ActionModel:
         raise NotImplementedError
 
+    def priors(self, question: BeliefQuestion) -> Priors | None:
+        """The searcher's prior beliefs as this method assumes them for ``question`` (None: the searchers' own,
+        with :attr:`exclusion`)."""
+        return None
+
+    def horizon(self, question: BeliefQuestion) -> int | None:
+        """Weigh the actions before this step only (None: all, so one planner serves every question of an
+        episode; a costly action model weighs those before the question's cut alone)."""
+        return None
+
     def planner(self, question: BeliefQuestion) -> InversePlanner:
         episode = question.episode
-        found = self._planners.get(episode.id)
+        key = (episode.id, self.priors(question), self.horizon(question))
+        found = self._planners.get(key)
         if found is None or found.episode is not episode:
-            self._planners.clear()  # questions come episode by episode: keep one episode's work at a time
-            found = self._planners[episode.id] = InversePlanner(episode, self.action_model(), self.exclusion)
+            if any(k[0] != episode.id or p.episode is not episode for k, p in self._planners.items()):
+                self._planners.clear()  # questions come episode by episode: keep one episode's work at a time
+            found = InversePlanner(episode, self.action_model(), self.exclusion, key[1], key[2])
+            self._planners[key] = found
         return found
 
     def answer(self, question: BeliefQuestion) -> tuple[float, float]:
@@ -79,10 +92,12 @@ class BeliefInversePlanning(BeliefMethod):
 
 
 class BeliefObserver(BeliefInversePlanning):
-    """The exact observer: inverse planning with the searching agent's own policy (the normative answer: the
-    family's answer key)."""
+    """The exact observer: inverse planning with the searching agent's own policy and priors (what only the
+    generator knows). It makes the answers, so it is the family's answer key and the ceiling, shown apart from
+    the methods, never as a method's row."""
 
     name = "observer"
+    label = "answer key (ceiling)"
     role = "answer_key"
 
     def action_model(self) -> ActionModel:

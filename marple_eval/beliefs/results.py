@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
-from marple_eval.beliefs.scoring import score
+from marple_eval.beliefs.scoring import score, score_seeds
 from marple_eval.results import Results, creation_time
 from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
 from marple_gym.validation import Fields
@@ -84,3 +84,23 @@ class BeliefResults(Results):
             for key in ("n", "accuracy", "low", "high", "chance", "brier"):
                 group.number(key)
         return cls(answers=top.get("answers"), scores=top.get("scores"), **envelope)
+
+
+class _Answered(NamedTuple):
+    """A question as its results record has it: what scoring reads (its type, answer and posterior)."""
+
+    type: str
+    answer: int
+    posterior: float
+
+
+def seed_scores(runs: Sequence[BeliefResults]) -> dict[str, Any]:
+    """:func:`~marple_eval.beliefs.scoring.score_seeds` of one method's results for several training seeds (each
+    run answering the same questions in the same order): accuracy over seeds and questions with the two-way
+    interval, and each seed's own."""
+    ids = [r["id"] for r in runs[0].answers]
+    for run in runs[1:]:
+        if [r["id"] for r in run.answers] != ids:
+            raise ValueError(f"{run.method}: its seeds' results answer different questions; score them apart")
+    questions = [_Answered(r["type"], r["answer"], r["posterior"]) for r in runs[0].answers]
+    return score_seeds(questions, [[tuple(r["p"]) for r in run.answers] for run in runs])

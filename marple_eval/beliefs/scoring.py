@@ -17,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from marple_eval.metrics import BOOTSTRAP_SEED, bootstrap_interval, few_trials_warning
+from marple_eval.metrics import (
+    BOOTSTRAP_SEED,
+    MIN_TRIALS,
+    Bootstrap,
+    bootstrap_interval,
+    few_trials_warning,
+    seed_mean_interval,
+)
 from marple_eval.plots import plot_accuracy_bars
 from marple_gym.beliefs.questions.question import QUESTION_TYPES, BeliefQuestion
 
@@ -71,19 +78,69 @@ def score(
     return out
 
 
+def score_seeds(
+    questions: Sequence[BeliefQuestion], answers: Sequence[Sequence[tuple[float, float]]], boot: Bootstrap | None = None
+) -> dict[str, Any]:
+    """:func:`score`'s groups for a method trained with several seeds (``answers``: one list per seed, every seed
+    answering every question): the accuracy over seeds and questions, its interval from the two-way bootstrap
+    over seeds and questions (:func:`marple_eval.metrics.seed_mean_interval`), each seed's own accuracy
+    (``per_seed``) and ``seeds``."""
+    boot = Bootstrap() if boot is None else boot
+    per_seed = [score(questions, a, boot.seed) for a in answers]
+    credits = np.array([[credit(a, q.answer) for q, a in zip(questions, seed)] for seed in answers])
+    types = np.array([q.type for q in questions])
+    groups = {kind: types == kind for kind in QUESTION_TYPES}
+    groups |= {
+        "belief": np.char.startswith(types.astype(str), "1."),
+        "goal": np.char.startswith(types.astype(str), "2."),
+    }
+    groups["all"] = np.ones(len(questions), dtype=bool)
+    out: dict[str, Any] = {}
+    for kind, mask in groups.items():
+        if not mask.any():
+            continue
+        interval = seed_mean_interval([c[mask][:, None] for c in credits], boot)
+        out[kind] = {
+            "n": int(mask.sum()),
+            "accuracy": interval["value"][0],
+            "low": interval["low"][0],
+            "high": interval["high"][0],
+            "chance": CHANCE,
+            "brier": float(np.mean([s[kind]["brier"] for s in per_seed])),
+            "warning": few_trials_warning(int(mask.sum())),
+            "seeds": len(answers),
+            "per_seed": [s[kind]["accuracy"] for s in per_seed],
+        }
+    return out
+
+
 def format_table(scores: dict[str, dict[str, Any]]) -> str:
-    """Methods' scores side by side, one row per type: ``scores`` maps a method's name to :func:`score`'s result."""
+    """Methods' scores side by side, one row per type: ``scores`` maps a method's name to :func:`score`'s (or
+    :func:`score_seeds`') result. A type no method has questions of is listed as missing, and a group of fewer
+    than :data:`~marple_eval.metrics.MIN_TRIALS` questions is flagged: its figures are too uncertain to compare."""
     rows = [k for k in (*QUESTION_TYPES, "belief", "goal", "all") if any(k in s for s in scores.values())]
     names = list(scores)
     lines = ["| type | n | " + " | ".join(names) + " |", "| --- | --- |" + " --- |" * len(names)]
-    for row in rows:
+    few = False
+    for row in (*QUESTION_TYPES, "belief", "goal", "all"):
+        label = f"{row} {QUESTION_TYPES[row]}" if row in QUESTION_TYPES else row
+        if row not in rows:
+            if row in QUESTION_TYPES:
+                lines.append(f"| {label} | 0 | " + " | ".join(["missing"] * len(names)) + " |")
+            continue
         n = next(s[row]["n"] for s in scores.values() if row in s)
         cells = []
         for name in names:
             g = scores[name].get(row)
             cells.append("" if g is None else f"{g['accuracy']:.2f} [{g['low']:.2f}, {g['high']:.2f}]")
-        label = f"{row} {QUESTION_TYPES[row]}" if row in QUESTION_TYPES else row
-        lines.append(f"| {label} | {n} | " + " | ".join(cells) + " |")
+        flag = "" if few_trials_warning(n) is None else " (few)"
+        few = few or bool(flag)
+        lines.append(f"| {label} | {n}{flag} | " + " | ".join(cells) + " |")
+    missing = [k for k in QUESTION_TYPES if k not in rows]
+    if missing:
+        lines.append(f"\nNo questions of type {', '.join(missing)}: the set is too small to have every type.")
+    if few:
+        lines.append(f"\n(few): fewer than {MIN_TRIALS} questions; the figures are too uncertain to compare.")
     return "\n".join(lines)
 
 

@@ -1,5 +1,6 @@
-"""Rating expectation trials (AGENT's family) for surprise: the methods, scoring by pairwise accuracy and
-results files. The trials themselves are made in :mod:`marple_gym.expectations`.
+"""Rating expectation trials (AGENT's family) for surprise: the methods (the answer key, the BIPaCK analogue, the
+uniform and LLM methods; the shortcut panel's rules in :mod:`marple_eval.expectations.panel`), scoring by
+pairwise accuracy and results files. The trials themselves are made in :mod:`marple_gym.expectations`.
 
 ::
 
@@ -13,6 +14,7 @@ results files. The trials themselves are made in :mod:`marple_gym.expectations`.
 See docs/expectations.md.
 """
 
+from marple_eval.expectations.bipack import ExpectationBipack
 from marple_eval.expectations.methods import (
     EPISODES,
     ExpectationMethod,
@@ -30,12 +32,15 @@ from marple_eval.expectations.scoring import (
     format_table,
     generalisation_tests,
     plot_accuracy,
+    plot_generalisation,
+    seeded_table,
     standardise,
 )
 
 __all__ = [
     "Accuracy",
     "EPISODES",
+    "ExpectationBipack",
     "ExpectationObserver",
     "GENERALISATION_TESTS",
     "Rating",
@@ -46,7 +51,9 @@ __all__ = [
     "format_table",
     "generalisation_tests",
     "plot_accuracy",
+    "plot_generalisation",
     "rate_trial",
     "rate_trials",
+    "seeded_table",
     "standardise",
 ]

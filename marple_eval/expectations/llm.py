@@ -83,6 +83,8 @@ class ExpectationLLM(ExpectationMethod):
     """Rates surprise by asking a chat model (see module docs)."""
 
     name = "llm"
+    role = "method"
+    reads = frozenset({"familiarisation", "test"})
 
     def __init__(
         self,

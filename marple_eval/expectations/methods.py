@@ -45,7 +45,7 @@ class ExpectationMethod(Method, ABC):
 
 
 class ExpectationUniform(ExpectationMethod):
-    """Every test equally surprising: pairwise accuracy 0.5 (a tie counts half)."""
+    """Every test equally surprising: pairwise accuracy 0 (a tie is wrong), 0.5 with ties counting half."""
 
     name = "uniform"
     reads = frozenset()

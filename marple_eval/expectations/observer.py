@@ -1,12 +1,15 @@
-"""The exact observer: Bayesian inverse planning over the utility planner (AGENT's BIPaCK, and the ceiling).
+"""The exact observer: Bayesian inverse planning over the utility planner that made the behaviour: the answer
+key and ceiling, not a method (a method must not be handed the generator's model; the BIPaCK analogue,
+:mod:`marple_eval.expectations.bipack`, is the baseline that infers it).
 
 It reads only what an onlooker sees (:class:`~marple_gym.expectations.trial.TrialView`:
 vision arrays with the occluded cells zeroed) and inverts the model that made
 the behaviour. The hypotheses: the agent's reward for every object type in the
 trial and its action-cost scale, on the grids the agents are drawn from
 (:data:`stages.REWARDS`, :data:`stages.COST_SCALES`), uniform; and for an
-episode with an occluder, what the occluder hides: nothing (prior 1/2) or one
-straight line of obstacles lying wholly behind it (the rest, uniformly).
+episode with an occluder, what the occluder hides: nothing (prior 1/2), or a
+wall lying wholly behind it (the rest, uniformly): one straight line of
+obstacles, or such a line of three or more with a one-cell doorway inside it.
 
 The likelihood of an episode under a hypothesis sums over the agent's options
 (each object, or staying)::
@@ -53,7 +56,8 @@ EPS = 0.02
 NOTHING_PRIOR = 0.5
 """The observer's prior that an occluder hides nothing."""
 FLOOR = 1e-300
-"""The least probability a surprise is computed from (a revealed content outside the prior's family)."""
+"""The least probability a surprise is computed from (an impossible test: a move through an obstacle, or a
+revealed content outside the prior's family)."""
 MAX_TYPES = 3
 """The most object types a trial may hold (the reward grid grows as 31 ** types)."""
 
@@ -81,8 +85,9 @@ class _Layout:
 
 
 class ExpectationObserver(ExpectationMethod):
-    """Rates surprise as -log P(test | familiarisation) under the utility planner (see module docs): the family's
-    answer key."""
+    """Rates surprise as -log P(test | familiarisation) under the utility planner (see module docs); it is handed
+    the generator's reward and cost grids, beta and its choice rule, so it is the family's answer key (shown as
+    "answer key (ceiling)", never as a method's row)."""
 
     name = "observer"
     role = "answer_key"
@@ -113,7 +118,7 @@ class ExpectationObserver(ExpectationMethod):
                 out.append(self._reveal_surprise(test, view.familiarisation[test.continues], fam, fam_total, grid))
             else:
                 table = self._table(test, grid)
-                out.append(float(-_logsumexp(log_post + _marginal(table))))
+                out.append(min(float(-_logsumexp(log_post + _marginal(table))), -np.log(FLOOR)))
         return out
 
     # ---- one episode --------------------------------------------------------------------------------------------
@@ -146,6 +151,8 @@ class ExpectationObserver(ExpectationMethod):
         t = 0
         while t < len(actions):
             if actions[t] is not None:
+                if _after(layout.walkable, poses[t], actions[t], None) != poses[t + 1]:
+                    return 0.0  # a move the world's rules cannot make (through an obstacle): impossible
                 fit *= (1 - eps) if actions[t] in _efficient(plan, poses[t]) else eps
                 t += 1
                 continue
@@ -194,13 +201,13 @@ class ExpectationObserver(ExpectationMethod):
         if not hidden.any():
             return [_Layout(seen, frozenset(), 1.0)]
         floor = seen | hidden  # behind the occluder: floor, unless an obstacle stands there
-        lines = _lines(hidden)
+        walls = _walls(hidden)
         out = [_Layout(floor, frozenset(), self.nothing_prior)]
-        for cells in lines:
+        for cells in walls:
             walkable = floor.copy()
             for x, y in cells:
                 walkable[y, x] = False
-            out.append(_Layout(walkable, cells, (1 - self.nothing_prior) / len(lines)))
+            out.append(_Layout(walkable, cells, (1 - self.nothing_prior) / len(walls)))
         return out
 
     def _reveal_surprise(self, test, shown, fam, fam_total, grid) -> float:
@@ -220,7 +227,7 @@ class ExpectationObserver(ExpectationMethod):
         match = [i for i, layout in enumerate(layouts) if layout.contents == contents]
         if not match:
             return float(-np.log(FLOOR))
-        return float(-(_logsumexp(joint[:, match[0]]) - log_evidence))
+        return min(float(-(_logsumexp(joint[:, match[0]]) - log_evidence)), -np.log(FLOOR))
 
 
 # ---- helpers ---------------------------------------------------------------------------------------------------------
@@ -263,6 +270,14 @@ def _after(walkable: np.ndarray, pose, action: int, plan: GoalPlan | None):
     if action == _PICKUP and plan is not None and (x + dx, y + dy) in plan.targets:
         return None
     return pose
+
+
+def _walls(hidden: np.ndarray) -> list[frozenset[tuple[int, int]]]:
+    """Every straight line lying wholly in ``hidden``, and every such line of three cells or more with a one-cell
+    doorway inside it (AGENT's wall with a doorway)."""
+    lines = _lines(hidden)
+    doorways = {line - {cell} for line in lines if len(line) >= 3 for cell in sorted(line)[1:-1]}
+    return lines + sorted(doorways, key=lambda s: (len(s), sorted(s)))
 
 
 def _lines(hidden: np.ndarray) -> list[frozenset[tuple[int, int]]]:

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from marple_eval.expectations.methods import Rating
 from marple_eval.expectations.scoring import (
     GENERALISATION_TESTS,
+    POOLED_TESTS,
     Accuracy,
     accuracy_table,
     generalisation_tests,
@@ -34,9 +35,6 @@ from marple_eval.expectations.scoring import (
 from marple_eval.results import Results, creation_time
 from marple_gym.validation import Fields
 from marple_gym.version import __version__
-
-POOLED = ("all", "leave_one_type_out", "leave_one_scenario_out")
-"""Generalisation tests whose splits test different types: one table each."""
 
 
 def read_rating(entry: Fields) -> Rating:
@@ -71,7 +69,7 @@ class RatingResults(Results):
         for name, splits in self.generalisation.items():
             known = {s.label: s for s in generalisation_tests(name)}
             results = [(known[label], ratings) for label, ratings in splits.items() if label in known]
-            out[name] = pooled(results) if name in POOLED else matrix(results)
+            out[name] = pooled(results) if name in POOLED_TESTS else matrix(results)
         return out
 
     def records(self) -> dict[str, Any]:

@@ -44,6 +44,13 @@ BUILTIN: dict[tuple[str, str], Factory | str] = {
     ("beliefs", "llm"): "marple_eval.beliefs.llm:BeliefLLM",
     ("expectations", "uniform"): "marple_eval.expectations.methods:ExpectationUniform",
     ("expectations", "observer"): "marple_eval.expectations.observer:ExpectationObserver",
+    ("expectations", "bipack"): "marple_eval.expectations.bipack:ExpectationBipack",
+    # The shortcut panel's rules (role "shortcut"): what a set's trials must defeat.
+    ("expectations", "steps"): "marple_eval.expectations.panel:StepsRule",
+    ("expectations", "path-length"): "marple_eval.expectations.panel:PathLengthRule",
+    ("expectations", "turns"): "marple_eval.expectations.panel:TurnsRule",
+    ("expectations", "detour"): "marple_eval.expectations.panel:DetourRule",
+    ("expectations", "obstacles-revealed"): "marple_eval.expectations.panel:ObstaclesRevealedRule",
     ("expectations", "llm"): "marple_eval.expectations.llm:ExpectationLLM.from_options",
 }
 """This package's methods by (family, name): a class or factory, or where to import it from (``module:Attribute``)."""

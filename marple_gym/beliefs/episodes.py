@@ -6,9 +6,10 @@ Two kinds, both pure functions of their generator:
   belief about where it is: every piece that could hold it, or, with probability ``exclusion``, all but one
   (the agent "knows" it is not there, rightly or not). It searches by :mod:`marple_gym.beliefs.search` until
   it picks the object up or the step limit.
-* ``"false-belief"`` (:func:`false_belief_episode`), the Sally-Anne test: ``A`` opens a closed container,
-  sees the object in it, closes it and goes to another room; while it is away, ``B`` takes the object out
-  and puts it in another closed container; then ``A`` searches for it, believing it where it saw it.
+* ``"false-belief"`` (:func:`false_belief_episode`), the Sally-Anne test: ``A`` takes the object from where
+  it lies, puts it away in a closed container, closes it and goes to another room; while it is away, ``B``
+  takes the object out and puts it in another closed container; then ``A`` comes back for it, believing it
+  where it put it.
 
 The setup's errands (:class:`Errand`) and the search act through the episode transition
 (:meth:`marple_gym.episode.EpisodeState.advance`), one joint step at a time; an agent with nothing to do
@@ -254,10 +255,11 @@ class EpisodeTrace:
             ]
         return found
 
-    def beliefs(self, code: int, prior: int, start: int = 0) -> list[ObjectBelief]:
+    def beliefs(self, code: int, prior: int, start: int = 0, restart: int | None = None) -> list[ObjectBelief]:
         """The searcher's belief about where an object of type ``code`` is at every step, starting from
-        ``prior`` at step ``start`` (the belief at step t has taken in ``percepts[t]``)."""
-        candidates = locations_of(self.house).candidates(code)
+        ``prior`` at step ``start`` (the belief at step t has taken in ``percepts[t]``); ``restart``: the
+        places a belief left with none starts again from (default: every piece that could hold the object)."""
+        candidates = locations_of(self.house).candidates(code) if restart is None else restart
         seen = self.sightings(code)
         belief = ObjectBelief.start(prior)
         out = []
@@ -457,8 +459,8 @@ def false_belief_episode(
     max_steps: int = MAX_SEARCH_STEPS,
 ) -> SearchEpisode:
     """A ``"false-belief"`` episode (the Sally-Anne test, see the module docs) in a new house for ``config``
-    (default: the apartment, with two agents). Raises :class:`EpisodeError` when the house has no object in a
-    closed container with another closed container, in other rooms than some third room, to move it to."""
+    (default: the apartment, with two agents). Raises :class:`EpisodeError` when the house has no single object
+    with two closed containers that could hold it, in other rooms than some third room, to put it in."""
     config = apartment_config(agents=2) if config is None else config
     if len(config.agents) < 2:
         raise EpisodeError("a false-belief episode needs two agents in the config: one searches, one moves")
@@ -467,32 +469,11 @@ def false_belief_episode(
     policy = SearchPolicy(house, settings)
     setup = _sally_anne(house, state, policy, rng)
     if setup is None:
-        raise EpisodeError("no object of this house lies in a closed container that another one could hold")
+        raise EpisodeError("no object of this house could be put away in one closed container and moved to another")
     goal_code, obj, first, second, rest, away = setup
     prior = sample_prior(policy.locations.candidates(goal_code), rng, exclusion)
     explicit = _explicit(world, config)
-    width = house.width
-    x, y = state.obj_pos[obj].tolist()
     cells = policy.cells
-    rest_cells = cells(rest)
-    free = tuple(c for c in cells(second) if not state.grid[c // width, c % width, CH_OBJ])
-    searcher_setup = Errand(
-        policy, 0, [(cells(first), int(Action.open)), (cells(first), int(Action.close)), (rest_cells, IDLE)], rng
-    )
-    mover = Errand(
-        policy,
-        1,
-        [
-            (cells(first), int(Action.open)),
-            ((y * width + x,), int(Action.pickup)),
-            (cells(first), int(Action.close)),
-            (cells(second), int(Action.open)),
-            (free, int(Action.drop)),
-            (cells(second), int(Action.close)),
-            (cells(away), IDLE),
-        ],
-        rng,
-    )
     run = _Run(world, Searcher(policy, 0, goal_code, prior, rng))
 
     def unseen() -> None:  # the searcher must not see the object carried away
@@ -501,7 +482,13 @@ def false_belief_episode(
         if obj in now.carrying[1].tolist() and run.searcher.percept.cells[y, x]:
             raise EpisodeError("the searcher saw the object being carried away (the mover walked past it)")
 
-    run.setup(((searcher_setup,), (mover,)), max_steps, unseen)
+    # A puts the object away and leaves; then B, unseen, moves it from one closed container to the other.
+    put_away = _fetch_tasks(house, world.state, policy, obj) + _store_tasks(house, world.state, policy, first)
+    run.setup(((Errand(policy, 0, put_away + [(cells(rest), IDLE)], rng),),), max_steps)
+    if object_piece(house, world.state, obj) != first:
+        raise EpisodeError("the searcher could not put the object away in this house (a way or a cell was blocked)")
+    move = _fetch_tasks(house, world.state, policy, obj) + _store_tasks(house, world.state, policy, second)
+    run.setup(((Errand(policy, 1, move + [(cells(away), IDLE)], rng),),), max_steps, unseen)
     belief = run.searcher.belief
     if object_piece(house, world.state, obj) != second or belief.support != 1 << first or belief.cell is None:
         raise EpisodeError("the Sally-Anne setup did not go as planned in this house (a way was blocked)")
@@ -513,6 +500,26 @@ def false_belief_episode(
         episode_id, "false-belief", explicit, name, prior, run.joint_actions, start, found, settings, 0, seed
     )
     return run.record(episode)
+
+
+def _fetch_tasks(house: House, state: WorldState, policy: SearchPolicy, obj: int) -> list[tuple[tuple[int, ...], int]]:
+    """An errand's tasks to take object ``obj`` from where it lies (opening and closing its container if closed)."""
+    x, y = state.obj_pos[obj].tolist()
+    piece = object_piece(house, state, obj)
+    take = [((y * house.width + x,), int(Action.pickup))]
+    if not policy.locations.closed(state) >> piece & 1:
+        return take
+    cells = policy.cells(piece)
+    return [(cells, int(Action.open)), *take, (cells, int(Action.close))]
+
+
+def _store_tasks(
+    house: House, state: WorldState, policy: SearchPolicy, piece: int
+) -> list[tuple[tuple[int, ...], int]]:
+    """An errand's tasks to put what it carries in the closed container ``piece``, on a free cell, and close it."""
+    cells = policy.cells(piece)
+    free = tuple(c for c in cells if not state.grid[c // house.width, c % house.width, CH_OBJ])
+    return [(cells, int(Action.open)), (free, int(Action.drop)), (cells, int(Action.close))]
 
 
 def rooms_between(house: House, a: int, b: int) -> list[int]:
@@ -542,26 +549,27 @@ def rooms_between(house: House, a: int, b: int) -> list[int]:
 
 
 def _sally_anne(house: House, state: WorldState, policy: SearchPolicy, rng: np.random.Generator):
-    """(goal code, object, first container, second container, a piece for the searcher to wait at in a third
-    room, a piece for the mover to go to afterwards, out of the second's room), drawn uniformly among the
-    objects in closed containers; None if there is none."""
+    """(goal code, object, the closed container the searcher puts it in, the one it is moved to, a piece for the
+    searcher to wait at in a third room, a piece for the mover to go to afterwards, out of the second's room),
+    drawn uniformly among the single objects and such containers; None if there is none."""
     locations = policy.locations
     closed = locations.closed(state)
     options = []
     for code, obj in sorted(unique_objects(house, state).items()):
-        first = object_piece(house, state, obj)
-        if not closed >> first & 1:
-            continue
-        seconds = [
-            f for f in pieces_of(locations.candidates(code) & closed) if f != first and _has_free_cell(house, state, f)
+        source = object_piece(house, state, obj)
+        boxes = [
+            f for f in pieces_of(locations.candidates(code) & closed) if f != source and _has_free_cell(house, state, f)
         ]
-        for second in seconds:
-            # The searcher waits out of sight of the object's way from one container to the other.
-            away = set(rooms_between(house, int(house.fur_room[first]), int(house.fur_room[second])))
-            rests = [f for f in pieces_of(locations.all) if int(house.fur_room[f]) not in away]
-            aways = [f for f in pieces_of(locations.all) if int(house.fur_room[f]) != house.fur_room[second]]
-            if rests and aways:
-                options.append((code, obj, first, second, rests, aways))
+        for first in boxes:
+            for second in boxes:
+                if second == first:
+                    continue
+                # The searcher waits out of sight of the object's way from one container to the other.
+                away = set(rooms_between(house, int(house.fur_room[first]), int(house.fur_room[second])))
+                rests = [f for f in pieces_of(locations.all) if int(house.fur_room[f]) not in away]
+                aways = [f for f in pieces_of(locations.all) if int(house.fur_room[f]) != house.fur_room[second]]
+                if rests and aways:
+                    options.append((code, obj, first, second, rests, aways))
     if not options:
         return None
     code, obj, first, second, rests, aways = options[int(rng.integers(len(options)))]

@@ -14,11 +14,13 @@ The belief and expectation families' sets (:func:`generate_shards`) share one ma
      "spec": {...what the set is a function of...},
      "shards": {"test/shard-00000": {"split": "test", "items": 41, "spec": "<sha256 of the spec>",
                                      "files": {"test/shard-00000/questions.jsonl": "<sha256>", ...}}},
-     "complete": true}
+     "complete": true,
+     "checks": {"shortcut_panel": {...}}}     # optional: what checks of the finished set found
 
 A folder holding a set of another spec is refused, the differing settings named. :func:`read_set_manifest` reads
-a finished set's manifest strictly and checks every file against its checksum. (Whodunit datasets keep their own
-manifest, :mod:`marple_gym.datasets.manifest`, written by the same :func:`write_shards`.)
+a finished set's manifest strictly and checks every file against its checksum; :func:`record_check` notes what
+a check of the finished set found (the expectation family's shortcut panel) in its manifest. (Whodunit datasets
+keep their own manifest, :mod:`marple_gym.datasets.manifest`, written by the same :func:`write_shards`.)
 """
 
 from __future__ import annotations
@@ -253,7 +255,7 @@ def _intact(root: Path, entry: dict[str, Any]) -> bool:
 def _check(data: Any, file: str) -> dict[str, Any]:
     """A set manifest, every key known and typed (:class:`DatasetError` naming the file and the field)."""
     top = reader(data, file, message_error(DatasetError))
-    top.allow(("format", "version", "generator", "spec", "shards", "complete")).require(
+    top.allow(("format", "version", "generator", "spec", "shards", "complete", "checks")).require(
         "format", "version", "spec", "shards", "complete"
     )
     top.str("format")
@@ -261,6 +263,7 @@ def _check(data: Any, file: str) -> dict[str, Any]:
     top.str("generator", None)
     top.mapping("spec")
     top.bool("complete")
+    top.mapping("checks", {})
     shards = top.fields("shards")
     for name in shards.data:
         entry = shards.fields(name).allow(("split", "items", "files", "spec")).require("split", "items", "files")
@@ -303,3 +306,14 @@ def read_set_manifest(root: str | os.PathLike, fmt: str, version: int, command: 
 def shard_folders(manifest: dict[str, Any], split: str) -> list[str]:
     """The names (folders under the root) of a manifest's shards of ``split``, in order."""
     return [name for name, entry in manifest["shards"].items() if entry["split"] == split]
+
+
+def record_check(root: str | os.PathLike, name: str, result: dict[str, Any]) -> None:
+    """Record ``result``, what check ``name`` found on the finished set in ``root``, in its manifest (replacing
+    an earlier result of that check; the shards and their checksums are left as they are)."""
+    path = Path(root) / MANIFEST
+    manifest = _check(read_json_file(path, message_error(DatasetError), "manifest"), str(path))
+    if not manifest["complete"]:
+        raise DatasetError(f"{root}: its generation did not finish; a check needs the whole set")
+    manifest.setdefault("checks", {})[name] = _plain(result)
+    write_json_atomic(path, manifest)

@@ -16,7 +16,7 @@ from marple_gym.episode.state import EpisodeState
 from marple_gym.evidence.egocentric import check_view_size
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.generation.config import HouseConfig, HouseConfigError
-from marple_gym.generation.generator import generate_world
+from marple_gym.generation.generator import build_world
 from marple_gym.missions.mission import MISSIONS, Mission, get_mission
 from marple_gym.missions.progress import MissionProgress
 from marple_gym.world.actions import Outcome
@@ -202,7 +202,7 @@ class MarpleEnv(MiniGridAPI, gym.Env):
             name = names[weighted_index(self.np_random, list(self.preferences.values()))]
         mission = self._lookup(name)
         self.episode, self._pending_mission = None, mission  # levels build the house for this mission
-        world = generate_world(self.config, self.np_random, self._house_missions())
+        world = build_world(self.config, self.np_random, self._house_missions())  # the config checked in __init__
         if world.house.width != self.config.width or world.house.height != self.config.height:
             raise HouseConfigError("config", "generated house does not match the observation space")
         self.house = world.house

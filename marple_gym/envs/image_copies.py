@@ -9,12 +9,10 @@ written; one that the caller still holds, or any view of it, is never written ag
 free a new one is made. So every image is the caller's own, and in a loop that lets each observation go
 once it has the next (as RL code does), a step copies a few cells per episode instead of all of them.
 
-Which cells changed follows from what the grid shows (:mod:`marple_gym.world.state`): a cell shows the
-furniture on it with that furniture's state, the object lying on it with that object's state, and the
-agent standing on it with its direction and the object it holds longest. So a cell changes only if it is,
-or was, an agent's cell, a cell of a piece of furniture whose state changed, or a cell that an object
-whose place or state changed lay on or lies on now. A buffer keeps the small state arrays it was written
-from, and the cells are read off their differences with the batch's.
+Which cells changed, the env says after each step (:meth:`ImageCopies.changed`): the cells the step may
+have written (:meth:`~marple_gym.world.batched_state.BatchOutcome.written_cells`) and the episodes it
+started over. The copies keep the last few steps' notes; a buffer is brought up to date from the notes
+made since it was written, and copied whole if it is older than they reach.
 """
 
 from __future__ import annotations
@@ -22,62 +20,35 @@ from __future__ import annotations
 import sys
 from collections import deque
 from types import SimpleNamespace
+from typing import NamedTuple
 
 import numpy as np
 
 from marple_gym.world.batched_state import BatchedState
-from marple_gym.world.house_batch import HouseBatch
 
 POOL = 3
 """Buffers kept: the caller holds the last step's image while the next is made, so two take turns; a third
 gives room to a loop that keeps one observation more."""
+NOTES = 4
+"""Steps whose changes are remembered: enough for every buffer of the pool that the caller let go of at once."""
+
+
+class _Note(NamedTuple):
+    """What one step changed: flat cells (into the batch's N * H * W) and whole episodes."""
+
+    step: int
+    cells: np.ndarray | None
+    rows: np.ndarray | None
 
 
 class _Buffer:
-    """One image and the state arrays it was written from (all but the grid: the cells follow from them)."""
+    """One image and the step it shows."""
 
-    __slots__ = ("image", "agent_pos", "fur_state", "obj_pos", "obj_state")
+    __slots__ = ("image", "step")
 
-    def __init__(self, batch: BatchedState) -> None:
-        self.image = batch.grid.copy()
-        self.agent_pos = batch.agent_pos.copy()
-        self.fur_state = batch.fur_state.copy()
-        self.obj_pos = batch.obj_pos.copy()
-        self.obj_state = batch.obj_state.copy()
-
-    def refresh(self, houses: HouseBatch, batch: BatchedState) -> None:
-        """Copy the cells that changed since this buffer was written, and remember the state it now shows."""
-        cells = self._changed_cells(houses, batch)
-        _words(self.image)[cells] = _words(batch.grid)[cells]
-        for name in ("agent_pos", "fur_state", "obj_pos", "obj_state"):
-            np.copyto(getattr(self, name), getattr(batch, name))
-
-    def _changed_cells(self, houses: HouseBatch, batch: BatchedState) -> np.ndarray:
-        """Flat indices into the batch's (N * H * W) cells of every cell that may differ from this buffer's."""
-        first = np.arange(len(batch), dtype=np.int64) * houses.num_cells
-        width = houses.width
-
-        def flat(rows: np.ndarray, pos: np.ndarray) -> np.ndarray:
-            return first[rows] + pos[..., 1].astype(np.int64) * width + pos[..., 0]
-
-        every = np.arange(len(batch))[:, None]
-        parts = [flat(every, self.agent_pos).ravel(), flat(every, batch.agent_pos).ravel()]
-        rows, fur = _where(self.fur_state != batch.fur_state)
-        if rows.size:
-            parts.append((first[rows, None] + houses.cells_of(rows, fur)).ravel())
-        then, now = self.obj_pos, batch.obj_pos
-        # x and y compared apart: numpy's any() over an axis of two is many times slower
-        moved = (then[..., 0] != now[..., 0]) | (then[..., 1] != now[..., 1]) | (self.obj_state != batch.obj_state)
-        rows, obj = _where(moved)
-        for pos in (self.obj_pos[rows, obj], batch.obj_pos[rows, obj]):
-            lying = pos[:, 0] >= 0  # a held object is shown on its holder's cell, an agent's cell
-            parts.append(flat(rows[lying], pos[lying]))
-        return np.concatenate(parts)
-
-
-def _where(changed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The (episode, instance) pairs where an (N, n) mask is True (np.nonzero, but one flat search is faster)."""
-    return np.divmod(np.flatnonzero(changed), changed.shape[1])
+    def __init__(self, image: np.ndarray, step: int) -> None:
+        self.image = image
+        self.step = step
 
 
 def _words(grid: np.ndarray) -> np.ndarray:
@@ -101,17 +72,40 @@ class ImageCopies:
 
     def __init__(self) -> None:
         self._buffers: deque[_Buffer] = deque(maxlen=POOL)
+        self._notes: deque[_Note] = deque(maxlen=NOTES)
+        self._step = 0
 
     def forget(self) -> None:
-        """Drop the buffers (a new batch or a new house: nothing they show carries over)."""
+        """Drop the buffers and notes (a new batch or a new house: nothing they show carries over)."""
         self._buffers.clear()
+        self._notes.clear()
 
-    def copy(self, houses: HouseBatch, batch: BatchedState) -> np.ndarray:
-        """The batch's grid as an array the caller owns (``houses``: the batch's house tables)."""
+    def changed(self, cells: np.ndarray | None = None, rows: np.ndarray | None = None) -> None:
+        """Note one step of the batch: its grid changed at most at flat ``cells`` and in whole episodes ``rows``."""
+        self._step += 1
+        self._notes.append(_Note(self._step, cells, rows))
+
+    def copy(self, batch: BatchedState) -> np.ndarray:
+        """The batch's grid as an array the caller owns."""
         for buffer in self._buffers:
             if _references(buffer) <= _UNSHARED:
-                buffer.refresh(houses, batch)
+                self._refresh(buffer, batch)
                 return buffer.image
-        buffer = _Buffer(batch)
+        buffer = _Buffer(batch.grid.copy(), self._step)
         self._buffers.append(buffer)  # the oldest, if the pool was full, is the caller's alone from now on
         return buffer.image
+
+    def _refresh(self, buffer: _Buffer, batch: BatchedState) -> None:
+        """Bring ``buffer`` to the batch's grid: the cells noted since it was written, or all of them."""
+        notes = [note for note in self._notes if note.step > buffer.step]
+        if len(notes) < self._step - buffer.step:  # older than the notes reach
+            np.copyto(buffer.image, batch.grid)
+        else:
+            cells = [note.cells for note in notes if note.cells is not None]
+            if cells:
+                flat = cells[0] if len(cells) == 1 else np.concatenate(cells)
+                _words(buffer.image)[flat] = _words(batch.grid)[flat]
+            for note in notes:
+                if note.rows is not None and note.rows.size:
+                    buffer.image[note.rows] = batch.grid[note.rows]
+        buffer.step = self._step

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import gymnasium as gym
@@ -39,11 +39,13 @@ NOT_ACHIEVED = -1
 """``info["achieved"]`` on a step that does not pick the object up (as the household envs')."""
 
 
+@cache  # every step observes it; the object types are few
 def search_title(goal: str) -> str:
     """The ``mission`` text of a search for object type ``goal``: "find the pot plant"."""
     return f"find the {word(goal)}"
 
 
+@cache  # every step observes it; the object types are few
 def search_name(goal: str) -> str:
     """``info["mission"]`` of a search for object type ``goal``: "find_pot_plant"."""
     return f"find_{goal}"
@@ -205,8 +207,11 @@ class SearchEnv(MiniGridAPI, gym.Env):
     @property
     def holds_goal(self) -> bool:
         """Does the agent hold an object of the type it searches for?"""
-        types = self.house.obj_type_list
-        return any(o >= 0 and types[o] == self.goal for o in self.episode.world.carrying[0].tolist())
+        return self._holds_goal
+
+    def _holding_goal(self) -> bool:
+        # An empty hand (-1) reads the codes' last entry, 0, which no goal is (code 0 is no object).
+        return self.goal in self.house.obj_codes[self.episode.world.carrying[0]].tolist()
 
     def scene_graph(self):
         """The scene graph of what the agent perceives now (a new ``networkx.DiGraph``)."""
@@ -216,13 +221,13 @@ class SearchEnv(MiniGridAPI, gym.Env):
 
     def _perceive(self) -> None:
         state = self.episode.world
+        self._holds_goal = self._holding_goal()  # read three times a step; the state changes only here
         self.percept = perceive(self.house, state, 0, self.perception, self.window_size)
         seen = sighting_of(self.house, state, self.percept, self.goal)
         self.belief = self.belief.revise(self.percept, seen, locations_of(self.house).candidates(self.goal))
 
     def _observation(self) -> dict[str, Any]:
         state = self.episode.world
-        types = self.house.obj_type_list
         out: dict[str, Any] = {}
         for key in self.observation_keys:
             if key == "image":
@@ -230,7 +235,7 @@ class SearchEnv(MiniGridAPI, gym.Env):
             elif key == "direction":
                 out[key] = int(state.agent_dir[0])
             elif key == "carrying":
-                out[key] = np.array([types[o] if o >= 0 else 0 for o in state.carrying[0].tolist()], dtype=np.int64)
+                out[key] = self.house.obj_codes[state.carrying[0]]  # an empty hand (-1) reads 0
             elif key == "mission":
                 out[key] = search_title(ASSETS.object_names[self.goal])
             else:

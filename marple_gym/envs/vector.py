@@ -118,6 +118,8 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         self.episodes: EpisodeBatch | None = None
         self._restart = np.zeros(self.num_envs, dtype=bool)
         self._images = ImageCopies()
+        self._every = np.ones(self.num_envs, dtype=bool)
+        self._every.flags.writeable = False  # every info key's mask, shared by all steps: read-only
 
     # ---- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
@@ -152,15 +154,20 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
         if actions.shape != (self.num_envs,):
             raise ValueError(f"expected {self.num_envs} actions, got shape {actions.shape}")
         restart = np.flatnonzero(self._restart)
+        before = self.episodes.world.agent_pos[:, 0].copy() if self.copy else None
         ((out, achieved),) = self.episodes.advance(self.house, actions)
         terminated = self.progress.complete
         truncated = ~terminated & (self.step_count >= self.max_steps)
-        reward = terminated.astype(np.float64) + self.subgoal_reward * (achieved >= 0)
+        reward = terminated.astype(np.float64)
+        if self.subgoal_reward:
+            reward += self.subgoal_reward * (achieved >= 0)
         if restart.size:  # last step ended these episodes: start them over, ignoring their actions
             self.episodes.restart(restart, self.start, (self._sample_missions(restart.size),))
             terminated[restart] = truncated[restart] = False
             reward[restart] = 0.0
             achieved[restart] = -1
+        if self.copy:  # what the image copies must bring up to date
+            self._images.changed(out.written_cells(HouseBatch.of(self.house), before), restart)
         self._restart = terminated | truncated
         return self._observation(), reward, terminated, truncated, self._info(achieved, out.success)
 
@@ -211,7 +218,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
     def _observation(self) -> dict[str, Any]:
         obs = self.episodes.observe(self.house, 0, self.observation_keys, copy=False)
         if self.copy and "image" in obs:
-            obs["image"] = self._images.copy(HouseBatch.of(self.house), self.episodes.world)
+            obs["image"] = self._images.copy(self.episodes.world)
         return obs
 
     def _info(self, achieved: np.ndarray, success: np.ndarray) -> dict[str, Any]:
@@ -223,8 +230,7 @@ class MarpleVectorEnv(gym.vector.VectorEnv):
             "achieved": achieved,
             "action_success": np.asarray(success, dtype=bool),
         }
-        masks = {f"_{key}": np.ones(self.num_envs, dtype=bool) for key in values}
-        return {**values, **masks}
+        return {**values, **{f"_{key}": self._every for key in values}}
 
 
 class SerialVectorEnv(gym.vector.SyncVectorEnv):

@@ -53,18 +53,27 @@ def _intent(subgoal: Subgoal | None) -> str:
     return intent(subgoal)
 
 
-def _texts_of(subgoals: Sequence[Subgoal | None]) -> tuple[tuple[str, ...], np.ndarray]:
-    """The intent sentence and the subgoal codes of each of ``subgoals`` (the codes (len, 4), read-only)."""
+def _texts_of(subgoals: Sequence[Subgoal | None]) -> tuple[tuple[str, ...], tuple[np.ndarray, ...]]:
+    """The intent sentence and the subgoal codes of each of ``subgoals`` (each a read-only (4,) array)."""
     codes = np.stack([subgoal_codes(sg) for sg in subgoals])
     codes.flags.writeable = False
-    return tuple(_intent(sg) for sg in subgoals), codes
+    return tuple(_intent(sg) for sg in subgoals), tuple(codes)
 
 
-@lru_cache(maxsize=256)
-def _mission_texts(mission: Mission) -> tuple[tuple[str, ...], np.ndarray]:
+_MISSION_TEXTS: dict[int, tuple[Mission, tuple[tuple[str, ...], tuple[np.ndarray, ...]]]] = {}
+
+
+def _mission_texts(mission: Mission) -> tuple[tuple[str, ...], tuple[np.ndarray, ...]]:
     """A mission's intent sentence and subgoal codes at each subgoal index, the last entry for "done": every step
     observes them, and they change only with the subgoal."""
-    return _texts_of((*mission.subgoals, None))
+    # Looked up by identity (hashing a mission is a Python call, and every step asks); each entry keeps its mission
+    # alive, so its id stays its own.
+    entry = _MISSION_TEXTS.get(id(mission))
+    if entry is None or entry[0] is not mission:
+        if len(_MISSION_TEXTS) >= 256:  # levels make missions of their own: keep the table small
+            _MISSION_TEXTS.clear()
+        entry = _MISSION_TEXTS[id(mission)] = (mission, _texts_of((*mission.subgoals, None)))
+    return entry[1]
 
 
 _NO_TEXTS = _texts_of((None,))
@@ -129,21 +138,22 @@ def observe(
     state = episode.world
     index = episode.agents[agent]
     tracker = episode.progress[agent]
-    intents, codes = _NO_TEXTS if tracker is None else _mission_texts(tracker.mission)
-    step = -1 if tracker is None else tracker.index
+    if tracker is None:
+        title, (intents, codes), step = _NO_MISSION, _NO_TEXTS, -1
+    else:
+        mission = tracker.mission
+        title, (intents, codes), step = mission.title, _mission_texts(mission), tracker.index
     obs: dict[str, Any] = {}
     for key in keys:
-        if key == "image" and view is not None:
-            obs[key] = _self_first(egocentric_view(state, index, view, see_through_walls), index)
-        elif key == "image":
-            obs[key] = _self_first(state.grid.copy(), index)
+        if key == "image":
+            image = state.grid.copy() if view is None else egocentric_view(state, index, view, see_through_walls)
+            obs[key] = _self_first(image, index) if index else image
         elif key == "direction":
-            obs[key] = int(state.agent_dir[index])
+            obs[key] = state.agent_dir.item(index)
         elif key == "carrying":
-            types = house.obj_type_list
-            obs[key] = np.array([types[o] if o >= 0 else 0 for o in state.carrying[index].tolist()], dtype=np.int64)
+            obs[key] = house.obj_codes[state.carrying[index]]  # an empty hand (-1) reads the codes' last entry, 0
         elif key == "mission":
-            obs[key] = _NO_MISSION if tracker is None else tracker.mission.title
+            obs[key] = title
         elif key == "intent":
             obs[key] = intents[step]
         elif key == "audio":
@@ -173,7 +183,7 @@ def _texts(table: MissionTable) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     for i, m in enumerate(table.missions):
         sentences, rows = _mission_texts(m)
         intents[i, : len(m.subgoals)] = sentences[:-1]
-        codes[i, : len(m.subgoals)] = rows[:-1]
+        codes[i, : len(m.subgoals)] = np.stack(rows[:-1])
     return titles, intents.reshape(-1), codes.reshape(-1, 4)
 
 

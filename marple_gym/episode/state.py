@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 from marple_gym.episode.observe import OBSERVATION_KEYS, observe
 from marple_gym.errors import MarpleError
 from marple_gym.missions.mission import Mission
-from marple_gym.missions.progress import MissionProgress
+from marple_gym.missions.progress import MissionProgress, moves_progress
 from marple_gym.world.actions import Outcome
 from marple_gym.world.house import House
 from marple_gym.world.rules import apply_action
@@ -101,11 +101,13 @@ class EpisodeState:
     def follow(self, house: House, outcomes: tuple[Outcome, ...]) -> tuple[AgentStep, ...]:
         """The second half of :meth:`advance`: each acting agent's progress follows its outcome, the world being
         already the one the outcomes left (a transition a caching planner looked up rather than applied)."""
-        view = World(house, self.world)
         if len(outcomes) == 1:  # one acting agent, as in advance
             (outcome,), (progress,) = outcomes, self.progress
-            steps = (AgentStep(outcome, None if progress is None else progress.update(outcome, view)),)
+            # Most outcomes move no progress on: those steps need no view of the world.
+            moves = progress is not None and moves_progress(outcome)
+            steps = (AgentStep(outcome, progress.update(outcome, World(house, self.world)) if moves else None),)
         else:
+            view = World(house, self.world)
             steps = tuple(
                 [AgentStep(o, None if p is None else p.update(o, view)) for p, o in zip(self.progress, outcomes)]
             )

@@ -153,15 +153,21 @@ def _token_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return objects, furniture, idle
 
 
+_NAVIGATION_SOUND = np.array([FOOTSTEP if a in _NAVIGATION else SILENCE for a in range(NUM_ACTIONS)], dtype=np.int64)
+"""The token of each action before its outcome is known: a footstep for navigation, silence for the rest."""
+_FORWARD, _PICKUP, _DROP = int(Action.forward), int(Action.pickup), int(Action.drop)
+_TOGGLE, _IDLE = int(Action.toggle), int(Action.idle)
+
+
 def audio_tokens(outcomes: BatchOutcome, house: House | HouseBatch, batch: BatchedState) -> np.ndarray:
     """:func:`audio_token` of every episode of a batch at once (``batch`` is the state after the actions).
 
     ``house`` is the episodes' one house or a :class:`HouseBatch` of one house per episode.
     """
     action = outcomes.action
-    tokens = np.where(action <= Action.forward, FOOTSTEP, SILENCE)
+    tokens = _NAVIGATION_SOUND[action]
     # Only successful interactions make a sound of their own; they are few, so the tables are read for them alone.
-    rows = np.flatnonzero(outcomes.success & (action > Action.forward))
+    rows = np.flatnonzero(outcomes.success & (action > _FORWARD))
     if rows.size:
         tokens[rows] = _interaction_tokens(outcomes, HouseBatch.of(house), batch, rows)
     return tokens
@@ -173,8 +179,8 @@ def _interaction_tokens(
     objects, furniture, idle = _token_tables()
     action, fur, obj = outcomes.action[rows], outcomes.fur[rows], outcomes.obj[rows]
     fur_code = houses.fur_code(rows, fur)
-    slot = np.where((action == Action.toggle) & (outcomes.value[rows] == 0), _TOGGLE_OFF, action)
-    on_object = (action == Action.pickup) | (action == Action.drop) | (obj >= 0)
+    slot = np.where((action == _TOGGLE) & (outcomes.value[rows] == 0), _TOGGLE_OFF, action)
+    on_object = (action == _PICKUP) | (action == _DROP) | (obj >= 0)
     thing = np.where(on_object, objects[slot, houses.obj_code(rows, obj)], furniture[slot, fur_code])
     humming = (fur >= 0) & ((state_at(batch.fur_state, rows, fur) & TOGGLE_BIT) > 0)
-    return np.where(action == Action.idle, np.where(humming, idle[fur_code], SILENCE), thing)
+    return np.where(action == _IDLE, np.where(humming, idle[fur_code], SILENCE), thing)

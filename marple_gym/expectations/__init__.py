@@ -1,6 +1,7 @@
 """Expectation trials (AGENT's family), made where the world is: one agent's familiarisation episodes on a
 stage, then a test that is expected or surprising; the four scenarios and their types as pure functions of a
-seed, trial sets on disk (AGENT's JSON tree under a manifest) and the pictures a person is shown.
+seed (most types in counterbalanced couples), trial sets on disk (shards under a manifest; AGENT's JSON tree as an
+export) and the pictures a person is shown.
 
 ::
 

@@ -8,11 +8,23 @@ which the agent walks round. At test, with the goal where it was:
 * 2.2: the obstacle has moved out of the way (off the straight way and the old detour);
 * 2.3: the obstacle is smaller (two chairs shorter), so a shorter detour serves;
 * 2.4: the obstacle is a wall between two rooms, which the agent crossed by a door at its side; at test the
-  wall has a second door, right on the way.
+  wall has a second door, right on the way;
+* 2.5: the obstacle is where it was; the expected agent goes round it again, and the surprising one walks the
+  mirror image of that way, which passes through the chairs (AGENT's control against "the straighter path is
+  the expected one": here the two ways are exactly as long, as straight and as twisting, and only what the
+  chairs allow tells them apart). The line of chairs stands off the agent's column, so that the mirror image
+  of the way round its nearer end crosses it.
 
-AGENT's type 2.5 (the surprising agent passes through the obstacle) is left
-out: every action goes through the world's rules, which never let an agent
-into a wall or a piece of furniture, so no such episode exists.
+Trials of 2.1-2.4 come in couples (indices 2k and 2k + 1) that share the
+familiarisation and the two movements of the tests: the old way again, and the
+new way the type's change opened. In the first trial the change is made, as
+above (AGENT's pair); in the second it is not: the test stage is the
+familiarisation's, the old way is the expected test, and the new way is the
+surprising one, passing through the chairs (or the wall) the change would have
+moved. In this world a dearer way has more moves or more turns, so the pairs of
+AGENT's version differ in length; in a couple each movement is once expected
+and once surprising, so a rule that counts, or anything else read in the test's
+movement alone, orders one pair of the couple right and the other wrong.
 """
 
 from __future__ import annotations
@@ -23,12 +35,11 @@ from marple_gym.expectations import stages
 from marple_gym.expectations.trial import Episode, Trial, TrialError, TrialKey
 from marple_gym.generation.config import HouseConfigError
 from marple_gym.generation.stage import Stage
+from marple_gym.planner.utility import Preferences
 
-TYPES = ("2.1", "2.2", "2.3", "2.4")
-LEFT_OUT = {
-    "2.5": "the surprising agent walks through a wall: the world's rules never let an agent into a wall or "
-    "furniture, so no such episode exists"
-}
+TYPES = ("2.1", "2.2", "2.3", "2.4", "2.5")
+COUPLES = ("2.1", "2.2", "2.3", "2.4")
+"""The types whose trials come in couples (see module docs); 2.5's own pairs are matched."""
 
 
 def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
@@ -42,16 +53,34 @@ def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
     familiarisation, went = stages.choosing(fam, agent, rng)
     if went != kind:
         return None
-    route = stages.route_of(familiarisation)
-    test = _changed(key.type, fam, route, rng)
+    if key.type == "2.5":
+        return _through_the_chairs(key, seed, agent, familiarisation, rng)
+    test = _changed(key.type, fam, stages.route_of(familiarisation), rng)
     if test is None:
         return None
-    expected, went = stages.choosing(test, agent, rng)
-    surprising = _repeat(test, route, fam.objects[0][1])
-    if went != kind or surprising is None:
+    new_way, went = stages.choosing(test, agent, rng)
+    old_way = _repeat(test, familiarisation)
+    if went != kind or old_way is None:
         return None
-    if stages.episode_cost(surprising) < stages.episode_cost(expected) + 1:
+    if stages.episode_cost(old_way) < stages.episode_cost(new_way) + 1:
         return None  # the old way must be plainly the dearer one now
+    if key.index % 2 == 0:
+        expected, surprising = new_way, old_way
+    else:  # nothing changed: the old way is expected, and the new one passes through what is still there
+        expected, surprising = familiarisation, stages.crossing(new_way, fam)
+    return Trial(key, seed, agent, (familiarisation,), expected, surprising if key.split == "test" else None)
+
+
+def _through_the_chairs(
+    key: TrialKey, seed: int, agent: Preferences, familiarisation: Episode, rng: np.random.Generator
+) -> Trial | None:
+    """Type 2.5 on the familiarisation's own stage: the expected way round the chairs, and its mirror image
+    through them (None where the mirror image passes no chair: the line stands on the agent's column)."""
+    stage = familiarisation.stage
+    expected, _ = stages.choosing(stage, agent, rng)
+    surprising = stages.mirrored(expected)
+    if not surprising.through:
+        return None
     return Trial(key, seed, agent, (familiarisation,), expected, surprising if key.split == "test" else None)
 
 
@@ -120,9 +149,9 @@ def _moved_aside(fam: Stage, route: list, rng: np.random.Generator) -> Stage | N
     return None
 
 
-def _repeat(test: Stage, route: list, goal) -> Episode | None:
-    """The old detour walked again on the test stage (None if the test stage blocks it)."""
-    episode = stages.walking(test, route, goal)
+def _repeat(test: Stage, old: Episode) -> Episode | None:
+    """The old way, action for action, on the test stage (None if the test stage blocks it)."""
+    episode = Episode(test, old.actions)
     try:
         _ = episode.states
     except TrialError:

@@ -9,12 +9,19 @@ barrier of some difficulty (:data:`stages.LEVELS`):
 4. object B behind a line of chairs: the agent stays where it is.
 
 So A is worth more than a line's detour and less than a cup's; B more than the
-straight way and less than the line's detour. At test both objects are there,
-either side of the agent, for the first time; the expected agent goes for A,
-the surprising one for B:
+straight way and less than the line's detour. At test both objects, X and Y,
+are there, either side of the agent, for the first time; the expected agent
+goes for A, the surprising one for B:
 
 * 4.1: both equally hard to reach (nothing or a line in front of each);
-* 4.2: B harder to reach than A.
+* 4.2: Y dearer to reach than X.
+
+Trials come in counterbalanced couples (indices 2k and 2k + 1) that share the
+test stage and both test episodes (going for X, going for Y): in one X is A, in
+the other Y is. So in 4.2 the object worth more is the cheaper one at test in
+one trial of a couple (AGENT's version) and the dearer one in the other, and
+whatever a rule reads in a test alone orders exactly one of the couple's pairs
+right.
 """
 
 from __future__ import annotations
@@ -33,31 +40,46 @@ FAMILIARISATION = (("a", "front", True), ("a", "deep", False), ("b", "none", Tru
 
 
 def attempt(key: TrialKey, seed: int, rng: np.random.Generator) -> Trial | None:
-    """One draw of trial ``key`` of this scenario (see module docs) with ``rng``: the trial, or None if the drawn
-    stage or agent does not fit the type (:func:`marple_gym.expectations.scenarios.make_trial` draws again)."""
+    """One draw of trial ``key``'s couple (see module docs) with ``rng``, the couple's generator: trial ``key``,
+    or None if the drawn stages or agents do not fit the type (:func:`marple_gym.expectations.scenarios.make_trial`
+    draws again)."""
     base = stages.room(rng)
-    cx = stages.centre(base)
-    a, b = stages.object_types(rng, 2)
-    names = {"a": a, "b": b}
-    agent = _agent(base, (cx, ROW), a, b, rng)
-    if agent is None:
+    x, y = stages.object_types(rng, 2)
+    test = _test_stage(key.type, base, x, y, rng)
+    if test is None:
         return None
-    fams = [_alone(base, names[who], (cx, ROW), level) for who, level, _ in FAMILIARISATION]
-    goals = [names[who] if goes else None for who, _, goes in FAMILIARISATION]
-    if not all(stages.clearly_chooses(s, agent, goal) for s, goal in zip(fams, goals)):
+    couple = [_sibling(base, test, worth_more, worth_less, rng) for worth_more, worth_less in ((x, y), (y, x))]
+    if None in couple:
         return None
-    test = _test_stage(key.type, base, a, b, rng)
-    if not stages.clearly_chooses(test, agent, a):
-        return None
+    to_x, to_y = (stages.going_for(test, couple[0][0], kind, rng) for kind in (x, y))
+    agent, fams, goals = couple[key.index % 2]
     familiarisation = []
     for stage, goal in zip(fams, goals):
         episode, went = stages.choosing(stage, agent, rng)
         if went != goal:
             raise TrialError(f"{key.id}: the agent did not trade cost for reward as its rewards say")
         familiarisation.append(episode)
-    expected, _ = stages.choosing(test, agent, rng)
-    surprising = stages.going_for(test, agent, b, rng) if key.split == "test" else None
-    return Trial(key, seed, agent, tuple(familiarisation), expected, surprising)
+    expected, surprising = (to_x, to_y) if key.index % 2 == 0 else (to_y, to_x)
+    return Trial(key, seed, agent, tuple(familiarisation), expected, surprising if key.split == "test" else None)
+
+
+def _sibling(base: Stage, test: Stage, a: str, b: str, rng: np.random.Generator):
+    """(agent, familiarisation stages, what it goes for on each) of the trial whose agent values ``a`` more, or
+    None if the drawn agent does not clearly choose as the scenario needs."""
+    cx = stages.centre(base)
+    names = {"a": a, "b": b}
+    fams = [_alone(base, names[who], (cx, ROW), level) for who, level, _ in FAMILIARISATION]
+    goals = [names[who] if goes else None for who, _, goes in FAMILIARISATION]
+
+    def draw() -> Preferences | None:
+        agent = _agent(base, (cx, ROW), a, b, rng)
+        fits = agent is not None and all(  # the test first: the familiarisations fit by the rewards' drawing
+            stages.clearly_chooses(s, agent, g) for s, g in zip([test, *fams], [a, *goals])
+        )
+        return agent if fits else None
+
+    agent = stages.first_agent(draw)
+    return None if agent is None else (agent, fams, goals)
 
 
 def _alone(base: Stage, kind: str, cell: stages.Cell, level: str) -> Stage:
@@ -81,15 +103,19 @@ def _agent(base: Stage, cell: stages.Cell, a: str, b: str, rng: np.random.Genera
     )
 
 
-def _test_stage(kind: str, base: Stage, a: str, b: str, rng: np.random.Generator) -> Stage:
-    """Both objects either side of the agent, B as hard to reach as A (4.1) or harder (4.2)."""
+def _test_stage(kind: str, base: Stage, x: str, y: str, rng: np.random.Generator) -> Stage | None:
+    """Both objects either side of the agent, Y as hard to reach as X (4.1) or dearer (4.2; None if the drawn
+    barriers do not make it so)."""
     cx = stages.centre(base)
     spread = int(rng.choice([k for k in (2, 3) if cx - k - 1 >= 1]))
     sides = [(cx - spread, ROW), (cx + spread, ROW)]
     if rng.random() < 0.5:
         sides.reverse()
-    level_a = int(rng.integers(2))
-    level_b = level_a if kind == "4.1" else int(rng.integers(level_a + 1, 3))
-    objects = [(a, sides[0]), (b, sides[1])]
-    chairs = stages.around(sides[0], stages.LEVELS[level_a]) + stages.around(sides[1], stages.LEVELS[level_b])
-    return base.with_objects(objects).with_obstacles(chairs)
+    level_x = int(rng.integers(2))
+    level_y = level_x if kind == "4.1" else int(rng.integers(level_x + 1, 3))
+    objects = [(x, sides[0]), (y, sides[1])]
+    chairs = stages.around(sides[0], stages.LEVELS[level_x]) + stages.around(sides[1], stages.LEVELS[level_y])
+    test = base.with_objects(objects).with_obstacles(chairs)
+    if kind == "4.2" and stages.goal_cost(test, sides[1]) < stages.goal_cost(test, sides[0]) + 1:
+        return None
+    return test

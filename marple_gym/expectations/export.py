@@ -1,12 +1,13 @@
-"""Trials as JSON, close to AGENT's release: a folder per scenario and type, a file per trial, per-step states.
+"""Trials as JSON, close to AGENT's release: a document per trial, with per-step states in AGENT's export.
 
-The tree (AGENT's, with one file per trial where AGENT has a folder of videos)::
+AGENT's tree (:func:`write_trials`, the export; a trial set on disk keeps the same documents without the
+per-step states, a shard's trials a line each: :mod:`marple_gym.expectations.sets`)::
 
     <root>/scenario_1_goal_preferences/type_1.1/test_set/Trial_00000.json
 
 A trial's document::
 
-    {"format": "marple-expectations", "version": 1,
+    {"format": "marple-expectations", "version": 2,
      "id": "goal_preferences/1.1/test/00000", "scenario": "goal_preferences", "scenario_number": 1,
      "type": "1.1", "split": "test", "index": 0, "seed": 0,
      "agent": {"rewards": {"apple": 30.0, ...}, "costs": {"forward": 1.0, "turn": 0.5, "pickup": 0.0}, "beta": 1.0},
@@ -14,7 +15,8 @@ A trial's document::
 
     VIDEO = {"scene_config": {...the stage: rooms, doors, furniture, obstacles, objects, agent, occluder...},
              "actions": ["forward", "left", ..., "pickup"], "reveal": false, "continues": null,
-             "state_info": [STATE, ...]}                     # one per step, the start first (T + 1)
+             "through": [[x, y], ...],                       # obstacles or walls passed through (type 2.5)
+             "state_info": [STATE, ...]}                     # AGENT's export: one per step, the start first
 
     STATE = {"agent": {"class": "agent", "position": [x, y], "direction": "north", "holding": null,
                        "visible": true},
@@ -29,7 +31,7 @@ model must read only what is visible. ``label`` numbers the trial's object
 types in order of first appearance (AGENT's colour codes); a held object has
 ``position`` null. The agent's rewards and costs are the truth, for analysis:
 no method is meant to read them. Reading (:func:`read_trial`) is strict, replays
-every video through the world's rules and checks its states.
+every video through the world's rules and checks its states where it has them.
 """
 
 from __future__ import annotations
@@ -50,14 +52,15 @@ from marple_gym.world.actions import Action
 from marple_gym.world.house import DIR_NAMES
 
 FORMAT = "marple-expectations"
-VERSION = 1
+VERSION = 2
 ACTION_NAMES = tuple(a.name for a in Action)
 _error = message_error(TrialError)
 
 
 # ---- writing ---------------------------------------------------------------------------------------------------------
-def trial_document(trial: Trial) -> dict[str, Any]:
-    """The JSON document of ``trial`` (see module docs)."""
+def trial_document(trial: Trial, states: bool = True) -> dict[str, Any]:
+    """The JSON document of ``trial`` (see module docs), with every video's per-step states (AGENT's export) or,
+    with ``states`` False, without them (a set's shards: the states replay from the stage and the actions)."""
     scenario = EXPECTATION_SCENARIOS[trial.key.scenario]
     episodes = list(trial.familiarisation) + list(trial.tests.values())
     labels: dict[str, int] = {}
@@ -83,22 +86,25 @@ def trial_document(trial: Trial) -> dict[str, Any]:
             },
             "beta": trial.agent.beta,
         },
-        "familiarization": [video(e, labels) for e in trial.familiarisation],
+        "familiarization": [video(e, labels, states) for e in trial.familiarisation],
     }
     for name, episode in trial.tests.items():
-        doc[name] = video(episode, labels)
+        doc[name] = video(episode, labels, states)
     return doc
 
 
-def video(episode: Episode, labels: dict[str, int]) -> dict[str, Any]:
-    """One episode's part of a trial document: its stage, actions and per-step states."""
-    return {
+def video(episode: Episode, labels: dict[str, int], states: bool = True) -> dict[str, Any]:
+    """One episode's part of a trial document: its stage, actions and (with ``states``) per-step states."""
+    out = {
         "scene_config": episode.stage.to_dict(),
         "actions": [ACTION_NAMES[a] for a in episode.actions],
         "reveal": episode.reveal,
         "continues": episode.continues,
-        "state_info": state_info(episode, labels),
+        "through": [list(c) for c in episode.through],
     }
+    if states:
+        out["state_info"] = state_info(episode, labels)
+    return out
 
 
 def state_info(episode: Episode, labels: dict[str, int]) -> list[dict[str, Any]]:
@@ -156,9 +162,8 @@ def trial_path(root: str | os.PathLike, key: TrialKey) -> Path:
 
 
 def write_trials(trials: Iterable[Trial], root: str | os.PathLike, sync: bool = True) -> list[Path]:
-    """Write each trial's document into AGENT's tree under ``root`` (each file whole or not at all), as compact
-    JSON; ``sync`` False leaves the files' flushing to disk to the operating system (a set's shard writer, whose
-    manifest records every file's checksum: see :func:`marple_gym.files.atomic_write`)."""
+    """Export each trial's document, with its per-step states, into AGENT's tree under ``root`` (each file whole
+    or not at all, compact JSON); ``sync`` False leaves the files' flushing to disk to the operating system."""
     written = []
     for trial in trials:
         path = trial_path(root, trial.key)
@@ -169,12 +174,12 @@ def write_trials(trials: Iterable[Trial], root: str | os.PathLike, sync: bool = 
 
 
 # ---- reading ---------------------------------------------------------------------------------------------------------
-def read_trial(source: str | os.PathLike | dict[str, Any]) -> Trial:
-    """The trial of a document (a dict, or the path of a file :func:`write_trials` wrote), read strictly: an
-    unknown key, a wrong type or an episode that does not replay to its states is a :class:`TrialError` naming
-    the file and the field."""
+def read_trial(source: str | os.PathLike | dict[str, Any], where: str | None = None) -> Trial:
+    """The trial of a document (a dict, read from ``where``, or the path of a file :func:`write_trials` wrote),
+    read strictly: an unknown key, a wrong type or an episode that does not replay (to its states, where it has
+    them) is a :class:`TrialError` naming the file and the field."""
     if isinstance(source, dict):
-        file, data = None, source
+        file, data = where, source
     else:
         file, data = str(source), read_json_file(source, _error, "trial file")
     doc = reader(data, file, _error)
@@ -240,23 +245,37 @@ def _agent(fields: Fields) -> Preferences:
 
 
 def _episode(fields: Fields, labels: dict[str, int]) -> Episode:
-    fields.allow(["scene_config", "actions", "reveal", "continues", "state_info"])
+    fields.allow(["scene_config", "actions", "reveal", "continues", "through", "state_info"])
+    fields.require("scene_config", "actions", "reveal", "continues", "through")
     stage = _stage(fields.fields("scene_config"))
     actions = []
     for i, name in enumerate(fields.list("actions")):
         if name not in ACTION_NAMES:
             raise fields.fail(f"actions[{i}]", f"unknown action {name!r}; the actions are {list(ACTION_NAMES)}")
         actions.append(ACTION_NAMES.index(name))
-    episode = Episode(stage, tuple(actions), fields.bool("reveal"), fields.int("continues", None, low=0))
+    through = _cells(fields, "through")
+    try:
+        episode = Episode(stage, tuple(actions), fields.bool("reveal"), fields.int("continues", None, low=0), through)
+    except TrialError as exc:
+        raise fields.fail("through", str(exc)) from None
     for kind, _ in stage.objects:
         labels.setdefault(kind, len(labels) + 1)
     try:
         replayed = state_info(episode, labels)
     except TrialError as exc:
         raise fields.fail("actions", str(exc)) from None
-    if fields.list("state_info") != replayed:
+    if fields.has("state_info") and fields.list("state_info") != replayed:
         raise fields.fail("state_info", "differs from the states the actions replay to in the scene_config")
     return episode
+
+
+def _cells(fields: Fields, key: str) -> list[tuple[int, int]]:
+    out = []
+    for i, c in enumerate(fields.list(key)):
+        if not (isinstance(c, list) and len(c) == 2 and all(isinstance(v, int) for v in c)):
+            raise fields.fail(f"{key}[{i}]", f"expected a cell [x, y], got {c!r}")
+        out.append((c[0], c[1]))
+    return out
 
 
 def _stage(fields: Fields) -> Stage:
@@ -275,12 +294,7 @@ def _stage(fields: Fields) -> Stage:
     fields.allow(keys).require(*keys)
 
     def cells(key: str) -> list[tuple[int, int]]:
-        out = []
-        for i, c in enumerate(fields.list(key)):
-            if not (isinstance(c, list) and len(c) == 2 and all(isinstance(v, int) for v in c)):
-                raise fields.fail(f"{key}[{i}]", f"expected a cell [x, y], got {c!r}")
-            out.append((c[0], c[1]))
-        return out
+        return _cells(fields, key)
 
     def placed(key: str) -> list[tuple[str, tuple[int, int]]]:
         out = []

@@ -1,9 +1,10 @@
 """The four expectation scenarios (AGENT's), their trial types, and trials as pure functions of a seed.
 
 ``make_trial(key, seed)`` draws trial ``key`` (scenario, type, split, index)
-from its own generator, seeded with (seed, scenario, type, split, index): any
-trial is made alone, in any order, on any process, and the same key and seed
-always give the same trial. :func:`trial_keys` lists a split's keys, so
+from its own generator, seeded with (seed, scenario, type, split, index; in a
+type of couples the index of its couple, index // 2): any trial is
+made alone, in any order, on any process, and the same key and seed always give
+the same trial. :func:`trial_keys` lists a split's keys, so
 generation shards and resumes by key ranges.
 """
 
@@ -20,22 +21,29 @@ from marple_gym.expectations.trial import SPLITS, Trial, TrialKey
 
 @dataclass(frozen=True)
 class ExpectationScenario:
-    """One of AGENT's scenarios: its number, name, the types our household carries over, and those it cannot."""
+    """One of AGENT's scenarios: its number, name, title, types, and the function that draws one of its trials."""
 
     number: int
     name: str
     title: str
     types: tuple[str, ...]
     attempt: Callable[[TrialKey, int, np.random.Generator], Trial | None] = field(repr=False)
-    left_out: dict[str, str] = field(default_factory=dict)
-    """AGENT's types this scenario does not carry over, and why."""
+    couples: tuple[str, ...] = ()
+    """The types whose trials come in couples (indices 2k and 2k + 1) drawn from one generator, whose tests show
+    the same two movements, each expected in one trial of the couple and surprising in the other (see each
+    scenario's module)."""
 
 
 EXPECTATION_SCENARIOS: dict[str, ExpectationScenario] = {
     s.name: s
     for s in (
         ExpectationScenario(
-            1, "goal_preferences", "Goal preferences", goal_preferences.TYPES, goal_preferences.attempt
+            1,
+            "goal_preferences",
+            "Goal preferences",
+            goal_preferences.TYPES,
+            goal_preferences.attempt,
+            goal_preferences.TYPES,
         ),
         ExpectationScenario(
             2,
@@ -43,7 +51,7 @@ EXPECTATION_SCENARIOS: dict[str, ExpectationScenario] = {
             "Action efficiency",
             action_efficiency.TYPES,
             action_efficiency.attempt,
-            action_efficiency.LEFT_OUT,
+            action_efficiency.COUPLES,
         ),
         ExpectationScenario(
             3,
@@ -51,9 +59,15 @@ EXPECTATION_SCENARIOS: dict[str, ExpectationScenario] = {
             "Unobserved constraints",
             unobserved_constraints.TYPES,
             unobserved_constraints.attempt,
+            unobserved_constraints.COUPLES,
         ),
         ExpectationScenario(
-            4, "cost_reward_trade_offs", "Cost-reward trade-offs", cost_reward.TYPES, cost_reward.attempt
+            4,
+            "cost_reward_trade_offs",
+            "Cost-reward trade-offs",
+            cost_reward.TYPES,
+            cost_reward.attempt,
+            cost_reward.TYPES,
         ),
     )
 }
@@ -84,7 +98,8 @@ def make_trial(key: TrialKey, seed: int = 0) -> Trial:
     if key.index < 0:
         raise ValueError(f"trial index must be >= 0, got {key.index}")
     major, minor = (int(p) for p in key.type.split("."))
-    entropy = [int(seed), scenario.number, major, minor, SPLITS.index(key.split), key.index]
+    draw = key.index // 2 if key.type in scenario.couples else key.index  # a couple's trials share one generator
+    entropy = [int(seed), scenario.number, major, minor, SPLITS.index(key.split), draw]
     rng = np.random.default_rng(entropy)
     return stages.first_fit(lambda: scenario.attempt(key, seed, rng), key)
 

@@ -1,18 +1,22 @@
-"""A generated trial set on disk: AGENT's tree of JSON trials under a manifest, and reading it back (what
+"""A generated trial set on disk: shards of trials under a manifest, and reading it back (what
 ``marple generate --family expectations`` writes, and what ``marple evaluate`` and the study read).
 
 ::
 
-    <root>/manifest.json                                            the spec, every trial file's SHA-256
-    <root>/scenario_1_goal_preferences/type_1.1/test_set/Trial_00000.json   (marple_gym.expectations.export)
+    <root>/manifest.json                                the spec, every shard file's SHA-256, checks of the set
+    <root>/test/1.1/shard-00000.jsonl                   a trial's document a line (compact, without per-step states)
 
-A shard is a run of one type's trials in one split; every trial is a function of the seed and its key
-(:func:`~marple_gym.expectations.scenarios.make_trial`), so shards are written in any order on any core, and a
-killed run resumes with the shards its manifest lacks (:func:`marple_gym.datasets.sharded.generate_shards`).
+A shard is a run of one type's trials in one split, written whole (one file; the manifest, flushed to disk after each shard, records its checksum); every trial is
+a function of the seed and its key (:func:`~marple_gym.expectations.scenarios.make_trial`), so shards are written
+in any order on any core, and a killed run resumes with the shards its manifest lacks
+(:func:`marple_gym.datasets.sharded.generate_shards`). The documents are those of
+:mod:`marple_gym.expectations.export` less the per-step states, which replay from each video's stage and actions;
+AGENT's tree, states and all, is an export (:func:`export_agent_tree`).
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,12 +25,14 @@ from typing import Any
 
 from marple_gym.datasets.manifest import DatasetError
 from marple_gym.datasets.sharded import Shard, ShardedReport, generate_shards, read_set_manifest, shard_folders
-from marple_gym.expectations.export import read_trial, trial_path, write_trials
+from marple_gym.expectations.export import read_trial, trial_document, write_trials
 from marple_gym.expectations.scenarios import all_types, make_trial, scenario_of, trial_keys
-from marple_gym.expectations.trial import SPLITS, Trial, TrialKey
+from marple_gym.expectations.trial import SPLITS, Trial, TrialError, TrialKey
+from marple_gym.files import atomic_write
+from marple_gym.validation import message_error, read_json_lines
 
 FORMAT = "marple-expectation-trials"
-VERSION = 1
+VERSION = 2
 COMMAND = "marple generate --family expectations"
 SHARD_TRIALS = 40
 """Trials per shard."""
@@ -84,7 +90,7 @@ def generate_trial_set(
             keys = trial_keys(split, spec.sizes.get(split, 0), [kind])
             for start in range(0, len(keys), shard_trials):
                 part = keys[start : start + shard_trials]
-                shards.append(Shard(f"{split}/{kind}/{start // shard_trials:05d}", split, len(part), tuple(part)))
+                shards.append(Shard(f"{split}/{kind}/shard-{start // shard_trials:05d}", split, len(part), tuple(part)))
     return generate_shards(
         root, FORMAT, VERSION, {**spec.to_json(), "shard_trials": shard_trials}, shards, _write_shard,
         workers=workers, progress=progress, unit="trial",
@@ -92,25 +98,37 @@ def generate_trial_set(
 
 
 def _write_shard(spec_json: dict[str, Any], shard: Shard, root: str) -> list[str]:
-    # Unsynced: the manifest, synced after each shard, records every file's SHA-256, which resuming and reading check.
-    written = write_trials((make_trial(key, spec_json["seed"]) for key in shard.work), root, sync=False)
-    return [p.relative_to(root).as_posix() for p in written]
+    name = f"{shard.name}.jsonl"
+    # Unsynced: the manifest, synced after each shard, records the file's SHA-256, which resuming and reading check.
+    with atomic_write(Path(root) / name, sync=False) as f:
+        for key in shard.work:
+            f.write(json.dumps(trial_document(make_trial(key, spec_json["seed"]), states=False), separators=(",", ":")))
+            f.write("\n")
+    return [name]
 
 
 def read_trial_set(root: str | os.PathLike, split: str = "test", types: Sequence[str] | None = None) -> list[Trial]:
-    """The trials of a finished set's ``split`` (of ``types``, default all), every file checked against the
-    manifest's SHA-256 and read strictly (:func:`~marple_gym.expectations.export.read_trial`: errors name the
-    file and field)."""
+    """The trials of a finished set's ``split`` (of ``types``, default all), every shard checked against the
+    manifest's SHA-256 and every trial read strictly (:func:`~marple_gym.expectations.export.read_trial`: errors
+    name the file, the line and the field)."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; use one of {SPLITS}")
     manifest = read_set_manifest(root, FORMAT, VERSION, COMMAND)
     out = []
     for name in shard_folders(manifest, split):
+        if types is not None and name.split("/")[1] not in types:  # a shard's name: split/type/shard-N
+            continue
         for f in manifest["shards"][name]["files"]:
-            trial = read_trial(Path(root) / f)
-            if types is None or trial.key.type in types:
-                out.append(trial)
+            path = Path(root) / f
+            for n, doc in read_json_lines(path, message_error(TrialError), "trial shard").entries:
+                out.append(read_trial(doc, f"{path}, line {n}"))
     return out
+
+
+def export_agent_tree(root: str | os.PathLike, out: str | os.PathLike, splits: Sequence[str] = SPLITS) -> list[Path]:
+    """Write the finished set in ``root`` into AGENT's tree under ``out``, a file per trial with every video's
+    per-step states (:func:`~marple_gym.expectations.export.write_trials`)."""
+    return [p for split in splits for p in write_trials(read_trial_set(root, split), out)]
 
 
 def trial_set_spec(root: str | os.PathLike) -> TrialSetSpec:
@@ -118,4 +136,4 @@ def trial_set_spec(root: str | os.PathLike) -> TrialSetSpec:
     return TrialSetSpec.from_json(read_set_manifest(root, FORMAT, VERSION, COMMAND)["spec"])
 
 
-__all__ = ["TrialSetSpec", "generate_trial_set", "read_trial_set", "trial_path", "trial_set_spec"]
+__all__ = ["TrialSetSpec", "export_agent_tree", "generate_trial_set", "read_trial_set", "trial_set_spec"]

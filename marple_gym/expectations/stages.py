@@ -10,8 +10,10 @@ every cost on the stage itself with the planner's own search.
 
 The agent acts by the utility planner (:class:`~marple_gym.planner.utility.UtilityPlanner`):
 its best choice (:func:`choosing`), or scripted to go for another object
-(:func:`going_for`) or to walk an old route (:func:`walking`). Every action goes
-through the episode transition.
+(:func:`going_for`); an old episode's actions are replayed on a new stage
+as they are, or passing through what stands in their way (:func:`crossing`,
+:func:`mirrored`: AGENT's type 2.5). Every action goes through the episode
+transition.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ import numpy as np
 from marple_gym.expectations.trial import Episode, Trial, TrialError, TrialKey
 from marple_gym.generation.config import HouseConfigError
 from marple_gym.generation.stage import Cell, Stage, StageRoom
-from marple_gym.planner.scripted import route_actions
 from marple_gym.planner.utility import STAY, ActionCosts, GoalPlan, Preferences, UtilityPlanner, walkable_cells
 from marple_gym.world.actions import Action
 
@@ -58,6 +59,8 @@ MARGIN = 3.0
 """The least utility by which an agent's chosen option beats every other (so its choice is clear)."""
 ATTEMPTS = 50
 """How many stages a family draws for one trial before it gives up."""
+AGENT_DRAWS = 10
+"""How many agents a family draws for one stage before it draws another stage (:func:`first_agent`)."""
 
 
 def first_fit(attempt: Callable[[], Trial | None], key: TrialKey) -> Trial:
@@ -70,6 +73,12 @@ def first_fit(attempt: Callable[[], Trial | None], key: TrialKey) -> Trial:
         if trial is not None:
             return trial
     raise TrialError(f"{key.id}: no stage fit the type in {ATTEMPTS} attempts")
+
+
+def first_agent(draw: Callable[[], Preferences | None]) -> Preferences | None:
+    """The first agent ``draw`` makes in :data:`AGENT_DRAWS` tries (it returns None for one that does not fit the
+    stage), or None."""
+    return next((agent for agent in (draw() for _ in range(AGENT_DRAWS)) if agent is not None), None)
 
 
 def costs(scale: float) -> ActionCosts:
@@ -192,9 +201,24 @@ def staying(stage: Stage) -> Episode:
     return Episode(stage, (int(Action.idle),))
 
 
-def walking(stage: Stage, cells: Sequence[Cell], target: Cell) -> Episode:
-    """The agent scripted to walk ``cells`` in order and pick up the object at ``target``."""
-    return Episode(stage, tuple(route_actions(stage.agent, cells, target)))
+def crossing(episode: Episode, stage: Stage) -> Episode:
+    """``episode``'s actions on ``stage``, passing through whatever of ``stage`` stands in their way: its obstacles
+    on the episode's route, and its walls where the episode's stage has doors (:attr:`Episode.through`)."""
+    route = set(route_of(episode))
+    blocked = [c for c in stage.obstacles if c in route]
+    blocked += [c for c in episode.stage.doors if c in route and c not in stage.doors]
+    return Episode(stage, episode.actions, through=tuple(blocked))
+
+
+def mirrored(episode: Episode) -> Episode:
+    """``episode``'s mirror image about the stage's middle column (left and right turns swapped), on the same
+    stage: passing through the obstacles that stand where the mirror image goes (:attr:`Episode.through`).
+    The stage's room and goal must be symmetric about that column; the agent starts on it facing north."""
+    cx = centre(episode.stage)
+    swap = {int(Action.left): int(Action.right), int(Action.right): int(Action.left)}
+    cells = {(2 * cx - x, y) for x, y in route_of(episode)}
+    through = [c for c in episode.stage.obstacles if c in cells]
+    return Episode(episode.stage, tuple(swap.get(a, a) for a in episode.actions), through=tuple(through))
 
 
 def route_of(episode: Episode) -> list[Cell]:

@@ -14,7 +14,7 @@ label.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 
 import networkx as nx
@@ -23,10 +23,10 @@ import numpy as np
 from marple_gym.episode import EpisodeState
 from marple_gym.errors import MarpleError
 from marple_gym.evidence import SceneGraphBuilder, Visibility
-from marple_gym.generation.stage import Stage
+from marple_gym.generation.stage import Cell, Stage
 from marple_gym.planner.utility import Preferences
 from marple_gym.world.house import House
-from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR, WorldState
+from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR, CH_FUR, CH_FUR_STATE, CH_ROOM, WorldState
 from marple_gym.world.world import World
 
 SPLITS = ("train", "validation", "test")
@@ -44,16 +44,25 @@ class Episode:
 
     ``reveal``: the occluder is lifted after the last action, showing what it
     hid (the unobserved-constraints test); ``continues``: the index of the
-    familiarisation episode this test shows again (the same run, now revealed).
+    familiarisation episode this test shows again (the same run, now revealed);
+    ``through``: cells of obstacles or walls the agent passes through, as no
+    agent can (AGENT's type 2.5): the actions replay with these obstacles lifted
+    and doors in these walls, and every state shows them standing, the agent
+    inside one as it passes.
     """
 
     stage: Stage
     actions: tuple[int, ...]
     reveal: bool = False
     continues: int | None = None
+    through: tuple[Cell, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "actions", tuple(int(a) for a in self.actions))
+        object.__setattr__(self, "through", tuple(sorted({(int(x), int(y)) for x, y in self.through})))
+        stray = [c for c in self.through if c not in self.stage.obstacles and not _inner_wall(self.stage, c)]
+        if stray:
+            raise TrialError(f"an episode passes only through its stage's obstacles and inner walls, not {stray}")
 
     @property
     def states(self) -> tuple[WorldState, ...]:
@@ -73,9 +82,23 @@ class Episode:
         return EpisodeEvidence(self)
 
 
+def _inner_wall(stage: Stage, cell: Cell) -> bool:
+    """Is ``cell`` a wall between two of the stage's rooms (a cell a door could open)?"""
+    x, y = cell
+    inside = 0 < x < stage.width - 1 and 0 < y < stage.height - 1
+    return inside and stage.room_of(cell) is None and cell not in stage.doors
+
+
+def _opened(stage: Stage, cells: tuple[Cell, ...]) -> Stage:
+    """``stage`` with its obstacles at ``cells`` lifted and doors in its walls there: where an episode that passes
+    through them replays."""
+    walls = tuple(c for c in cells if c not in stage.obstacles)
+    return replace(stage.without_obstacles(cells), doors=stage.doors + walls)
+
+
 @lru_cache(maxsize=256)
 def _replayed(episode: Episode) -> tuple[WorldState, ...]:
-    world = episode.stage.world()
+    world = _opened(episode.stage, episode.through).world()
     run = EpisodeState.start(world.house, world.state, (None,))
     states = [world.state.copy()]
     for t, action in enumerate(episode.actions):
@@ -83,6 +106,13 @@ def _replayed(episode: Episode) -> tuple[WorldState, ...]:
         if not outcome.success:
             raise TrialError(f"action {t} ({action}) fails when replayed in its stage: the episode is not one run")
         states.append(world.state.copy())
+    if episode.through:  # what the agent passed through stands in every state, as the onlooker sees it
+        standing = episode.stage.world().state
+        xs, ys = np.array(episode.through).T
+        for state in states:
+            state.fur_state = standing.fur_state.copy()  # the stage's own furniture (nothing is used on the way)
+            for channel in (CH_ROOM, CH_FUR, CH_FUR_STATE):
+                state.grid[ys, xs, channel] = standing.grid[ys, xs, channel]
     return tuple(states)
 
 

@@ -53,7 +53,15 @@ def generate_world(
 
     Raises :class:`HouseConfigError` when the config is malformed or cannot be built.
     """
-    config = HouseConfig.load(config)
+    return build_world(HouseConfig.load(config), rng, missions)
+
+
+def build_world(config: HouseConfig, rng: np.random.Generator, missions: list[str | Mission] = ()) -> World:
+    """:func:`generate_world` from a config already checked (:meth:`HouseConfig.load`): an env that resets many
+    times with one config checks it once.
+
+    Raises :class:`HouseConfigError` when the config cannot be built.
+    """
     missions = [get_mission(m) if isinstance(m, str) else m for m in missions]
     for agent in config.agents:
         missions += [get_mission(m) for m, w in agent.mission_preferences.items() if w > 0]

@@ -37,7 +37,7 @@ def outcomes_match(codes: np.ndarray, house: House | HouseBatch, out: BatchOutco
     ``house`` is the episodes' one house or a :class:`HouseBatch` of one house per episode.
     """
     houses = HouseBatch.of(house)
-    action, fur_code, room_code, obj_code, value = np.moveaxis(np.asarray(codes), -1, 0)
+    action, fur_code, room_code, obj_code, value = np.asarray(codes).T
     fur, obj = out.fur[rows], out.obj[rows]
     ok = out.success[rows] & (out.action[rows] == action) & (fur >= 0)
     ok &= houses.fur_code(rows, fur) == fur_code
@@ -115,7 +115,7 @@ class BatchProgress:
         """Record one outcome per episode; return the index of the subgoal each achieved (-1: none)."""
         achieved = np.full(len(self.index), -1, dtype=np.int64)
         # Subgoals are never navigation, so only successful interactions can achieve or unblock one.
-        rows = np.flatnonzero(out.success & (out.action > _FORWARD) & ~self.complete)
+        rows = self._unfinished(np.flatnonzero(out.success & (out.action > _FORWARD)))
         searching, offset = rows, 0
         while searching.size:
             at = np.minimum(self.index[searching] + offset, self.table.codes.shape[1] - 1)
@@ -129,9 +129,12 @@ class BatchProgress:
         self._skip_infeasible(house, batch, agent, rows)
         return achieved
 
+    def _unfinished(self, rows: np.ndarray) -> np.ndarray:
+        """Those of episodes ``rows`` whose mission is not complete (:attr:`complete` of a few, not of all)."""
+        return rows[self.index[rows] < self.table.length[self.mission[rows]]]
+
     def _skip_infeasible(self, house: House | HouseBatch, batch: BatchedState, agent: int, rows: np.ndarray) -> None:
-        done = self.complete[rows]
-        rows = rows[~done]
+        rows = self._unfinished(rows)
         rows = rows[self.table.skippable[self.mission[rows], self.index[rows]]]
         for i in rows.tolist():
             world = World(HouseBatch.of(house).house(i), batch.view(i))

@@ -10,6 +10,12 @@ from marple_gym.world.world import World
 _NAVIGATION = frozenset(int(a) for a in NAVIGATION)
 
 
+def moves_progress(outcome: Outcome) -> bool:
+    """Whether an outcome can change a mission's progress: only a successful interaction can (a navigation
+    outcome names no furniture, so it matches no subgoal, and it changes nothing a subgoal needs)."""
+    return outcome.success and outcome.action not in _NAVIGATION
+
+
 class MissionProgress:
     """Tracks an agent through a mission's subgoals.
 
@@ -57,14 +63,14 @@ class MissionProgress:
 
     def update(self, outcome: Outcome, world: World) -> int | None:
         """Record one action outcome; return the index of the subgoal it achieved, if any."""
-        if not outcome.success:
+        if not moves_progress(outcome):
             return None
         j = self.match(outcome, world)
         if j is not None:
             self.skipped.extend(range(self.index, j))
             self.achieved.append(j)
             self.index = j + 1
-        if self.skips_infeasible and (j is not None or outcome.action not in _NAVIGATION):
+        if self.skips_infeasible:
             self.skip_infeasible(world)
         return j
 

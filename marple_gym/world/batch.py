@@ -17,6 +17,7 @@ episode of a batch in place.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 
 import numpy as np
 
@@ -33,10 +34,13 @@ from marple_gym.world.state import (
     CH_OBJ,
     CH_OBJ_ID,
     CH_OBJ_STATE,
+    NUM_CHANNELS,
 )
 
 _DX = np.array([v[0] for v in DIR_VEC], dtype=np.int64)
 _DY = np.array([v[1] for v in DIR_VEC], dtype=np.int64)
+# The asset tables are indexed by the codes the grid shows; code 0 (nothing) and the wall have no ability, hold
+# nothing and are not gated, so a cell without a furniture instance reads "no" from every one of them.
 _FUR_MASK = ASSETS.fur_mask.astype(np.int64)
 _FUR_HOLDS = ASSETS.fur_holds > 0
 _FUR_GATED = ASSETS.fur_gated
@@ -51,25 +55,49 @@ PICKUP, DROP, TOGGLE = int(Action.pickup), int(Action.drop), int(Action.toggle)
 OPEN, CLOSE, CLEAN, IDLE = int(Action.open), int(Action.close), int(Action.clean), int(Action.idle)
 
 
+def _channel_bytes(first: int, last: int) -> np.uint64:
+    """The bytes of channels ``first .. last - 1`` in a cell read as one 8-byte word (in the machine's byte order)."""
+    mask = np.zeros(NUM_CHANNELS, dtype=np.uint8)
+    mask[first:last] = 0xFF
+    return mask.view(np.uint64)[0]
+
+
+_OBJECT_BYTES = _channel_bytes(CH_OBJ, CH_AGENT)
+"""A cell's object channels: type, state and id (on an agent's cell, the object it holds longest)."""
+_MOVING_BYTES = _channel_bytes(CH_OBJ, NUM_CHANNELS)
+"""What moves with an agent: the object it shows in hand, its id and its direction."""
+
+
+@lru_cache(maxsize=64)
+def _bases(n: int, num_cells: int) -> np.ndarray:
+    """The index of each episode's first cell in a batch's flat cells (read-only: every step of a batch asks)."""
+    base = np.arange(n, dtype=np.int64) * num_cells
+    base.flags.writeable = False
+    return base
+
+
 class _Step:
     """The working arrays of one batched step: the agents' and faced cells, and the outcome being filled in.
 
-    Cells are addressed by one flat index into the batch's grid seen as (N * H * W, 8)
-    (``here``: the agent's cell, ``front``: the faced one): one gather or scatter per
-    access instead of three index arrays. What the rules ask about the faced cell
-    (its furniture and that furniture's state, whether it is a closed container, the
-    reachable object on it) is read once for every episode from the gathered cell,
-    since the grid's channels mirror the state arrays (see :mod:`marple_gym.world.state`).
+    Cells are addressed by one flat index into the batch's cells (``here``: the agent's
+    cell, ``front``: the faced one). A cell's eight channels are read and written as
+    one 8-byte word (``words``), a single channel as one byte (``bytes``): one
+    one-dimensional gather or scatter per access, where a fancy index with a channel
+    slice costs several times as much. The faced cells are gathered once
+    (``front_word``; ``cell`` shows them as (N, 8) channels); each rule reads what it
+    needs for its own episodes only, since the grid's channels mirror the state arrays
+    (see :mod:`marple_gym.world.state`). Outcome fields start as -1 (none) and a rule
+    writes only what differs.
     """
 
     def __init__(self, houses: HouseBatch, batch: BatchedState, agent: int, actions: np.ndarray) -> None:
         self.houses, self.batch, self.agent, self.actions = houses, batch, agent, actions
         n = len(actions)
-        self.rows = np.arange(n)
-        self.cells = batch.grid.reshape(-1, batch.grid.shape[-1])
-        self.base = self.rows * houses.num_cells
-        self.x = batch.agent_pos[:, agent, 0].astype(np.int64)
-        self.y = batch.agent_pos[:, agent, 1].astype(np.int64)
+        self.bytes = batch.grid.reshape(-1)
+        self.words = batch.grid.view(np.uint64).reshape(-1)
+        self.base = _bases(n, houses.num_cells)
+        pos = batch.agent_pos[:, agent]
+        self.x, self.y = pos[:, 0].astype(np.int64), pos[:, 1].astype(np.int64)
         self.here = self.base + self.y * houses.width + self.x
         self.success = np.zeros(n, dtype=bool)
         self.fur = np.full(n, -1, dtype=np.int64)
@@ -79,42 +107,58 @@ class _Step:
     def face(self, d: np.ndarray) -> None:
         """Read the cells the agents face after turning to ``d``."""
         self.fx, self.fy = self.x + _DX[d], self.y + _DY[d]
-        local = self.fy * self.houses.width + self.fx
-        self.front = self.base + local
-        # np.take: a gather of whole rows, many times faster than the equivalent fancy index.
-        cell = self.cell = np.take(self.cells, self.front, axis=0).astype(np.int64)
-        fur = self.fur_at = self.houses.fur_map[self.houses.cell(local, self.front)]
-        # Furniture code and state of the faced furniture instance (0 where none: walls are no instance).
-        self.fur_code = np.where(fur >= 0, cell[:, CH_FUR], 0)
-        self.fur_bits = np.where(fur >= 0, cell[:, CH_FUR_STATE] - 1, 0)
-        self.shut = _FUR_GATED[self.fur_code] & ((self.fur_bits & OPEN_BIT) == 0)
-        # The object lying there, if no agent stands on it and no closed container hides it.
-        obj = cell[:, CH_OBJ_ID] - 1
-        reachable = (obj >= 0) & (cell[:, CH_AGENT] == 0) & ~self.shut
-        self.front_obj = np.where(reachable, obj, -1)
-        self.obj_code = np.where(reachable, cell[:, CH_OBJ], 0)
-        self.obj_bits = np.where(reachable, cell[:, CH_OBJ_STATE] - 1, 0)
+        self.local = self.fy * self.houses.width + self.fx
+        self.front = self.base + self.local
+        self.front_word = self.words[self.front]
+        self.cell = self.front_word.view(np.uint8).reshape(-1, NUM_CHANNELS)
+
+    def fur_at(self, rows: np.ndarray) -> np.ndarray:
+        """The furniture instance each agent of ``rows`` faces (-1: none; walls are no instance)."""
+        return self.houses.fur_map[self.houses.cell(self.local[rows], self.front[rows])]
+
+    @staticmethod
+    def shut(cell: np.ndarray) -> np.ndarray:
+        """Whether each faced cell (rows of ``cell``) is part of a closed container."""
+        # The state channel is 1 + bits on every furniture cell; where it is 0 (floor) the code is not gated.
+        return _FUR_GATED[cell[:, CH_FUR]] & (((cell[:, CH_FUR_STATE] - 1) & OPEN_BIT) == 0)
+
+    def reachable_object(self, cell: np.ndarray) -> np.ndarray:
+        """The object on each faced cell (rows of ``cell``) that can be taken or changed, -1 where none: no agent
+        stands on it and no closed container hides it."""
+        obj = cell[:, CH_OBJ_ID].astype(np.int64) - 1
+        return np.where((cell[:, CH_AGENT] == 0) & ~self.shut(cell), obj, -1)
 
     def show_in_hand(self, rows: np.ndarray) -> None:
-        """Paint the object each agent of ``rows`` holds longest onto its cell (channels 3-5)."""
+        """Paint the object each agent of ``rows`` holds longest onto its cell (the object channels)."""
         held = self.batch.carrying[rows, self.agent, 0].astype(np.int64)
-        shown = np.where(held >= 0, state_at(self.batch.obj_state, rows, held) + 1, 0)
-        self.cells[self.here[rows], CH_OBJ:CH_AGENT] = np.stack(
-            (self.houses.obj_code(rows, held), shown, held + 1), axis=1
-        )
+        shown = np.zeros((len(rows), NUM_CHANNELS), dtype=np.uint8)
+        shown[:, CH_OBJ] = self.houses.obj_code(rows, held)
+        shown[:, CH_OBJ_STATE] = np.where(held >= 0, state_at(self.batch.obj_state, rows, held) + 1, 0)
+        shown[:, CH_OBJ_ID] = held + 1
+        here = self.here[rows]
+        self.words[here] = (self.words[here] & ~_OBJECT_BYTES) | shown.view(np.uint64).reshape(-1)
 
     def set_fur_bits(self, rows: np.ndarray, fur: np.ndarray, bits: np.ndarray) -> None:
         self.batch.fur_state[rows, fur] = bits
         cells = self.base[rows, None] + self.houses.cells_of(rows, fur)
-        self.cells[cells, CH_FUR_STATE] = (bits + 1)[:, None]
+        self.bytes[cells * NUM_CHANNELS + CH_FUR_STATE] = (bits + 1)[:, None]
 
     def set_obj_bits(self, rows: np.ndarray, obj: np.ndarray, bits: np.ndarray) -> None:
         self.batch.obj_state[rows, obj] = bits
-        self.cells[self.front[rows], CH_OBJ_STATE] = bits + 1
+        self.bytes[self.front[rows] * NUM_CHANNELS + CH_OBJ_STATE] = bits + 1
 
-    def succeed(self, rows: np.ndarray, fur: np.ndarray | int, obj: np.ndarray | int, value: np.ndarray | int) -> None:
+    def succeed(
+        self,
+        rows: np.ndarray,
+        fur: np.ndarray | None = None,
+        obj: np.ndarray | None = None,
+        value: np.ndarray | int | None = None,
+    ) -> None:
+        """Mark ``rows`` successful, with the furniture, object and value they involved (None: none, -1)."""
         self.success[rows] = True
-        self.fur[rows], self.obj[rows], self.value[rows] = fur, obj, value
+        for field, given in ((self.fur, fur), (self.obj, obj), (self.value, value)):
+            if given is not None:
+                field[rows] = given
 
 
 def apply_actions(house: House | HouseBatch, batch: BatchedState, agent: int, actions: np.ndarray) -> BatchOutcome:
@@ -136,9 +180,9 @@ def apply_actions(house: House | HouseBatch, batch: BatchedState, agent: int, ac
     d = batch.agent_dir[:, agent].astype(np.int64)
     turn = group(LEFT, RIGHT)
     if turn.size:
-        d[turn] = _TURN[actions[turn], d[turn]]
-        batch.agent_dir[turn, agent] = d[turn]
-        s.cells[s.here[turn], CH_AGENT_DIR] = d[turn] + 1
+        d[turn] = turned = _TURN[actions[turn], d[turn]]
+        batch.agent_dir[turn, agent] = turned
+        s.bytes[s.here[turn] * NUM_CHANNELS + CH_AGENT_DIR] = turned + 1
         s.success[turn] = True
     s.face(d)
     for first, last, rule in _RULES:
@@ -151,7 +195,7 @@ def apply_actions(house: House | HouseBatch, batch: BatchedState, agent: int, ac
 def _grouped(actions: np.ndarray) -> Callable[[int, int], np.ndarray]:
     """``group(a, b)``: the episodes (ascending) whose action is one of ``a..b``, from one stable sort."""
     order = np.argsort(actions.astype(np.int8), kind="stable")  # a radix sort for small integers
-    start = np.concatenate(([0], np.cumsum(np.bincount(actions, minlength=NUM_ACTIONS)))).tolist()
+    start = [0, *np.cumsum(np.bincount(actions, minlength=NUM_ACTIONS)).tolist()]
     return lambda first, last: order[start[first] : start[last + 1]]
 
 
@@ -162,47 +206,50 @@ def _forward(s: _Step, rows: np.ndarray) -> None:
     ok = rows[(cell[:, CH_OBJ] == 0) & (cell[:, CH_AGENT] == 0) & ((fur == 0) | open_door)]
     here, front = s.here[ok], s.front[ok]
     # The agent and the object it shows in hand (channels 3-7) move together.
-    s.cells[front, CH_OBJ:] = s.cells[here, CH_OBJ:]
-    s.cells[here, CH_OBJ:] = 0
+    moving = s.words[here]
+    s.words[front] = (s.front_word[ok] & ~_MOVING_BYTES) | (moving & _MOVING_BYTES)
+    s.words[here] = moving & ~_MOVING_BYTES
     s.batch.agent_pos[ok, s.agent, 0] = s.fx[ok]
     s.batch.agent_pos[ok, s.agent, 1] = s.fy[ok]
-    s.succeed(ok, -1, -1, -1)
+    s.succeed(ok)
 
 
 def _pickup(s: _Step, rows: np.ndarray) -> None:
-    obj = s.front_obj[rows]
+    obj = s.reachable_object(s.cell[rows])
     hands = s.batch.carrying[rows, s.agent]
     ok = (obj >= 0) & (hands < 0).any(axis=1)
     done, obj, first = rows[ok], obj[ok], hands[ok, 0] < 0
     # Into an empty first hand: the agent's cell shows the object as its cell showed it.
     shown = done[first]
-    s.cells[s.here[shown], CH_OBJ:CH_AGENT] = s.cells[s.front[shown], CH_OBJ:CH_AGENT]
-    s.cells[s.front[done], CH_OBJ:CH_AGENT] = 0
+    here = s.here[shown]
+    s.words[here] = (s.words[here] & ~_OBJECT_BYTES) | (s.front_word[shown] & _OBJECT_BYTES)
+    s.words[s.front[done]] = s.front_word[done] & ~_OBJECT_BYTES
     s.batch.obj_pos[done, obj] = -1
     s.batch.carrying[shown, s.agent, 0] = obj[first]
     s.batch.carrying[done[~first], s.agent, 1] = obj[~first]
-    s.succeed(done, s.fur_at[done], obj, -1)
+    s.succeed(done, s.fur_at(done), obj)
 
 
 def _drop(s: _Step, rows: np.ndarray) -> None:
     cell = s.cell[rows]
     obj = s.batch.carrying[rows, s.agent, 0].astype(np.int64)
     code = cell[:, CH_FUR]
-    holds = (code != WALL) & (code != DOOR) & _FUR_HOLDS[code] & ~s.shut[rows]
+    holds = (code != WALL) & (code != DOOR) & _FUR_HOLDS[code] & ~s.shut(cell)
     ok = (obj >= 0) & (cell[:, CH_OBJ] == 0) & (cell[:, CH_AGENT] == 0) & ((code == 0) | holds)
     done, obj = rows[ok], obj[ok]
     # The agent's cell shows the object held longest, the one put down: the faced cell shows it now.
-    s.cells[s.front[done], CH_OBJ:CH_AGENT] = s.cells[s.here[done], CH_OBJ:CH_AGENT]
+    front = s.front[done]
+    s.words[front] = (s.front_word[done] & ~_OBJECT_BYTES) | (s.words[s.here[done]] & _OBJECT_BYTES)
     s.batch.obj_pos[done, obj, 0] = s.fx[done]
     s.batch.obj_pos[done, obj, 1] = s.fy[done]
     s.batch.carrying[done, s.agent, 0] = s.batch.carrying[done, s.agent, 1]
     s.batch.carrying[done, s.agent, 1] = -1
     s.show_in_hand(done)
-    s.succeed(done, s.fur_at[done], obj, -1)
+    s.succeed(done, s.fur_at(done), obj)
 
 
 def _idle(s: _Step, rows: np.ndarray) -> None:
-    s.succeed(rows, s.fur_at[rows], -1, -1)
+    s.succeed(rows, s.fur_at(rows))
 
 
 def _wanted(bits: np.ndarray, bit: np.ndarray, actions: np.ndarray) -> np.ndarray:
@@ -212,35 +259,39 @@ def _wanted(bits: np.ndarray, bit: np.ndarray, actions: np.ndarray) -> np.ndarra
 
 def _change_bits(s: _Step, rows: np.ndarray) -> None:
     """toggle / open / close: the furniture in front if it has the ability and changes, else the object in front."""
-    actions, fur = s.actions[rows], s.fur_at[rows]
+    actions, cell, fur = s.actions[rows], s.cell[rows], s.fur_at(rows)
     bit = np.where(actions == TOGGLE, TOGGLE_BIT, OPEN_BIT)
-    bits = s.fur_bits[rows]
+    bits = cell[:, CH_FUR_STATE].astype(np.int64) - 1  # meaningless where no furniture is faced: masked by its code
     new = _wanted(bits, bit, actions)
-    shuts_on_agent = (s.cell[rows, CH_AGENT] > 0) & ((bits & ~new & OPEN_BIT) > 0)
-    on_fur = ((_FUR_MASK[s.fur_code[rows]] & bit) > 0) & (new != bits) & ~shuts_on_agent
-    s.set_fur_bits(rows[on_fur], fur[on_fur], new[on_fur])
-    s.succeed(rows[on_fur], fur[on_fur], -1, (new[on_fur] & bit[on_fur]) > 0)
-    rest, bit, actions = rows[~on_fur], bit[~on_fur], actions[~on_fur]
-    obj, bits = s.front_obj[rest], s.obj_bits[rest]
+    shuts_on_agent = (cell[:, CH_AGENT] > 0) & ((bits & ~new & OPEN_BIT) > 0)
+    on = ((_FUR_MASK[cell[:, CH_FUR]] & bit) > 0) & (new != bits) & ~shuts_on_agent
+    s.set_fur_bits(rows[on], fur[on], new[on])
+    s.succeed(rows[on], fur[on], value=(new[on] & bit[on]) > 0)
+    rest = ~on
+    rows, cell, fur, bit, actions = rows[rest], cell[rest], fur[rest], bit[rest], actions[rest]
+    obj = s.reachable_object(cell)
+    bits = cell[:, CH_OBJ_STATE].astype(np.int64) - 1  # meaningless where no object is reachable: masked by obj
     new = _wanted(bits, bit, actions)
-    on_obj = ((_OBJ_MASK[s.obj_code[rest]] & bit) > 0) & (new != bits)
-    s.set_obj_bits(rest[on_obj], obj[on_obj], new[on_obj])
-    s.succeed(rest[on_obj], s.fur_at[rest[on_obj]], obj[on_obj], (new[on_obj] & bit[on_obj]) > 0)
+    on = (obj >= 0) & ((_OBJ_MASK[cell[:, CH_OBJ]] & bit) > 0) & (new != bits)
+    s.set_obj_bits(rows[on], obj[on], new[on])
+    s.succeed(rows[on], fur[on], obj[on], (new[on] & bit[on]) > 0)
 
 
 def _clean(s: _Step, rows: np.ndarray) -> None:
     held = s.batch.carrying[rows, s.agent].astype(np.int64)
-    tool = ((held >= 0) & _CLEANING_TOOL[s.houses.obj_code(rows[:, None], held)]).any(axis=1)
-    rows = rows[tool]
-    fur, bits = s.fur_at[rows], s.fur_bits[rows]
-    on_fur = (fur >= 0) & ((bits & _DIRT) > 0)
-    s.set_fur_bits(rows[on_fur], fur[on_fur], bits[on_fur] & ~_DIRT)
-    s.succeed(rows[on_fur], fur[on_fur], -1, 0)
-    rest = rows[~on_fur]
-    obj, bits = s.front_obj[rest], s.obj_bits[rest]
-    on_obj = (obj >= 0) & ((bits & _DIRT) > 0)
-    s.set_obj_bits(rest[on_obj], obj[on_obj], bits[on_obj] & ~_DIRT)
-    s.succeed(rest[on_obj], s.fur_at[rest[on_obj]], obj[on_obj], 0)
+    rows = rows[_CLEANING_TOOL[s.houses.obj_code(rows[:, None], held)].any(axis=1)]  # an empty hand reads code 0
+    cell, fur = s.cell[rows], s.fur_at(rows)
+    bits = cell[:, CH_FUR_STATE].astype(np.int64) - 1
+    on = (fur >= 0) & ((bits & _DIRT) > 0)
+    s.set_fur_bits(rows[on], fur[on], bits[on] & ~_DIRT)
+    s.succeed(rows[on], fur[on], value=0)
+    rest = ~on
+    rows, cell, fur = rows[rest], cell[rest], fur[rest]
+    obj = s.reachable_object(cell)
+    bits = cell[:, CH_OBJ_STATE].astype(np.int64) - 1
+    on = (obj >= 0) & ((bits & _DIRT) > 0)
+    s.set_obj_bits(rows[on], obj[on], bits[on] & ~_DIRT)
+    s.succeed(rows[on], fur[on], obj[on], 0)
 
 
 # (first action, last action, rule): toggle, open and close are consecutive codes and share one rule.

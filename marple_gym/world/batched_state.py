@@ -12,8 +12,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from marple_gym.world.actions import Outcome
+from marple_gym.world.actions import Action, Outcome
+from marple_gym.world.house_batch import HouseBatch
 from marple_gym.world.state import WorldState
+
+_IDLE = int(Action.idle)
 
 
 @dataclass(eq=False)
@@ -94,3 +97,24 @@ class BatchOutcome(NamedTuple):
             int(self.x[i]),
             int(self.y[i]),
         )
+
+    def written_cells(self, houses: HouseBatch, before: np.ndarray) -> np.ndarray:
+        """Flat indices into the batch's ``N * H * W`` cells (some repeated) of every cell that the step with this
+        outcome may have changed; ``before`` is the acting agent's (N, 2) positions before the step.
+
+        An action writes at most the agent's cell (its direction, the object it shows in hand, the agent leaving
+        it), the faced cell (entered, an object taken, put down or changed) and, where it changed a piece of
+        furniture (toggle, open, close or clean, no object named), the cells of that piece: what
+        :func:`marple_gym.world.batch.apply_actions` writes, which the tests check. The two cells of every
+        episode are named whether its action succeeded or not: one more cell copied costs less than a search,
+        and side by side, in episode order, they are read and written in one sweep through memory.
+        """
+        width = np.int64(houses.width)
+        first = np.arange(len(self.action), dtype=np.int64) * houses.num_cells
+        here = first + before[:, 1] * width + before[:, 0]
+        cells = [np.stack((here, first + self.y * width + self.x), axis=1).reshape(-1)]
+        changed = np.flatnonzero(self.success & (self.fur >= 0) & (self.obj < 0) & (self.action != _IDLE))
+        if changed.size:
+            pieces = houses.cells_of(changed, self.fur[changed])
+            cells.append((first[changed, None] + pieces).reshape(-1))
+        return np.concatenate(cells)

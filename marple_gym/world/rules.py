@@ -55,7 +55,7 @@ def apply_action(house: House, state: WorldState, agent: int, action: int) -> Ou
     """Apply ``action`` of agent ``agent`` to ``state`` in place and report what happened."""
     grid = state.grid
     x, y = state.agent_pos[agent].tolist()
-    d = int(state.agent_dir[agent])
+    d = state.agent_dir.item(agent)
     if action in (LEFT, RIGHT):
         d = (d + (3 if action == LEFT else 1)) % 4
         state.agent_dir[agent] = d

@@ -89,19 +89,29 @@ def check_mmtom_rows(path: str | os.PathLike) -> int:
     return len(lines)
 
 
-def write_questions(questions: Sequence[BeliefQuestion], folder: str | os.PathLike) -> Path:
-    """Write a question set (see the module docs) into ``folder``, each file whole or not at all."""
+def write_questions(
+    questions: Sequence[BeliefQuestion],
+    folder: str | os.PathLike,
+    episodes: Sequence[SearchEpisode] = (),
+    *,
+    details: str = BELIEFS,
+    mmtom: bool = True,
+) -> Path:
+    """Write a question set (see the module docs) into ``folder``, each file whole or not at all: the episodes
+    (``episodes``, in this order, then those of the questions not among them), the questions in full (into
+    ``details``) and, with ``mmtom``, in MMToM-QA's format."""
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
     numbers: dict[str, int] = {}
-    episodes: list[SearchEpisode] = []
-    for q in questions:
-        if q.episode.id not in numbers:
-            numbers[q.episode.id] = len(episodes)
-            episodes.append(q.episode)
-    _write_lines(out / EPISODES, [e.to_json() for e in episodes])
-    _write_lines(out / BELIEFS, [q.to_json(numbers[q.episode.id]) for q in questions])
-    _write_lines(out / QUESTIONS, [mmtom_row(q, numbers[q.episode.id]) for q in questions])
+    ordered: list[SearchEpisode] = []
+    for e in [*episodes, *(q.episode for q in questions)]:
+        if e.id not in numbers:
+            numbers[e.id] = len(ordered)
+            ordered.append(e)
+    _write_lines(out / EPISODES, [e.to_json() for e in ordered])
+    _write_lines(out / details, [q.to_json(numbers[q.episode.id]) for q in questions])
+    if mmtom:
+        _write_lines(out / QUESTIONS, [mmtom_row(q, numbers[q.episode.id]) for q in questions])
     return out
 
 
@@ -111,24 +121,36 @@ def _write_lines(path: Path, rows: list[dict[str, Any]]) -> None:
             handle.write(json.dumps(row) + "\n")
 
 
-def read_questions(folder: str | os.PathLike) -> list[BeliefQuestion]:
-    """The questions of a set written by :func:`write_questions`, every line checked: a :class:`QuestionError`
-    (or an episode's :class:`~marple_gym.beliefs.episodes.EpisodeError`) names the file and line at fault."""
-    root = Path(folder)
+def read_details(folder: str | os.PathLike, details: str = BELIEFS) -> list[BeliefQuestion]:
+    """The questions in full (``details``, :meth:`BeliefQuestion.to_json` lines) of a folder, with its episodes,
+    every line read strictly: a :class:`QuestionError` (or an episode's
+    :class:`~marple_gym.beliefs.episodes.EpisodeError`) names the file and line at fault."""
+    return [q for q, _ in _read_details(Path(folder), details)]
+
+
+def _read_details(root: Path, details: str) -> list[tuple[BeliefQuestion, int]]:
+    """Each question of a folder's ``details`` file with its episode's number."""
     error = message_error(QuestionError)
     episodes = [
         SearchEpisode.from_json(data, str(root / EPISODES), f"line {n}")
         for n, data in read_json_lines(root / EPISODES, error, "episodes file").entries
     ]
-    details = read_json_lines(root / BELIEFS, error, "questions file").entries
-    rows = read_json_lines(root / QUESTIONS, error, "questions file").entries
-    if len(details) != len(rows):
-        raise QuestionError(f"{root / BELIEFS} has {len(details)} questions but {root / QUESTIONS} {len(rows)}")
-    questions = []
-    for (n, data), (m, row) in zip(details, rows):
-        question = BeliefQuestion.from_json(data, episodes, str(root / BELIEFS), f"line {n}")
+    return [
+        (BeliefQuestion.from_json(data, episodes, str(root / details), f"line {n}"), data["episode"])
+        for n, data in read_json_lines(root / details, error, "questions file").entries
+    ]
+
+
+def read_questions(folder: str | os.PathLike) -> list[BeliefQuestion]:
+    """The questions of a set written by :func:`write_questions` (:func:`read_details`), each MMToM-QA line checked
+    against the question it stands for: a :class:`QuestionError` names the file and line at fault."""
+    root = Path(folder)
+    questions = _read_details(root, BELIEFS)
+    rows = read_json_lines(root / QUESTIONS, message_error(QuestionError), "questions file").entries
+    if len(questions) != len(rows):
+        raise QuestionError(f"{root / BELIEFS} has {len(questions)} questions but {root / QUESTIONS} {len(rows)}")
+    for (question, episode), (m, row) in zip(questions, rows):
         check_mmtom_row(row, str(root / QUESTIONS), f"line {m}")
-        if row != mmtom_row(question, data["episode"]):
+        if row != mmtom_row(question, episode):
             raise QuestionError(f"{root / QUESTIONS}: line {m}: does not match question {question.id} of {BELIEFS}")
-        questions.append(question)
-    return questions
+    return [q for q, _ in questions]

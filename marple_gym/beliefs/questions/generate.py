@@ -8,8 +8,11 @@ and episodes, the share of Sally-Anne episodes, the question types and the decis
 * :func:`make_episode` ``(spec, split, k, i)``: episode ``i`` in that house (``"search"`` or, with probability
   ``false_belief``, ``"false-belief"``; a Sally-Anne setup the house cannot stage is drawn again, and a house
   with no second container gets a search episode);
-* :func:`make_questions` ``(spec, split, k, i)``: that episode's questions (:func:`episode_questions`);
-* :func:`balance_types`: a split's questions with at most so many of each type (MMToM-QA balances its types).
+* :func:`make_questions` ``(spec, split, k, i)``: that episode's candidate questions
+  (:func:`~marple_gym.beliefs.questions.moments.episode_questions`);
+* :func:`generate_questions` ``(spec, split)``: a split's questions, its episodes' candidates balanced
+  (:func:`~marple_gym.beliefs.questions.balance.balance_split`): every type as many, none answerable from the
+  cues.
 
 Each is a function of its arguments alone (its generator seeded from the spec's seed, the split, the house
 and the episode), so a sharded, resumable writer only has to cut the index ranges and record them.
@@ -18,7 +21,7 @@ and the episode), so a sharded, resumable writer only has to cut the index range
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -32,7 +35,9 @@ from marple_gym.beliefs.episodes import (
     search_episode,
 )
 from marple_gym.beliefs.houses import apartment_config
-from marple_gym.beliefs.questions.question import DECISIVE, QUESTION_TYPES, BeliefQuestion, episode_questions
+from marple_gym.beliefs.questions.balance import balance_split
+from marple_gym.beliefs.questions.moments import PER_TYPE, episode_questions
+from marple_gym.beliefs.questions.question import DECISIVE, QUESTION_TYPES, BeliefQuestion
 from marple_gym.beliefs.questions.text import PEOPLE
 from marple_gym.beliefs.search import SearchSettings
 from marple_gym.generation.config import AgentSpec, HouseConfig
@@ -42,7 +47,16 @@ SPLITS = ("test", "train")
 MAX_REDRAWS = 20
 """How often a Sally-Anne setup that did not go as planned is drawn again before the episode is a search."""
 _SPLIT_CODE = {"test": 1, "train": 2}
-_HOUSE, _EPISODE, _QUESTIONS = 0, 1, 2
+_HOUSE, _EPISODE, _QUESTIONS, _BALANCE = 0, 1, 2, 3
+
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "small": {},
+    "quick": {"test_houses": 4, "episodes_per_house": 10, "train_episodes": 40, "false_belief": 0.5},
+}
+"""Sizes by preset: ``small`` is the default set (24 test houses x 20 episodes, 200 training episodes: about 100
+questions of every type in the test split); ``quick`` a set that checks the pipeline in seconds and has every type
+for most seeds, with too few questions of each to compare methods."""
 
 
 @dataclass(frozen=True)
@@ -50,18 +64,17 @@ class QuestionSpec:
     """Everything a question set is a function of (see the module docs)."""
 
     seed: int = 0
-    test_houses: int = 10
+    test_houses: int = 24
     episodes_per_house: int = 20
-    train_episodes: int = 500
+    train_episodes: int = 200
     false_belief: float = 0.25
     perception: str = "room"
     lapse: float = 0.05
     exclusion: float = EXCLUSION
     types: tuple[str, ...] = tuple(QUESTION_TYPES)
     threshold: float = DECISIVE
-    per_type: int = 2
-    """Questions of each type an episode may give (at distinct cuts): 2 gives the default test split (10 houses
-    x 20 episodes) at least 50 of every type."""
+    per_type: int = PER_TYPE
+    """Candidates of each type and cell an episode may give (:func:`~marple_gym.beliefs.questions.moments.episode_questions`)."""
     config: dict[str, Any] | None = field(default=None, compare=True)
     """A house config in the plain form (None: the apartment, :func:`~marple_gym.beliefs.houses.apartment_config`)."""
 
@@ -144,9 +157,12 @@ def names_for(spec: QuestionSpec, episode: SearchEpisode) -> tuple[str, ...]:
     return tuple(PEOPLE[j][0] for j in order)
 
 
-def make_questions(spec: QuestionSpec, split: str, k: int, i: int) -> list[BeliefQuestion]:
-    """The questions of episode ``i`` in house ``k`` of ``split``."""
-    episode = make_episode(spec, split, k, i)
+def make_questions(
+    spec: QuestionSpec, split: str, k: int, i: int, episode: SearchEpisode | None = None
+) -> list[BeliefQuestion]:
+    """The candidate questions of episode ``i`` in house ``k`` of ``split`` (``episode``: that episode, if made
+    already), before a split is balanced."""
+    episode = make_episode(spec, split, k, i) if episode is None else episode
     rng = _rng(spec, _QUESTIONS, split, k, i)
     return episode_questions(
         episode,
@@ -161,22 +177,16 @@ def make_questions(spec: QuestionSpec, split: str, k: int, i: int) -> list[Belie
 
 def generate_questions(
     spec: QuestionSpec, split: str = "test", episodes: Sequence[tuple[int, int]] | None = None
-) -> Iterator[BeliefQuestion]:
-    """The questions of a split's episodes (default: all of them, :meth:`QuestionSpec.episodes`), in order."""
-    for k, i in spec.episodes(split) if episodes is None else episodes:
-        yield from make_questions(spec, split, k, i)
+) -> list[BeliefQuestion]:
+    """The balanced questions of a split's episodes (default: all of them, :meth:`QuestionSpec.episodes`)."""
+    found = [
+        q
+        for k, i in (spec.episodes(split) if episodes is None else episodes)
+        for q in make_questions(spec, split, k, i)
+    ]
+    return balance_split(found, balance_rng(spec, split))
 
 
-def balance_types(questions: Sequence[BeliefQuestion], limit: int, seed: int = 0) -> list[BeliefQuestion]:
-    """At most ``limit`` questions of each type, drawn at random (seeded), in their first order: a split with
-    the types in balance, as MMToM-QA samples its questions."""
-    rng = np.random.default_rng([seed, zlib.crc32(b"balance")])
-    by_type: dict[str, list[int]] = {}
-    for i, q in enumerate(questions):
-        by_type.setdefault(q.type, []).append(i)
-    kept = set()
-    for kind in sorted(by_type):
-        members = by_type[kind]
-        chosen = members if len(members) <= limit else rng.choice(members, size=limit, replace=False).tolist()
-        kept.update(chosen)
-    return [q for i, q in enumerate(questions) if i in kept]
+def balance_rng(spec: QuestionSpec, split: str) -> np.random.Generator:
+    """The generator that balances a split (seeded from the spec's seed and the split)."""
+    return _rng(spec, _BALANCE, split)

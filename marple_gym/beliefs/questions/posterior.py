@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
 import numpy as np
@@ -31,6 +32,7 @@ import numpy as np
 from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import EXCLUSION, EpisodeTrace, SearchEpisode
 from marple_gym.beliefs.locations import locations_of, pieces_of
+from marple_gym.world.house import House
 
 FLOOR = 1e-12
 """The least probability an action gets, so that an observation no hypothesis explains leaves the posterior
@@ -77,7 +79,7 @@ def prior_hypotheses(candidates: int, exclusion: float = EXCLUSION) -> tuple[tup
     return supports, weights
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GoalAccount:
     """One goal's hypotheses: prior supports, their weights, the beliefs they lead to, and the log-probability
     of the actions before every step."""
@@ -92,30 +94,88 @@ class GoalAccount:
         """(H,) log P(prior h, actions before t | goal) (unnormalised)."""
         return self.log_weights + self.log_likelihood[:, t]
 
+    @cached_property
+    def log_evidence(self) -> np.ndarray:
+        """(T + 1,) log P(actions before t | goal), every hypothesis summed out."""
+        logs = self.log_weights[:, None] + self.log_likelihood
+        top = logs.max(axis=0)
+        return top + np.log(np.exp(logs - top).sum(axis=0))
+
+
+class Priors(Protocol):
+    """What an observer assumes the searcher believed before it looked: for a goal, the prior supports with
+    their weights, and the places a belief left with none starts again from."""
+
+    def supports(self, house: House, goal: int) -> tuple[tuple[int, ...], np.ndarray]: ...
+
+    def restart(self, house: House, goal: int) -> int: ...
+
+
+@dataclass(frozen=True)
+class GeneratorPriors:
+    """The searchers' own priors (:func:`prior_hypotheses`): every piece the generator could put the object on,
+    or all but one. The exact observer's, and the answer key's: a model cannot read them off a house."""
+
+    exclusion: float = EXCLUSION
+
+    def supports(self, house: House, goal: int) -> tuple[tuple[int, ...], np.ndarray]:
+        return prior_hypotheses(locations_of(house).candidates(goal), self.exclusion)
+
+    def restart(self, house: House, goal: int) -> int:
+        return locations_of(house).candidates(goal)
+
+
+@dataclass(frozen=True)
+class UniformPriors:
+    """What a model can read (BIP-ALM's "a uniform distribution for the initial belief"): a belief even over
+    every place of the house that holds objects, whatever the object; and, for a question about one container
+    (``piece``), the two beliefs its options name, that it may hold the object and that it does not, equally
+    likely."""
+
+    piece: int = -1
+
+    def supports(self, house: House, goal: int) -> tuple[tuple[int, ...], np.ndarray]:
+        places = locations_of(house).all
+        if self.piece < 0 or not places >> self.piece & 1:
+            return (places,), np.ones(1)
+        return (places, places & ~(1 << self.piece)), np.full(2, 0.5)
+
+    def restart(self, house: House, goal: int) -> int:
+        return locations_of(house).all
+
 
 class InversePlanner:
     """Posterior probabilities of statements about a searcher's goal and belief (see the module docs)."""
 
-    def __init__(self, episode: SearchEpisode, model: ActionModel | None = None, exclusion: float = EXCLUSION) -> None:
+    def __init__(
+        self,
+        episode: SearchEpisode,
+        model: ActionModel | None = None,
+        exclusion: float = EXCLUSION,
+        priors: Priors | None = None,
+        until: int | None = None,
+    ) -> None:
+        """``priors``: the searcher's prior beliefs as the observer assumes them (default: the searchers' own,
+        :class:`GeneratorPriors` with ``exclusion``); ``until``: weigh the actions before this step only (the
+        latest cut to be asked about; the default, every action, serves any cut)."""
         self.episode = episode
         self.trace = episode.trace()
         self.model = PlannerModel() if model is None else model
-        self.exclusion = exclusion
+        self.priors = GeneratorPriors(exclusion) if priors is None else priors
         self._accounts: dict[int, GoalAccount] = {}
         self._priors: dict[int, tuple[tuple[int, ...], np.ndarray, list[list[ObjectBelief]]]] = {}
         end = episode.found if episode.found >= 0 else episode.length
-        self.evidence = range(episode.search_start, end)
+        self.evidence = range(episode.search_start, end if until is None else min(end, until))
         """The steps whose actions count as evidence: the searcher's own search."""
-
-    def candidates(self, goal: int) -> int:
-        return locations_of(self.trace.house).candidates(goal)
 
     def hypotheses(self, goal: int) -> tuple[tuple[int, ...], np.ndarray, list[list[ObjectBelief]]]:
         """The prior hypotheses of an object's belief and where perception takes each (no actions involved)."""
         known = self._priors.get(goal)
         if known is None:
-            supports, weights = prior_hypotheses(self.candidates(goal), self.exclusion)
-            beliefs = [self.trace.beliefs(goal, s) for s in supports]
+            house = self.trace.house
+            supports, weights = self.priors.supports(house, goal)
+            restart = self.priors.restart(house, goal)
+            beliefs = [self.trace.beliefs(goal, s, restart=restart) for s in supports]
             known = self._priors[goal] = (supports, weights, beliefs)
         return known
 
@@ -159,6 +219,8 @@ class InversePlanner:
         """log P(goal, actions before t[, given]) up to a constant shared by every goal: ``given`` is a statement
         (object, piece, thinks it may be there) about the belief at ``t`` that the question supposes."""
         account = self.account(goal)
+        if given is None:
+            return float(account.log_evidence[t])
         logs = account.log_posterior(t)
         if given is not None:
             obj, piece, inside = given

@@ -24,6 +24,34 @@ def record_job(job: str, device: str, folder: str) -> None:
         json.dump({"pid": os.getpid(), "device": device}, f)
 
 
+def sleep_or_fail(job: str, device: str, folder: str) -> None:
+    """A job that runs for minutes ("sleep", noting its process), or fails once the sleeping one runs ("fail")."""
+    import time
+
+    pid_file = os.path.join(folder, "sleeper.pid")
+    if job == "sleep":
+        with open(pid_file + ".part", "w") as f:
+            f.write(str(os.getpid()))
+        os.replace(pid_file + ".part", pid_file)
+        time.sleep(600)
+    while not os.path.exists(pid_file):
+        time.sleep(0.05)
+    raise ValueError("this job failed")
+
+
+def test_a_failed_or_stopped_run_ends_the_jobs_still_running_rather_than_waiting_for_them(tmp_path):
+    """A signal (or a failed job) in the middle of the agent models' training must not wait minutes for the
+    running jobs to end: their worker processes are ended with the run."""
+    import functools
+
+    executor = LocalExecutor("cpu")
+    with pytest.raises(ValueError, match="this job failed"):
+        list(executor.run(functools.partial(sleep_or_fail, folder=str(tmp_path)), ["sleep", "fail"], parallel=2))
+    sleeper = int((tmp_path / "sleeper.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(sleeper, 0)
+
+
 def test_each_worker_keeps_one_device_of_its_own(tmp_path):
     """Two GPUs (names only: the jobs touch no GPU): a worker process per device, every job run on one."""
     import functools

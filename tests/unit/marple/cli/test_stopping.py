@@ -123,3 +123,77 @@ def test_training_stopped_by_sigterm_exits_143_within_moments(belief_set, tmp_pa
     status, err, _ = _stop_when(_marple(args, tmp_path), 10.0, signal.SIGTERM, rng.uniform(0.0, 2.0))
     assert status == 143, err
     assert "stopped by SIGTERM" in err
+
+
+@pytest.fixture(scope="module")
+def whodunit_set(tmp_path_factory) -> Path:
+    cwd = tmp_path_factory.mktemp("whodunit")
+    args = ["generate", "--scenario", "laundry", "--splits", "test", "--test-houses", "2", "--test-per-house", "8",
+            "--out", "set", "--workers", "2", "--no-progress"]  # fmt: skip
+    done = _run(args, cwd)
+    assert done.returncode == 0, done.stderr
+    return cwd / "set"
+
+
+WHODUNIT_EVALUATION = ["evaluate", "--method", "ideal", "--labelings", "both", "--workers", "2", "--no-progress"]
+
+
+@pytest.fixture(scope="module")
+def whodunit_trials(whodunit_set) -> list[str]:
+    """The trials of an evaluation that ran uninterrupted, to compare a resumed one with."""
+    done = _run([*WHODUNIT_EVALUATION, "--data", str(whodunit_set), "--out", "whole.json"], whodunit_set.parent)
+    assert done.returncode == 0, done.stderr
+    return _trials(whodunit_set.parent / "whole.json")
+
+
+def _trials(path: Path) -> list[str]:
+    import json
+
+    return sorted(json.dumps(t, sort_keys=True) for t in json.loads(path.read_text())["trials"])
+
+
+def _group_gone(pgid: int, within: float = 10.0) -> bool:
+    """Whether every process of a process group has exited (worker pools included) within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_an_evaluation_with_worker_processes_stops_them_all_and_resumes_to_the_same_answers(
+    whodunit_set, whodunit_trials, tmp_path, signum
+):
+    args = [*WHODUNIT_EVALUATION, "--data", str(whodunit_set)]
+    code = f"import sys\nfrom marple.cli.main import main\nsys.exit(main({args!r}))"
+    process = subprocess.Popen(
+        [sys.executable, "-c", code], cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    journal = tmp_path / "results" / "ideal.json.journal.jsonl"
+    rng = random.Random(f"evaluate with workers {signum}")
+    status, err, _ = _stop_when(process, journal, signum, rng.uniform(0.0, 0.3))
+    assert status == 128 + signum, err
+    assert f"stopped by {signal.Signals(signum).name}" in err and "keeps" in err
+    assert _group_gone(process.pid), "a worker process outlived the stopped command"
+    assert journal.is_file()
+    resumed = _run(args, tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _trials(tmp_path / "results" / "ideal.json") == whodunit_trials
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_stopped_expectation_set_exits_with_the_signal_and_the_same_command_finishes_it(tmp_path, signum):
+    args = ["generate", "--family", "expectations", "--train-per-type", "10", "--validation-per-type", "2",
+            "--test-per-type", "4", "--out", "set", "--workers", "2", "--no-progress"]  # fmt: skip
+    rng = random.Random(f"expectations {signum}")
+    status, err, _ = _stop_when(_marple(args, tmp_path), tmp_path / "set", signum, rng.uniform(0.5, 2.0))
+    assert status == 128 + signum, err
+    assert f"stopped by {signal.Signals(signum).name}" in err and "run the same command again" in err
+    done = _run(args, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "192 trials" in done.stderr + done.stdout

@@ -14,6 +14,7 @@ from marple.cli.main import main
 from marple_eval.beliefs import BeliefResults
 from marple_eval.journal import journal_path
 from marple_gym.beliefs.questions import read_question_set
+from marple_gym.beliefs.questions.sets import read_panel
 from marple_gym.datasets.shards import file_sha256
 
 TINY = ["--test-houses", "1", "--episodes-per-house", "4", "--train-episodes", "6", "--no-progress"]
@@ -104,7 +105,11 @@ def test_every_method_scores_the_set_into_a_results_file_and_report_prints_the_t
     plot = tmp_path / "accuracy.png"
     code, stdout, _ = run(["report", *map(str, paths), "--plot", str(plot)], capsys)
     assert code == 0 and plot.stat().st_size > 0
-    assert "| type | n | uniform | bip | llm (dry run) | observer (answer key) |" in stdout and "Brier" in stdout
+    assert "| type | n | uniform | bip | llm (dry run) | answer key (ceiling) |" in stdout and "Brier" in stdout
+    assert (
+        f"shortcut panel: **passes** (every rule within 0.40-0.60 on every type) (recorded with the set {question_set})"
+        in stdout
+    )
 
 
 def test_an_interrupted_evaluation_resumes_from_its_journal_even_with_a_torn_last_line(question_set, tmp_path, capsys):
@@ -136,7 +141,7 @@ def test_a_journal_of_another_method_is_refused_by_name(question_set, tmp_path, 
 def test_a_corrupt_question_line_is_named_with_its_file_and_line(question_set, tmp_path, capsys):
     root = tmp_path / "set"
     shutil.copytree(question_set, root)
-    target = root / "test" / "shard-00000" / "beliefs.jsonl"
+    target = root / "mmtom" / "beliefs.jsonl"  # the balanced test split, which evaluate reads
     lines = target.read_text().splitlines()
     lines[0] = lines[0][:40]
     target.write_text("\n".join(lines) + "\n")
@@ -144,7 +149,7 @@ def test_a_corrupt_question_line_is_named_with_its_file_and_line(question_set, t
     code, _, err = run([*argv, "--no-progress"], capsys)
     assert code == 2 and str(target) in err and "SHA-256" in err  # the manifest's checksum catches it first
     manifest = json.loads((root / "manifest.json").read_text())
-    manifest["shards"]["test/shard-00000"]["files"]["test/shard-00000/beliefs.jsonl"] = file_sha256(target)
+    manifest["shards"]["mmtom"]["files"]["mmtom/beliefs.jsonl"] = file_sha256(target)
     (root / "manifest.json").write_text(json.dumps(manifest))
     code, _, err = run([*argv, "--no-progress"], capsys)
     assert code == 2 and str(target) in err and "line 1" in err
@@ -172,12 +177,17 @@ def test_a_folder_without_a_set_is_named_with_the_command_that_writes_one(tmp_pa
     assert code == 2 and str(tmp_path) in err and "marple generate --family beliefs" in err
 
 
+@pytest.mark.slow
 def test_the_benchmark_goes_from_nothing_to_the_table_and_plot(tmp_path, capsys):
     root = tmp_path / "bench"
     argv = ["benchmark", "--family", "beliefs", "--preset", "quick", "--out", str(root), "--device", "cpu"]
-    code, stdout, err = run([*argv, "--workers", "1", "--no-progress"], capsys)
+    code, stdout, err = run([*argv, "--workers", "1", "--no-progress", "--train-steps", "3"], capsys)
     assert code == 0, err
-    assert (root / "accuracy.png").stat().st_size > 0
-    assert "| type | n | uniform | bip | llm (dry run) | observer (answer key) |" in (root / "table.md").read_text()
+    assert (root / "accuracy.png").stat().st_size > 0 and "| bip training, seed 2 (3 steps) |" in stdout
+    table = (root / "table.md").read_text()
+    header = "| type | n | uniform | llm (dry run) | bip-privileged | bip, 3 seeds | always (a) |"
+    assert header in table and "| text classifier | answer key (ceiling) |" in table
+    assert "shortcut panel: **" in table and read_panel(root / "data") is not None
+    assert "few test questions of" in err  # the quick set is too small to compare methods on
     code, stdout, _ = run([*argv, "--workers", "1", "--no-progress"], capsys)  # again: everything kept
-    assert code == 0 and "scoring" not in stdout and "training" not in stdout
+    assert code == 0 and "scoring" not in stdout and "training" not in stdout and "| shortcut panel |" not in stdout

@@ -297,7 +297,8 @@ def test_surprise_ratings_are_z_scored_per_participant_and_scored_as_pairs(trial
     out.write_text("".join(json.dumps(line) + "\n" for line in lines))
     scored = score_trial_study([out], trial_set)
     assert scored.family == "expectations" and scored.unpaired == 0
-    assert scored.scores["all"] == {"accuracy": 1.0, "low": 1.0, "high": 1.0, "trials": 4}
+    assert scored.scores["all"] == {"accuracy": 1.0, "low": 1.0, "high": 1.0, "trials": 4,
+                                    "half": 1.0, "half_low": 1.0, "half_high": 1.0}  # fmt: skip
     one = tmp_path / "one.jsonl"  # one participant: each trial's other test is rated by no one
     one.write_text("".join(json.dumps(line) + "\n" for line in lines if line["client"] == "c0"))
     with pytest.raises(StudyError, match="no trial has both tests rated"):

@@ -3,6 +3,8 @@ a whodunit policy's), its inputs carry the belief and not the true state, and ``
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 import torch
@@ -20,6 +22,7 @@ from marple_gym.beliefs.belief import ObjectBelief
 from marple_gym.beliefs.episodes import search_episode
 from marple_gym.beliefs.questions.generate import QuestionSpec, make_episode, make_questions
 from marple_gym.beliefs.questions.posterior import InversePlanner
+from marple_gym.beliefs.questions.question import Statement
 from marple_gym.world.state import CH_OBJ
 
 SPEC = QuestionSpec(seed=5, test_houses=2, episodes_per_house=2, train_episodes=6)
@@ -77,9 +80,31 @@ def test_bip_answers_with_the_learned_likelihood_each_distinct_input_once(traine
 
 @pytest.mark.slow
 def test_bip_trained_on_the_training_houses_beats_chance_on_test_houses(tmp_path):
+    from marple_agents.beliefs import BeliefBipPrivileged
+
     spec = QuestionSpec(seed=0, test_houses=3, episodes_per_house=8, train_episodes=150)
     episodes = [make_episode(spec, "train", k, i) for k, i in spec.episodes("train")]
     result = train_belief_policy(episodes, tmp_path, max_steps=600, seed=0)
     questions = [q for k, i in spec.episodes("test") for q in make_questions(spec, "test", k, i)]
-    scores = score(questions, BeliefBip(result.checkpoint).answer_all(questions))
-    assert result.val_accuracy > 0.6 and scores["all"]["accuracy"] > 0.7 and scores["all"]["n"] >= 40
+    readable = score(questions, BeliefBip(result.checkpoint).answer_all(questions))
+    privileged = score(questions, BeliefBipPrivileged(result.checkpoint).answer_all(questions))
+    assert result.val_accuracy > 0.6 and readable["all"]["n"] >= 40
+    assert readable["belief"]["accuracy"] > 0.7 and privileged["all"]["accuracy"] > 0.7
+
+
+def test_bip_reads_a_uniform_belief_over_the_houses_places_and_takes_its_hypotheses_from_the_question():
+    from marple_agents.beliefs import BeliefBip, BeliefBipPrivileged
+    from marple_gym.beliefs.locations import locations_of
+    from marple_gym.beliefs.questions.posterior import UniformPriors
+
+    q = next(q for q in make_questions(SPEC, "test", 0, 0) if q.type.startswith("1."))
+    house = q.episode.trace().house
+    priors = BeliefBip.priors(None, q)
+    everywhere = locations_of(house).all
+    assert priors == UniformPriors(q.options[0].piece)
+    supports, weights = priors.supports(house, q.episode.goal_code)
+    assert supports == (everywhere, everywhere & ~(1 << q.options[0].piece)) and list(weights) == [0.5, 0.5]
+    assert priors.restart(house, q.episode.goal_code) == everywhere  # not the generator's candidates
+    assert BeliefBipPrivileged.priors(None, q) is None and BeliefBipPrivileged.name == "bip-privileged"
+    goal_question = replace(q, options=(Statement(goal="apple"), Statement(goal="cup")), given=None)
+    assert BeliefBip.priors(None, goal_question) == UniformPriors(-1)

@@ -1,14 +1,17 @@
 """The learned surprise rater: reads only what an onlooker sees, trains with Lightning on the project's device
-setting, the same every run, and is saved and loaded whole."""
+setting on one thread, the same every run, and is saved and loaded whole; its test-only form (the shortcut
+panel's learned rule) reads nothing of the familiarisation."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import torch
 
 from marple_agents.device import DeviceError
-from marple_agents.tomnet import ToMnetConfig, ToMnetMethod, train_tomnet
+from marple_agents.tomnet import TestOnlyToMnetMethod, ToMnetConfig, ToMnetMethod, train_tomnet
 from marple_agents.tomnet.features import CHANNELS, SIZE, UNSEEN, episode_features, object_slots
 from marple_agents.tomnet.generalisation import run_generalisation
 from marple_eval.expectations.methods import rate_trials
@@ -35,7 +38,7 @@ def model(trials):
 def test_features_hide_what_the_occluder_hides_until_a_reveal_fills_it_in():
     trial = make_trial(TrialKey("unobserved_constraints", "3.1", "test", 0))
     view = trial.view()
-    slots = object_slots(view)
+    slots = object_slots(list(view.familiarisation) + list(view.tests))
     states, actions = episode_features(view.familiarisation[0], slots)
     assert states.shape == (len(actions) + 1, CHANNELS, SIZE, SIZE)
     hidden = states[0, -1].astype(bool)
@@ -83,12 +86,27 @@ def test_a_generalisation_test_trains_one_model_per_split(trials):
     assert table["all"].trials == len(trials[1])
 
 
-def test_a_model_trained_on_a_type_beats_chance_on_its_test_trials():
-    train = [make_trial(k) for k in trial_keys("train", 40, ["2.1"])]
-    test = [make_trial(k) for k in trial_keys("test", 12, ["2.1"])]
-    model = train_tomnet(train, ToMnetConfig(epochs=4), device="cpu")
-    ratings = rate_trials(model, test)
-    assert sum(r.surprising > r.expected for r in ratings) / len(ratings) >= 0.75
+def test_training_makes_the_expected_tests_more_likely_and_leaves_the_thread_count_as_it_was():
+    train = [make_trial(k) for k in trial_keys("train", 12, ["2.5"])]
+    test = [make_trial(k) for k in trial_keys("test", 6, ["2.5"])]
+    config = ToMnetConfig(width=16, character=4, epochs=0, batch_size=8)
+    before = torch.get_num_threads()
+    untrained = train_tomnet(train, config, device="cpu")
+    trained = train_tomnet(train, replace(config, epochs=6), device="cpu")
+    assert torch.get_num_threads() == before
+    surprise = [np.mean([m.rate(t.view(["expected"]))[0] for t in test]) for m in (untrained, trained)]
+    assert surprise[1] < surprise[0]
+
+
+def test_the_test_only_model_reads_nothing_of_the_familiarisation(trials):
+    config = replace(TINY, familiarisation=False)
+    model = train_tomnet(trials[0], config, device="cpu")
+    assert isinstance(model, TestOnlyToMnetMethod) and model.role == "shortcut" and model.reads == {"test"}
+    trial = trials[1][0]
+    other = trials[1][-1]  # another trial's familiarisation, before this trial's tests
+    swapped = type(trial.view())(other.view().familiarisation, trial.view().tests)
+    assert model.rate(swapped) == model.rate(trial.view())
+    assert not hasattr(model.net, "rnn")  # no character net to read one with
 
 
 def test_a_file_that_is_not_a_rater_is_refused_with_its_name(tmp_path):

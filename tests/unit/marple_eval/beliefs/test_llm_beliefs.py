@@ -18,7 +18,7 @@ from marple_eval.llm.client import LLMError
 from marple_eval.methods.registry import make_method
 from marple_gym.beliefs.episodes import search_episode
 from marple_gym.beliefs.questions.conditions import frame_steps, frames
-from marple_gym.beliefs.questions.question import episode_questions
+from marple_gym.beliefs.questions.moments import episode_questions
 from marple_gym.beliefs.questions.text import question_text
 
 

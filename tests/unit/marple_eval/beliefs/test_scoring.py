@@ -10,7 +10,7 @@ from search_houses import piece, two_rooms
 from marple_eval.beliefs.methods import BeliefObserver, BeliefUniform
 from marple_eval.beliefs.scoring import credit, format_table, score
 from marple_gym.beliefs.episodes import search_episode
-from marple_gym.beliefs.questions.question import episode_questions
+from marple_gym.beliefs.questions.moments import episode_questions
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +57,24 @@ def test_an_answer_with_rounding_noise_is_recorded_within_zero_and_one_and_reads
     assert record["p"] == [0.0, 1.0]
     path = BeliefResults("observer", {}, [record], {}).save(tmp_path / "r.json")
     assert BeliefResults.load(path).answers == [record]
+
+
+def test_a_method_over_seeds_is_scored_with_the_two_way_interval_and_each_seeds_figure(questions):
+    from marple_eval.beliefs.scoring import score_seeds
+
+    right = [(1.0, 0.0) if q.answer == 0 else (0.0, 1.0) for q in questions]
+    wrong = [(b, a) for a, b in right]
+    same = score_seeds(questions, [right, right, right])
+    assert same["all"]["accuracy"] == 1.0 and same["all"]["seeds"] == 3 and same["all"]["per_seed"] == [1.0] * 3
+    mixed = score_seeds(questions, [right, wrong, right])
+    assert mixed["all"]["accuracy"] == pytest.approx(2 / 3) and mixed["all"]["per_seed"] == [1.0, 0.0, 1.0]
+    # Drawing the seeds too, the interval holds their spread: wider than the questions alone would make it.
+    assert mixed["all"]["low"] < 0.4 and mixed["all"]["high"] == 1.0
+
+
+def test_a_table_names_the_types_a_set_lacks_and_flags_small_groups(questions):
+    few = [q for q in questions if q.type == questions[0].type][:3]
+    table = format_table({"uniform": score(few, BeliefUniform().answer_all(few))})
+    missing = [k for k in ("1.1", "1.2", "1.3", "2.1", "2.2", "2.3", "2.4") if k != few[0].type]
+    assert all(f"| {k} " in table and "| 0 | missing |" in table for k in missing)
+    assert "No questions of type" in table and f"| {len(few)} (few) |" in table and "too uncertain" in table

@@ -1,5 +1,6 @@
-"""The exact observer on hand-built trials: each family's expected test is its least surprising, the surprising
-test its most; it reads only what an onlooker sees."""
+"""The exact observer (the answer key) on hand-built trials: each family's expected test is its least surprising,
+the surprising test its most; a way through an obstacle is impossible to it; it reads only what an onlooker
+sees."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 from expectation_trials import agent_of, chosen, going_for, hand_stage, hand_trial
 
-from marple_eval.expectations.observer import ExpectationObserver
+from marple_eval.expectations.observer import FLOOR, ExpectationObserver
 from marple_gym.expectations import stages
 from marple_gym.expectations.scenarios import all_types, make_trial, trial_keys
 from marple_gym.expectations.stages import around
@@ -64,7 +65,7 @@ def detour_trial(test_stage, kind="2.1"):
     agent = agent_of({"apple": 40.0})
     fam = hand_stage([("apple", (6, 2))], chairs=BARRIER)
     familiar = chosen(fam, agent)
-    old_way = stages.walking(test_stage, stages.route_of(familiar), (6, 2))
+    old_way = Episode(test_stage, familiar.actions)
     return hand_trial("action_efficiency", kind, agent, [familiar], chosen(test_stage, agent), old_way)
 
 
@@ -83,9 +84,28 @@ def test_action_efficiency_a_new_door_on_the_way_makes_the_old_door_the_surprise
     fam = Stage(13, 10, rooms, doors=[(1, 4)], objects=[("apple", (6, 2))], agent=(6, 8, 3))
     test = Stage(13, 10, rooms, doors=[(1, 4), (6, 4)], objects=[("apple", (6, 2))], agent=(6, 8, 3))
     familiar = chosen(fam, agent)
-    old_way = stages.walking(test, stages.route_of(familiar), (6, 2))
+    old_way = Episode(test, familiar.actions)
     ratings = rate(hand_trial("action_efficiency", "2.4", agent, [familiar], chosen(test, agent), old_way))
     assert ratings["expected"] < 1.0 < ratings["surprising"]
+
+
+def test_a_way_through_the_chairs_or_a_wall_has_probability_nought():
+    agent = agent_of({"apple": 40.0})
+    fam = hand_stage([("apple", (6, 2))], chairs=BARRIER)
+    familiar = chosen(fam, agent)
+    straight = chosen(hand_stage([("apple", (6, 2))]), agent)
+    through = Episode(fam, straight.actions, through=((6, 5),))
+    ratings = rate(hand_trial("action_efficiency", "2.5", agent, [familiar], familiar, through))
+    assert ratings["expected"] < 1.0 and ratings["surprising"] == pytest.approx(-np.log(FLOOR))
+    rooms = (StageRoom("Study", (1, 1), (11, 3)), StageRoom("Kitchen", (1, 5), (11, 4)))
+    side = Stage(13, 10, rooms, doors=[(1, 4)], objects=[("apple", (6, 2))], agent=(6, 8, 3))
+    middle = Stage(13, 10, rooms, doors=[(1, 4), (6, 4)], objects=[("apple", (6, 2))], agent=(6, 8, 3))
+    walked_in, round_by_the_side = chosen(middle, agent), chosen(side, agent)
+    wall = stages.crossing(walked_in, side)
+    assert wall.through == ((6, 4),)
+    ratings = rate(hand_trial("action_efficiency", "2.4", agent, [round_by_the_side], round_by_the_side, wall))
+    assert ratings["surprising"] == pytest.approx(-np.log(FLOOR))
+    assert OBSERVER.role == "answer_key" and OBSERVER.name == "observer"
 
 
 # ---- unobserved constraints ------------------------------------------------------------------------------------------
@@ -102,10 +122,13 @@ def reveal_trial(fam_chairs, surprising_chairs, kind="3.1"):
     return hand_trial("unobserved_constraints", kind, agent, [familiar], expected, surprising)
 
 
-@pytest.mark.parametrize(("kind", "shown"), [("3.1", []), ("3.2", BARRIER[1:-1])])
+DOORWAY = [c for c in BARRIER if c != (6, 5)]  # the line with a doorway on the straight way
+
+
+@pytest.mark.parametrize(("kind", "shown"), [("3.1", []), ("3.2", BARRIER[1:-1]), ("3.2", DOORWAY)])
 def test_unobserved_constraints_a_reveal_that_makes_the_bend_wasteful_is_the_surprise(kind, shown):
     ratings = rate(reveal_trial(BARRIER, shown, kind))
-    assert ratings["expected"] < ratings["surprising"]
+    assert ratings["expected"] < ratings["surprising"] < -np.log(FLOOR)  # a doorway is in the observer's prior
 
 
 def test_an_occluded_cell_never_appears_in_the_observers_evidence():

@@ -28,7 +28,12 @@ def test_the_sally_anne_setup_leaves_the_searcher_a_false_belief(sally_anne):
     trace = sally_anne.trace()
     start, code = sally_anne.search_start, sally_anne.goal_code
     obj = _goal_object(trace, code)
-    first = object_piece(trace.house, trace.states[0], obj)
+    # The searcher takes the object from where it lay and puts it away itself: no object it sees and leaves.
+    searcher = [s[0] for s in trace.outcomes[:start] if s[0].success]
+    took = next(k for k, o in enumerate(searcher) if o.action == int(Action.pickup))
+    put = next(o for o in searcher[took:] if o.action == int(Action.drop))
+    assert searcher[took].obj == obj and put.obj == obj
+    first = put.fur
     belief = trace.beliefs(code, sally_anne.prior)[start]
     moved_to = object_piece(trace.house, trace.states[start], obj)
     assert belief.support == 1 << first and belief.cell is not None  # it saw the object there...

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import marple_gym  # noqa: F401  (registers the ids)
-from marple_gym.envs.image_copies import ImageCopies
+from marple_gym.envs.image_copies import NOTES, ImageCopies
 from marple_gym.generation import generate_world
 from marple_gym.world.batched_state import BatchedState
 from marple_gym.world.house_batch import HouseBatch
@@ -50,12 +50,27 @@ def test_every_image_is_the_grid_of_its_step_whether_the_caller_keeps_it_or_not(
 def test_an_image_the_caller_let_go_is_reused_and_one_it_holds_is_not():
     world = generate_world(None, np.random.default_rng(0), ["do_laundry"])
     batch = BatchedState.repeat(world.state, 4)
-    houses, copies = HouseBatch.of(world.house), ImageCopies()
-    held = copies.copy(houses, batch)
-    dropped = weakref.ref(copies.copy(houses, batch))
+    copies = ImageCopies()
+    held = copies.copy(batch)
+    dropped = weakref.ref(copies.copy(batch))
     gc.collect()
-    batch.agent_dir[:] = (batch.agent_dir + 1) % 4  # any change: the reused image must show it
+    batch.agent_dir[:] = (batch.agent_dir + 1) % 4  # any change the notes name: the reused image must show it
     batch.grid[..., 7] = np.where(batch.grid[..., 6] > 0, batch.agent_dir[:, 0, None, None] + 1, 0)
-    again = copies.copy(houses, batch)
+    copies.changed(rows=np.arange(len(batch)))
+    again = copies.copy(batch)
     assert again is dropped() and again is not held
     assert np.array_equal(again, batch.grid) and not np.array_equal(held, batch.grid)
+
+
+def test_an_image_older_than_the_notes_reach_is_copied_whole():
+    world = generate_world(None, np.random.default_rng(1), ["do_laundry"])
+    batch = BatchedState.repeat(world.state, 3)
+    copies = ImageCopies()
+    dropped = weakref.ref(copies.copy(batch))
+    gc.collect()
+    houses = HouseBatch.of(world.house)
+    for _ in range(NOTES + 2):  # more steps than the notes remember, each naming only the first episode's cells
+        batch.grid[1:, ..., 0] += 1
+        copies.changed(cells=np.arange(houses.num_cells))
+    again = copies.copy(batch)
+    assert again is dropped() and np.array_equal(again, batch.grid)

@@ -1,4 +1,5 @@
-"""The JSON export: AGENT's tree, a document per trial that reads back to the same trial, read strictly."""
+"""The JSON export: AGENT's tree, a document per trial that reads back to the same trial, read strictly; a set's
+documents leave the per-step states out and read back the same."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ KEYS = [
     TrialKey("action_efficiency", "2.4", "train", 1),
     TrialKey("unobserved_constraints", "3.1", "test", 0),
     TrialKey("cost_reward_trade_offs", "4.1", "validation", 2),
+    TrialKey("action_efficiency", "2.5", "test", 0),
 ]
 
 
@@ -45,11 +47,29 @@ def test_a_document_holds_every_step_with_visibility(trials):
     json.dumps(doc)  # plain JSON
 
 
+def test_a_path_through_the_chairs_is_recorded_and_shown_with_the_chairs_standing(trials):
+    doc = trial_document(trials[4])  # 2.5: the surprising agent walks through the line of chairs
+    through = doc["surprising"]["through"]
+    assert through and doc["expected"]["through"] == []
+    inside = [s for s in doc["surprising"]["state_info"] if s["agent"]["position"] in through]
+    chairs = {tuple(e["position"]) for e in inside[0].values() if e["class"] == "obstacle"}
+    assert inside and {tuple(c) for c in through} <= chairs  # the chairs stand while the agent is in one
+    assert read_trial(doc) == trials[4]
+
+
+def test_a_sets_documents_leave_the_states_out_and_read_back_the_same(trials):
+    for trial in trials:
+        doc = trial_document(trial, states=False)
+        assert all("state_info" not in v for v in doc["familiarization"] + [doc["expected"]])
+        assert read_trial(json.loads(json.dumps(doc))) == trial
+
+
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         (lambda d: d.update(colour="red"), "colour: unknown key"),
-        (lambda d: d.update(version=2), "version: expected an integer in"),
+        (lambda d: d.update(version=1), "version: expected an integer in"),
+        (lambda d: d["expected"]["through"].append([0, 0]), "expected.through: an episode passes only"),
         (lambda d: d["expected"]["actions"].__setitem__(0, "jump"), "expected.actions[0]: unknown action 'jump'"),
         (lambda d: d["expected"]["state_info"][1]["agent"].update(position=[1, 1]), "expected.state_info: differs"),
         (lambda d: d["expected"]["actions"].insert(0, "pickup"), "expected.actions: action 0"),

@@ -82,3 +82,20 @@ def test_evidence_is_read_only():
         evidence.vision[0, 0, 0, 0] = 1
     assert evidence.poses[0] == trial.expected.stage.agent
     assert np.array_equal(evidence.vision, trial.expected.vision())  # nothing hidden here
+
+
+@pytest.mark.parametrize("key", [TrialKey("action_efficiency", "2.5", "test", 0),
+                                 TrialKey("action_efficiency", "2.4", "test", 1)])  # fmt: skip
+def test_a_way_through_chairs_or_a_wall_is_shown_on_its_own_stage_at_every_step(key):
+    episode = make_trial(key, seed=2).surprising
+    assert episode.through
+    first = episode.stage.world().state
+    inside = 0
+    for t, state in enumerate(episode.states):
+        assert np.array_equal(state.fur_state, first.fur_state)  # the stage's furniture, standing
+        x, y = state.agent_pos[0].tolist()
+        inside += (x, y) in episode.through
+        for cx, cy in episode.through:
+            assert np.array_equal(state.grid[cy, cx, :3], first.grid[cy, cx, :3])
+        episode.evidence().scene_graph(t)  # the house and the state agree
+    assert inside  # the agent stood where the chairs or the wall stand

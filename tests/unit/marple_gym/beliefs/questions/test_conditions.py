@@ -9,7 +9,7 @@ from search_houses import piece, two_rooms
 
 from marple_gym.beliefs.episodes import search_episode
 from marple_gym.beliefs.questions.conditions import actions, frame_steps, frames, scene_graphs, vision_arrays
-from marple_gym.beliefs.questions.question import episode_questions
+from marple_gym.beliefs.questions.moments import episode_questions
 from marple_gym.rendering import render_frame
 
 

@@ -19,9 +19,10 @@ from marple_gym.beliefs.questions.export import (
     read_questions,
     write_questions,
 )
-from marple_gym.beliefs.questions.generate import QuestionSpec, balance_types, make_questions
-from marple_gym.beliefs.questions.question import QuestionError, episode_questions
-from marple_gym.beliefs.questions.text import describe_house, object_phrase, question_text
+from marple_gym.beliefs.questions.generate import QuestionSpec, make_questions
+from marple_gym.beliefs.questions.moments import episode_questions
+from marple_gym.beliefs.questions.question import QuestionError
+from marple_gym.beliefs.questions.text import describe_house, narrate, object_phrase, question_text
 from marple_gym.generation import generate_world
 
 CONTENTS = {"fridge": "apple", "kitchen cabinet": "plate", "table": "fork", "living cabinet": "remote"}
@@ -47,24 +48,39 @@ def test_the_house_is_described_room_by_room_with_every_container_s_contents():
 
 
 def test_a_question_reads_as_mmtom_qa_asks_it(questions):
-    q = next(q for q in questions if q.type == "1.2")
+    q = next(q for q in questions if q.type == "1.1" and q.end_time == 9)
     text = question_text(q)
     head, rest = text.split(" \nActions taken by Alice: ")
     actions, question = rest.split(" \nQuestion: ")
     assert head.startswith("What's inside the apartment: The apartment has 2 rooms")
-    assert actions.startswith("Alice is in the living room. She walks to the kitchen and goes to the cabinet.")
-    assert question.startswith("If Alice has been trying to get an apple, which one of the following statements")
-    assert "(a) Alice thinks that there is an apple inside the cabinet in the kitchen." in question
+    assert actions == "Alice is in the living room. She walks to the kitchen and goes to the cabinet in the kitchen."
+    assert question.startswith("If Alice has been trying to get the ")
+    assert "Alice thinks that there is a" in question and "inside the cabinet in the kitchen." in question
     assert question.endswith("Please respond with either a or b.")
 
 
-def test_the_sally_anne_story_is_told_with_both_agents(questions):
+def test_the_narration_names_each_piece_with_its_room_and_tells_where_the_searcher_heads_not_where_it_goes(
+    questions,
+):
+    episode = questions[0].episode
+    assert narrate(episode, 4, ("Alice",)) == "Alice is in the living room. She heads for the door to the kitchen."
+    # At the cut the searcher faces the cabinet: told; the fridge it opens next: not told.
+    before = narrate(episode, 18, ("Alice",))
+    assert before.endswith("opens it, closes it and goes to the fridge in the kitchen.")
+    assert "fridge" not in narrate(episode, 17, ("Alice",)).split("closes it")[1].replace("passes the fridge", "")
+
+
+def test_the_sally_anne_story_is_told_with_both_agents_and_no_it_without_its_piece(questions):
     q = next(q for q in questions if q.episode.kind == "false-belief")
-    text = question_text(q)
-    assert "Actions taken by Carol and David:" in text
-    actions = text.split("Actions taken by Carol and David: ")[1].split(" \nQuestion")[0]
-    assert actions.count("opens it") >= 3 and "takes" in actions and "puts" in actions
-    assert actions.index("Carol") < actions.index("takes") and "David" in actions
+    actions = narrate(q.episode, q.episode.length, ("Carol", "David"))
+    assert actions.startswith("Carol is in the kitchen. David is in the living room.")
+    # Carol puts the object away herself; David moves it while she waits; every sentence names its piece before
+    # "it".
+    assert "Carol" in actions and "takes a dustpan from it" in actions and "puts a dustpan inside it" in actions
+    assert actions.index("Carol passes") < actions.index("David walks")
+    for sentence in actions.split(". ")[2:]:
+        words = sentence.split(", ")
+        assert " it" not in words[0] or "the " in words[0], sentence
 
 
 def test_the_export_has_exactly_mmtom_qas_fields_and_reads_back_equal(questions, tmp_path):
@@ -129,13 +145,6 @@ def test_questions_are_a_pure_function_of_the_spec_and_their_index():
         make_questions(spec, "dev", 0, 0)
     with pytest.raises(ValueError, match="unknown question types"):
         QuestionSpec(types=("3.1",))
-
-
-def test_a_split_can_be_balanced_across_types(questions):
-    balanced = balance_types(questions * 3, 2, seed=0)
-    kinds = [q.type for q in balanced]
-    assert all(kinds.count(k) <= 2 for k in kinds) and set(kinds) == {q.type for q in questions}
-    assert balance_types(questions * 3, 2, seed=0) == balanced
 
 
 def test_a_posterior_that_rounds_above_one_is_written_within_zero_and_one_and_reads_back(tmp_path):
