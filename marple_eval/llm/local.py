@@ -67,6 +67,7 @@ class LocalServer:
         threads: int = 2,
         context: int = CONTEXT,
         log: Path | None = None,
+        gpu_layers: int = 0,
     ) -> None:
         self.model = Path(model) if model is not None else packaged_model()
         self.port = port
@@ -74,6 +75,7 @@ class LocalServer:
         self.threads = threads
         self.context = context
         self.log = log
+        self.gpu_layers = gpu_layers
         self.process: subprocess.Popen | None = None
         self._out = None
 
@@ -98,6 +100,8 @@ class LocalServer:
             str(self.context),
             "--n_threads",
             str(self.threads),
+            "--n_gpu_layers",
+            str(self.gpu_layers),
         ]
 
     def start(self, timeout: float = 300.0) -> str:
@@ -161,10 +165,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--context", type=int, default=CONTEXT, help=f"tokens of context (default: {CONTEXT})")
     parser.add_argument("--log", type=Path, default=None, help="append the server's output to this file")
+    parser.add_argument(
+        "--gpu-layers", type=int, default=0, help="layers offloaded to a GPU (-1: all; llama.cpp built with CUDA)"
+    )
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: run it while serving")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
-    server = LocalServer(args.model, args.port, args.name, args.threads, args.context, args.log)
+    server = LocalServer(args.model, args.port, args.name, args.threads, args.context, args.log, args.gpu_layers)
     try:
         url = server.start()
     except LLMError as error:
