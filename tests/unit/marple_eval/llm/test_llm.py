@@ -400,6 +400,7 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
     assert usage["cost_usd"] == pytest.approx((prompt * 10 + 770 * 30) / 1e6)
     # Scored as the paper scored GPT-4: never cut, unless --cutoff says otherwise.
     assert json.loads(out.read_text())["settings"]["protocol"]["cutoff"] is None
+    assert json.loads(out.read_text())["settings"]["limit"] == 1  # a subsample: one trial per scenario
 
 
 def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
