@@ -116,6 +116,10 @@ def evaluate_method(request: MethodEvaluation, tell: Callable[[str], None] = lam
         recorded["agents"] = request.agents
     if not data.complete:
         recorded["dataset_incomplete"] = True  # --allow-incomplete: say so in the results
+    if request.limit is not None:
+        recorded["limit"] = request.limit  # trials per scenario: the results are of a subsample
+    if request.scenarios:
+        recorded["scenarios"] = list(request.scenarios)
     results = run_method(
         run,
         episodes,

@@ -5,6 +5,13 @@ and body) as a JSON line, and can fail its first requests, leave them
 unanswered, drip them a byte at a time without end, answer them with given
 bodies (any bytes), or refuse a key. What it does depends on the request count
 only, never on the clock.
+
+For the harnesses it also answers ``/v1/completions`` (generation, and log-likelihoods with ``echo``) and the
+tokenizer endpoints lm-evaluation-harness's remote tokenizer asks (``/tokenizer_info``, ``/tokenize``,
+``/detokenize``), as a model whose tokens are the text's characters and whose log-probability of a character is
+:func:`logprob`: a fixed rule, so a test knows which choice it prefers. With ``--top-logprobs`` a chat request
+that asks for log-probabilities gets those first-token alternatives, in OpenAI's form (as llama.cpp's server
+gives them).
 """
 
 from __future__ import annotations
@@ -15,6 +22,27 @@ import json
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def logprob(token: int) -> float:
+    """The fake model's log-probability of a character (its code point): lower letters later in the alphabet."""
+    return -0.01 * (token % 97) - 0.1
+
+
+def tokens_of(prompt) -> list[int]:
+    return [ord(c) for c in prompt] if isinstance(prompt, str) else list(prompt)
+
+
+def completion_choice(index: int, prompt, body: dict, answer: str) -> dict:
+    """A completions choice: the echoed prompt's log-probabilities and one more token, or a generated ``answer``."""
+    if not body.get("echo"):
+        return {"index": index, "text": answer, "finish_reason": "stop", "logprobs": None}
+    tokens = tokens_of(prompt) + [ord(" ")]
+    scores = [None] + [logprob(t) for t in tokens[1:]]
+    top = [None] + [{chr(t): logprob(t)} for t in tokens[1:]]
+    text = "".join(chr(t) for t in tokens)
+    logprobs = {"tokens": [chr(t) for t in tokens], "token_logprobs": scores, "top_logprobs": top}
+    return {"index": index, "text": text, "finish_reason": "length", "logprobs": logprobs}
 
 
 def main() -> None:
@@ -34,6 +62,9 @@ def main() -> None:
     )
     parser.add_argument("--drip", type=int, default=0, help="drip the first N replies a byte at a time, without end")
     parser.add_argument("--no-length", action="store_true", help="send no Content-Length (the reply ends at close)")
+    parser.add_argument(
+        "--top-logprobs", default=None, help="JSON {token: logprob}: a chat request asking for logprobs gets these"
+    )
     args = parser.parse_args()
     bodies = [b.encode("latin-1") for b in json.loads(args.bodies)]
     answers = itertools.cycle(json.loads(args.answers))
@@ -56,10 +87,28 @@ def main() -> None:
             self.end_headers()
             self.wfile.write(data)
 
+        def do_GET(self) -> None:
+            if self.path != "/tokenizer_info":
+                return self._send(404, {"error": {"message": f"no route {self.path}"}})
+            self._send(200, {"eos_token": "\x03", "bos_token": None, "pad_token": None, "chat_template": None})
+
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             with open(args.log, "a") as f:
                 f.write(json.dumps({"path": self.path, "auth": self.headers.get("Authorization"), "body": body}) + "\n")
+            if self.path == "/tokenize":
+                return self._send(200, {"tokens": tokens_of(body["prompt"])})
+            if self.path == "/detokenize":
+                return self._send(200, {"prompt": "".join(chr(t) for t in body["tokens"])})
+            if self.path == "/v1/completions":
+                prompts = body["prompt"]
+                batch = (
+                    prompts if isinstance(prompts, list) and prompts and not isinstance(prompts[0], int) else [prompts]
+                )
+                choices = [completion_choice(i, p, body, next(answers)) for i, p in enumerate(batch)]
+                return self._send(
+                    200, {"id": "x", "object": "text_completion", "model": body.get("model"), "choices": choices}
+                )
             if self.path != "/v1/chat/completions":
                 return self._send(404, {"error": {"message": f"no route {self.path}"}})
             arrival = next(arrivals)
@@ -77,10 +126,18 @@ def main() -> None:
             if answered - args.fail < len(bodies):
                 return self._send(200, bodies[answered - args.fail])
             n = body.get("n", 1) if args.max_choices is None else min(body.get("n", 1), args.max_choices)
-            prompt = sum(len(m["content"]) for m in body["messages"]) // 4
-            choices = [{"index": i, "message": {"role": "assistant", "content": next(answers)}} for i in range(n)]
+            prompt = sum(len(c if isinstance(c := m["content"], str) else json.dumps(c)) for m in body["messages"]) // 4
+            choices = [
+                {"index": i, "message": {"role": "assistant", "content": next(answers)}, "finish_reason": "stop"}
+                for i in range(n)
+            ]
+            if body.get("logprobs") and args.top_logprobs is not None:
+                top = [{"token": t, "logprob": v, "bytes": None} for t, v in json.loads(args.top_logprobs).items()]
+                first = {"token": top[0]["token"], "logprob": top[0]["logprob"], "bytes": None, "top_logprobs": top}
+                choices = [{**c, "logprobs": {"content": [first], "refusal": None}} for c in choices]
             usage = {"prompt_tokens": prompt, "completion_tokens": 7 * n, "total_tokens": prompt + 7 * n}
-            self._send(200, {"id": "x", "object": "chat.completion", "choices": choices, "usage": usage})
+            reply = {"id": "x", "object": "chat.completion", "created": 0, "model": body.get("model", "m")}
+            self._send(200, {**reply, "choices": choices, "usage": usage})
 
         def _drip(self) -> None:
             """A reply without a length, a byte at a time, its JSON padded with spaces until the client hangs up:

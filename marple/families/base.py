@@ -104,6 +104,8 @@ class Family:
     presets: Mapping[str, Mapping[str, Any]] = {"small": {}}
     """``marple benchmark --preset NAME``: the spec's fields each preset sets (the first is the default)."""
     exporters: Mapping[str, Exporter] = {}
+    export_out: str = "where to write it"
+    """``marple export``'s help for ``--out`` (what it names in each format)."""
     results: type[Results] = ItemResults
 
     # ---- dispatch --------------------------------------------------------------------------------------------
@@ -342,7 +344,7 @@ class Family:
         )
         parser.add_argument("--format", choices=tuple(self.exporters), required=bool(self.exporters),
                             help="; ".join(f"{name}: {e.help}" for name, e in self.exporters.items()) or "none")  # fmt: skip
-        parser.add_argument("--out", help="where to write it")
+        parser.add_argument("--out", help=self.export_out)
         for exporter in self.exporters.values():
             if exporter.arguments is not None:
                 exporter.arguments(parser)

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from marple.families.base import Exporter, Family, add_benchmark_arguments, add_evaluate_arguments, add_output_arguments
+from marple.families.harness import harness_exporters
 from marple.families.runs import Stages
 from marple.families.studies import (
     add_study_score_arguments,
@@ -36,6 +37,7 @@ from marple.study.family_web import FamilyOptions, build_question_study
 from marple_eval.beliefs import BeliefResults, format_table, plot_scores, score
 from marple_eval.beliefs.panel import format_verdict, run_panel, verdict
 from marple_eval.beliefs.results import answer_record, seed_scores
+from marple_eval.harness import belief_export
 from marple_eval.items import by_role
 from marple_eval.methods.base import Method
 from marple_eval.metrics import MIN_TRIALS
@@ -166,7 +168,10 @@ class BeliefFamily(Family):
     """``small``: the default set (:data:`~marple_gym.beliefs.questions.generate.PRESETS`), bip's policy trained
     with three seeds; ``quick``: a small set with every type (too few questions of each to compare methods: the
     benchmark names them) that checks the pipeline in a minute or so."""
-    exporters = {"mmtom": Exporter("the test split in MMToM-QA's format (questions.jsonl, episodes)", _export_mmtom)}
+    exporters = {
+        "mmtom": Exporter("the test split in MMToM-QA's format (questions.jsonl, episodes)", _export_mmtom),
+        **harness_exporters(belief_export),
+    }
 
     def describe(self, command: str) -> str:
         return f"{command}: {self.title} ({self.paper}); docs/beliefs.md"

@@ -26,6 +26,7 @@ from marple.families.base import (
     add_evaluate_arguments,
     add_output_arguments,
 )
+from marple.families.harness import harness_exporters
 from marple.families.runs import dry_run_note, dry_run_requests, journaled, per_type, run_settings
 from marple.families.studies import (
     add_study_score_arguments,
@@ -49,6 +50,7 @@ from marple_eval.expectations.scoring import (
     generalisation_tests,
     plot_generalisation,
 )
+from marple_eval.harness import expectation_export
 from marple_eval.items import by_role
 from marple_eval.journal import journal_path
 from marple_eval.results import ResultsError
@@ -201,8 +203,10 @@ class ExpectationFamily(Family):
     }
     """``small``: 40 test pairs, 160 training and 40 validation trials of each of the 12 types, ToMnet 8 epochs;
     ``quick``: a tiny set that checks the pipeline in a minute or two."""
-    exporters = {"agent": Exporter("every split in AGENT's tree (a JSON file per trial, with per-step states)",
-                                   _export_agent)}  # fmt: skip
+    exporters = {
+        "agent": Exporter("every split in AGENT's tree (a JSON file per trial, with per-step states)", _export_agent),
+        **harness_exporters(expectation_export),
+    }
 
     def describe(self, command: str) -> str:
         return f"{command}: {self.title} ({self.paper}); docs/expectations.md"

@@ -40,6 +40,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from marple_eval.llm.images import content_tokens
 from marple_eval.llm.transport import TimedOut, TooLarge, post
 from marple_gym.errors import MarpleError
 from marple_gym.files import write_json_atomic
@@ -105,11 +106,15 @@ class Reply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    top_logprobs: dict[str, float] = field(default_factory=dict)
+    """The first choice's first token's alternatives and their log-probabilities, where the request asked for
+    them (``logprobs``, ``top_logprobs``) and the server gave them; empty otherwise."""
 
 
-def estimate_tokens(messages: list[dict[str, str]]) -> int:
-    """A rough count of a request's prompt tokens, without a tokenizer."""
-    return sum(math.ceil(len(m["content"]) / CHARS_PER_TOKEN) + 4 for m in messages)
+def estimate_tokens(messages: list[dict[str, Any]]) -> int:
+    """A rough count of a request's prompt tokens, without a tokenizer (a picture counts
+    :data:`~marple_eval.llm.images.IMAGE_TOKENS`)."""
+    return sum(content_tokens(m["content"], CHARS_PER_TOKEN) + 4 for m in messages)
 
 
 def request_key(base_url: str, body: dict[str, Any]) -> str:
@@ -251,7 +256,21 @@ def read_reply(response: Any, file: str | None = None, cached: bool = False) -> 
     texts = [choice.fields("message").str("content", None) or "" for choice in choices]
     usage = top.fields("usage", None)
     counts = [0, 0] if usage is None else [usage.int(k, None, 0, MAX_TOKENS) or 0 for k in TOKEN_COUNTS]
-    return Reply(texts, *counts, cached=cached)
+    return Reply(texts, *counts, cached=cached, top_logprobs=_first_top_logprobs(choices[0]))
+
+
+def _first_top_logprobs(choice: Fields) -> dict[str, float]:
+    """``{token: log-probability}`` of the alternatives to a choice's first token (OpenAI's ``logprobs.content``),
+    each checked; empty where the choice carries none."""
+    logprobs = choice.fields("logprobs", None)
+    content = [] if logprobs is None else logprobs.entries("content") if logprobs.get("content") else []
+    if not content:
+        return {}
+    found: dict[str, float] = {}
+    for alternative in content[0].entries("top_logprobs") if content[0].get("top_logprobs") else []:
+        token, value = alternative.str("token"), alternative.number("logprob", high=0.0)
+        found[token] = max(value, found.get(token, -math.inf))
+    return found
 
 
 def retry_wait(header: str | None, backoff: float) -> float:

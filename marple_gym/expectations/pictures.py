@@ -15,12 +15,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from marple_gym.evidence import Visibility
 from marple_gym.expectations.scenarios import EXPECTATION_SCENARIOS
-from marple_gym.expectations.trial import Episode, Trial
+from marple_gym.expectations.trial import Episode, EpisodeEvidence, Trial
 from marple_gym.rendering.compose import INK, Panel, compose
-from marple_gym.rendering.frames import render_grid
+from marple_gym.rendering.frames import render_grid, spread_steps
 from marple_gym.rendering.legend import object_picture
 from marple_gym.rendering.palette import AGENT_COLORS
+from marple_gym.world.house import House
 from marple_gym.world.state import CH_AGENT, CH_OBJ, CH_OBJ_STATE
 
 TRAIL = AGENT_COLORS["red"]
@@ -28,6 +30,8 @@ TILE = 32
 """The default tile size of the pictures, in pixels."""
 BADGE = 1.35
 """How many tiles across a goal object's badge is."""
+FRAMES = 8
+"""Frames of each episode a vision-language model is shown by default (as many as a belief question's)."""
 
 
 def episode_frames(episode: Episode, tile_size: int = TILE) -> list[np.ndarray]:
@@ -39,11 +43,30 @@ def episode_frames(episode: Episode, tile_size: int = TILE) -> list[np.ndarray]:
     return frames
 
 
+def evidence_frames(evidence: EpisodeEvidence, count: int = FRAMES, tile_size: int = TILE) -> list[np.ndarray]:
+    """``count`` frames spread evenly over an episode, the first and last included, drawn from what the onlooker
+    sees (:class:`~marple_gym.expectations.trial.EpisodeEvidence`: the occluder over its cells; a reveal's last
+    frame shows what it hid): the pictures a vision-language model is shown of one video."""
+    frames = []
+    for t in spread_steps(0, evidence.steps, count):
+        if t == evidence.steps and evidence.revealed is not None:
+            frames.append(_draw(evidence.revealed, evidence.house, tile_size, None))
+        else:
+            frames.append(_draw(evidence.vision[t], evidence.house, tile_size, evidence.visibility))
+    return frames
+
+
 def _drawn(episode: Episode, grid: np.ndarray, tile_size: int, hidden: np.ndarray | None) -> np.ndarray:
-    """``grid`` drawn as the onlooker sees it (``hidden``: the occluder's cells, None once lifted), each goal
-    object it shows on a badge."""
-    visibility = None if hidden is None else episode.stage.visibility()
-    frame = render_grid(grid, episode.stage.house, tile_size, labels=False, visibility=visibility)
+    """``grid`` of ``episode`` drawn as the onlooker sees it (``hidden``: the occluder's cells, None once
+    lifted)."""
+    return _draw(grid, episode.stage.house, tile_size, None if hidden is None else episode.stage.visibility())
+
+
+def _draw(grid: np.ndarray, house: House, tile_size: int, visibility: Visibility | None) -> np.ndarray:
+    """``grid`` drawn as the onlooker sees it (``visibility``: the occluder's, None once lifted), each goal object
+    it shows on a badge."""
+    hidden = None if visibility is None else visibility.hidden
+    frame = render_grid(grid, house, tile_size, labels=False, visibility=visibility)
     ys, xs = np.nonzero((grid[..., CH_OBJ] > 0) & (grid[..., CH_AGENT] == 0))
     for x, y in zip(xs.tolist(), ys.tolist()):
         if hidden is None or not hidden[y, x]:

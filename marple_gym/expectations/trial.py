@@ -25,6 +25,7 @@ from marple_gym.errors import MarpleError
 from marple_gym.evidence import SceneGraphBuilder, Visibility
 from marple_gym.generation.stage import Cell, Stage
 from marple_gym.planner.utility import Preferences
+from marple_gym.world.house import House
 from marple_gym.world.state import CH_AGENT, CH_AGENT_DIR, CH_FUR, CH_FUR_STATE, CH_ROOM, WorldState
 from marple_gym.world.world import World
 
@@ -170,6 +171,11 @@ class EpisodeEvidence:
     @property
     def visibility(self) -> Visibility:
         return self._visibility
+
+    @property
+    def house(self) -> House:
+        """The house the episode is played in (its rooms and walls are in plain sight)."""
+        return self._episode.stage.house
 
 
 @dataclass(frozen=True)

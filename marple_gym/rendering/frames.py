@@ -14,9 +14,11 @@ a frame packs the keys of all cells, fetches each distinct key's cached tile
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 
 import numpy as np
+from PIL import Image
 
 from marple_gym.evidence.egocentric import view_cells
 from marple_gym.evidence.visibility import Visibility
@@ -59,6 +61,27 @@ def render_grid(
     if visibility is not None and visibility.hidden.any():
         _cover(frame, visibility.hidden, int(tile_size))
     return frame
+
+
+def spread_steps(first: int, last: int, count: int) -> list[int]:
+    """``count`` steps spread evenly from ``first`` to ``last``, both included (fewer where the clip is shorter;
+    one step is ``last``): which frames of a clip a reader is shown."""
+    if count < 1:
+        raise ValueError(f"count must be at least 1, got {count}")
+    if count == 1:
+        return [last]
+    return sorted(set(np.linspace(first, last, count).round().astype(int).tolist()))
+
+
+def png_bytes(frame: np.ndarray) -> bytes:
+    """An (H, W, 3) uint8 RGB frame as the bytes of a PNG file: lossless, what a dataset export stores and a
+    vision-language model is sent."""
+    array = np.asarray(frame)
+    if array.dtype != np.uint8 or array.ndim != 3 or array.shape[2] != 3:
+        raise ValueError(f"expected an (H, W, 3) uint8 RGB frame, got {array.dtype} of shape {array.shape}")
+    out = io.BytesIO()
+    Image.fromarray(array).save(out, format="PNG", optimize=True)
+    return out.getvalue()
 
 
 def render_frame(

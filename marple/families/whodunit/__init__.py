@@ -9,26 +9,39 @@ method runner), the report (:mod:`~marple.families.whodunit.report`), the benchm
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from marple.families.base import Exporter, Family, _manifest_format
+from marple.families.harness import harness_exporters
 from marple.families.studies import add_study_score_arguments
 from marple.families.whodunit import benchmark, evaluate, generate, report, study, train
+from marple_eval.harness import whodunit_export
 from marple_eval.results import RunResults
 from marple_gym.datasets.export import export_dataset
 from marple_gym.datasets.manifest import DATASET_FORMAT
 
 
-def _exporter(fmt: str, help: str) -> Exporter:
+def _exporter(fmt: str, help: str, arguments: Callable[[argparse.ArgumentParser], None] | None = None) -> Exporter:
     def write(args: argparse.Namespace) -> Path:
-        exported = export_dataset(
+        if not args.unit:
+            raise ValueError(f"--format {fmt} writes one unit's split: give --unit, e.g. --unit laundry")
+        return export_dataset(
             args.data, args.unit, args.split, fmt, args.out, role=args.role, minari_root=args.minari_root
         )
-        return exported
 
-    return Exporter(help, write)
+    return Exporter(help, write, arguments)
+
+
+def _unit_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the Minari and Parquet exports (one unit's split, as steps)."""
+    parser.add_argument("--unit", help="minari, parquet: scenario or mission unit, e.g. laundry or get_snack")
+    parser.add_argument("--split", default="train-in", help="minari, parquet: test, train-in or train-ood")
+    parser.add_argument("--role", choices=["A", "B"], help="minari, parquet: only this agent's trajectories")
+    parser.add_argument(
+        "--minari-root", metavar="DIR", help="minari: Minari's datasets folder (default: ~/.minari/datasets)"
+    )
 
 
 class WhodunitFamily(Family):
@@ -39,9 +52,14 @@ class WhodunitFamily(Family):
     paper = "MARPLE (Jin et al., 2024)"
     results = RunResults
     exporters = {
-        "minari": _exporter("minari", "a Minari dataset (minari.load_dataset)"),
-        "parquet": _exporter("parquet", "a Parquet file, one row per step"),
+        "minari": _exporter("minari", "a Minari dataset of one unit's split (minari.load_dataset)", _unit_arguments),
+        "parquet": _exporter("parquet", "a Parquet file of one unit's split, one row per step"),
+        **harness_exporters(whodunit_export),
     }
+    export_out = (
+        "parquet: the file to write; minari: the dataset id (default: marple/UNIT/SPLIT-v0); datasets, harness: "
+        "the folder to write"
+    )
     descriptions = {
         "generate": generate.DESCRIPTION,
         "evaluate": evaluate.DESCRIPTION,
@@ -92,19 +110,6 @@ class WhodunitFamily(Family):
 
     def benchmark(self, args: argparse.Namespace) -> int:
         return benchmark.benchmark(args)
-
-    def export_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("data", metavar="DIR", help="dataset directory (from `marple generate`)")
-        parser.add_argument("--unit", required=True, help="scenario or mission unit, e.g. laundry or get_snack")
-        parser.add_argument("--split", default="train-in", help="test, train-in or train-ood (default: train-in)")
-        parser.add_argument("--role", choices=["A", "B"], help="only this agent's trajectories (default: both)")
-        parser.add_argument("--format", choices=tuple(self.exporters), required=True, help="minari or parquet")
-        parser.add_argument(
-            "--out", help="parquet: the file to write; minari: the dataset id (default: marple/UNIT/SPLIT-v0)"
-        )
-        parser.add_argument(
-            "--minari-root", metavar="DIR", help="Minari's datasets folder (default: ~/.minari/datasets)"
-        )
 
     def study_web_arguments(self, parser: argparse.ArgumentParser) -> None:
         study.web_arguments(parser)

@@ -18,7 +18,7 @@ import numpy as np
 from marple_gym.beliefs.questions.question import BeliefQuestion
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.evidence.visibility import Visibility, closed_containers
-from marple_gym.rendering.frames import render_frame
+from marple_gym.rendering.frames import render_frame, spread_steps
 from marple_gym.world.world import World
 
 FRAMES = 8
@@ -50,12 +50,7 @@ def scene_graphs(question: BeliefQuestion, steps: Sequence[int] | None = None) -
 def frame_steps(question: BeliefQuestion, count: int = FRAMES) -> list[int]:
     """``count`` steps spread evenly from the start to the cut, both included (fewer if the clip is shorter;
     one frame is the cut's)."""
-    if count < 1:
-        raise ValueError(f"count must be at least 1, got {count}")
-    if count == 1:
-        return [question.end_time]
-    steps = np.linspace(question.start_time, question.end_time, count).round().astype(int)
-    return sorted(set(steps.tolist()))
+    return spread_steps(question.start_time, question.end_time, count)
 
 
 def frames(question: BeliefQuestion, count: int = FRAMES, tile_size: int = 16) -> list[np.ndarray]:

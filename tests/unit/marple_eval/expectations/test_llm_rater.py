@@ -4,12 +4,14 @@ nothing."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
-from marple_eval.expectations.llm import NO_ANSWER, ExpectationLLM, messages
+from marple_eval.expectations.llm import FALLBACK, NO_ANSWER, ExpectationLLM, messages
 from marple_eval.expectations.methods import rate_trial
 from marple_eval.llm.client import ClientSettings, LLMError, Reply
+from marple_gym.expectations.pictures import episode_frames, evidence_frames
 from marple_gym.expectations.scenarios import make_trial
 from marple_gym.expectations.trial import TrialKey
 
@@ -23,10 +25,12 @@ class FakeClient:
         self.settings = ClientSettings(base_url="http://127.0.0.1:9/v1", model="fake")
         self.answers = answers
         self.bodies = []
+        self.top_logprobs = {}
 
     def complete(self, body):
         self.bodies.append(body)
-        return Reply([self.answers[i % len(self.answers)] for i in range(body["n"])])
+        top = self.top_logprobs if body.get("logprobs") else {}
+        return Reply([self.answers[i % len(self.answers)] for i in range(body["n"])], top_logprobs=top)
 
 
 @pytest.fixture(scope="module")
@@ -67,3 +71,37 @@ def test_bad_settings_and_missing_credentials_are_refused(monkeypatch):
         ExpectationLLM.from_options()
     with pytest.raises(LLMError, match="n must be a whole number >= 1"):
         ExpectationLLM(FakeClient(["Answer: 1"]), n=0)
+
+
+@pytest.mark.parametrize("condition", ["frames", "multimodal"])
+def test_the_vision_conditions_show_each_video_as_the_onlookers_frames(trial, condition):
+    client = FakeClient(["Answer: 40"])
+    ExpectationLLM(client, n=1, condition=condition, frames=4).rate(trial.view(["expected", "surprising"]))
+    parts = client.bodies[0]["messages"][1]["content"]
+    images = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
+    videos = len(trial.familiarisation) + 1
+    assert len(images) == 4 * videos and all(url.startswith("data:image/png;base64,") for url in images)
+    texts = [p["text"] for p in parts if p["type"] == "text"]
+    assert texts[-1] == "How surprising is the agent's behaviour in the test video, from 0 to 100?"
+    assert any("A screen hides the cells" in t for t in texts) == (condition == "multimodal")
+
+
+def test_where_no_completion_rates_the_fallback_rates_100_times_the_probability_of_yes(trial):
+    client = FakeClient(["Reasoning: the agent walks"])
+    client.top_logprobs = {"Yes": math.log(0.6), "no": math.log(0.2), "The": math.log(0.1)}
+    ratings = ExpectationLLM(client, n=1, fallback=True).rate(trial.view())
+    assert ratings == pytest.approx([75.0, 75.0])  # 0.6 / (0.6 + 0.2)
+    asked, scored = client.bodies[:2]
+    assert scored["messages"][: len(asked["messages"])] == asked["messages"]
+    assert scored["messages"][-2:] == [
+        {"role": "assistant", "content": "Reasoning: the agent walks"},
+        {"role": "user", "content": FALLBACK},
+    ]
+    client.top_logprobs = {}  # a server without log-probabilities: no rating, as before
+    assert ExpectationLLM(client, n=1, fallback=True).rate(trial.view()) == [NO_ANSWER, NO_ANSWER]
+
+
+def test_the_frames_of_a_video_are_the_onlookers_own(trial):
+    for evidence, episode in zip(trial.view().tests, trial.tests.values()):
+        shown = evidence_frames(evidence, count=len(episode.actions) + 1)
+        assert all((a == b).all() for a, b in zip(shown, episode_frames(episode), strict=True))

@@ -20,6 +20,7 @@ from marple.cli.main import main
 from marple_eval.evidence import NEUTRAL_AGENT, UndeclaredModalityError
 from marple_eval.llm import LLMError, LLMMethod, parse_answer, probabilities
 from marple_eval.llm.client import MAX_RETRY_AFTER_S, retry_wait
+from marple_eval.llm.model import FALLBACK
 from marple_eval.llm.scenes import describe_query
 from marple_eval.protocol import ProtocolSettings, dataset_episodes, evaluate
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
@@ -142,6 +143,18 @@ def test_requests_carry_the_papers_prompt_and_settings(serve, data, tmp_path):
     p_b = [lab["p_b"] for lab in trial.labelings][0]
     assert p_b == pytest.approx([0.3] * 11)
     assert run.settings["llm"] == "test-model" and run.settings["n"] == 10 and "api_key" not in json.dumps(run.settings)
+
+
+def test_where_no_completion_gives_a_number_the_fallback_reads_b_against_a(serve, data, tmp_path):
+    top = {"B": math.log(0.3), "A": math.log(0.1), "Agent": math.log(0.5)}
+    server = serve("--answers", json.dumps(["Reasoning: Agent B went"]), "--top-logprobs", json.dumps(top))
+    run = run_llm(llm(server, tmp_path, n=1, fallback=True), data)
+    p_b = [lab["p_b"] for lab in run.trials[0].labelings][0]
+    assert p_b == pytest.approx([0.75] * 11)  # 0.3 / (0.3 + 0.1), where the reply gave no number
+    asked, scored = (r["body"] for r in server.requests()[:2])
+    assert scored["messages"][:2] == asked["messages"] and scored["messages"][2]["role"] == "assistant"
+    assert scored["messages"][3] == {"role": "user", "content": FALLBACK} and scored["top_logprobs"] == 20
+    assert run.settings["fallback"] == FALLBACK
 
 
 def test_the_second_run_is_answered_from_the_cache(serve, data, tmp_path):
@@ -387,6 +400,7 @@ def test_cli_evaluate_llm_counts_tokens_and_cost(serve, data, tmp_path, capsys):
     assert usage["cost_usd"] == pytest.approx((prompt * 10 + 770 * 30) / 1e6)
     # Scored as the paper scored GPT-4: never cut, unless --cutoff says otherwise.
     assert json.loads(out.read_text())["settings"]["protocol"]["cutoff"] is None
+    assert json.loads(out.read_text())["settings"]["limit"] == 1  # a subsample: one trial per scenario
 
 
 def test_dry_run_writes_prompts_and_calls_nothing(data, tmp_path, capsys):
