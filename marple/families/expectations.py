@@ -201,8 +201,9 @@ class ExpectationFamily(Family):
         "small": {"sizes": {"train": 80, "validation": 0, "test": 40}, "tomnet": {"epochs": 2}, "seeds": 3},
         "quick": {"sizes": {"train": 8, "validation": 0, "test": 4}, "tomnet": {"epochs": 1, "width": 16}, "seeds": 1},
     }
-    """``small``: 40 test pairs, 160 training and 40 validation trials of each of the 12 types, ToMnet 8 epochs;
-    ``quick``: a tiny set that checks the pipeline in a minute or two."""
+    """``small``: 40 test and 80 training trials of each of the 13 types, ToMnet 2 epochs over three seeds (sized
+    for the benchmark's budget; ``marple generate`` keeps AGENT's 160/40/40); ``quick``: a tiny set with every type
+    that checks the pipeline in a minute or two."""
     exporters = {
         "agent": Exporter("every split in AGENT's tree (a JSON file per trial, with per-step states)", _export_agent),
         **harness_exporters(expectation_export),
@@ -220,7 +221,7 @@ class ExpectationFamily(Family):
         for split, default in DEFAULT_SIZES.items():
             what.add_argument(f"--{split}-per-type", type=int_in(0, MAX_SIZE),
                               help=f"{split} trials of each type (default: {default})")  # fmt: skip
-        what.add_argument("--types", help="comma-separated trial types (default: all twelve)")
+        what.add_argument("--types", help="comma-separated trial types (default: all of them)")
         what.add_argument("--seed", type=seed, default=0, help="master seed (default: 0)")
         add_output_arguments(parser, f"the set's folder (default: {self.default_data})")
 
