@@ -24,7 +24,7 @@ from marple_gym.evidence.egocentric import check_view_size, egocentric_view
 from marple_gym.evidence.scene_graph import SceneGraphBuilder
 from marple_gym.evidence.visibility import Visibility
 from marple_gym.generation.config import HouseConfig, HouseConfigError
-from marple_gym.generation.generator import generate_world
+from marple_gym.generation.generator import build_world
 from marple_gym.missions.words import word
 from marple_gym.world.actions import Outcome
 from marple_gym.world.assets import ASSETS
@@ -155,7 +155,7 @@ class SearchEnv(MiniGridAPI, gym.Env):
     # ---- the Gymnasium API ---------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         super().reset(seed=seed)
-        world = generate_world(self.config, self.np_random)
+        world = build_world(self.config, self.np_random)  # the config checked in __init__
         if (world.house.height, world.house.width) != (self.config.height, self.config.width):
             raise HouseConfigError("config", "the generated house does not match the observation space")
         self.house = world.house
@@ -210,8 +210,8 @@ class SearchEnv(MiniGridAPI, gym.Env):
         return self._holds_goal
 
     def _holding_goal(self) -> bool:
-        # An empty hand (-1) reads the codes' last entry, 0, which no goal is (code 0 is no object).
-        return self.goal in self.house.obj_codes[self.episode.world.carrying[0]].tolist()
+        codes, goal = self.house.obj_type_list, self.goal  # Python lists: a step reads two hands, not arrays
+        return any(codes[held] == goal for held in self.episode.world.carrying[0].tolist() if held >= 0)
 
     def scene_graph(self):
         """The scene graph of what the agent perceives now (a new ``networkx.DiGraph``)."""
@@ -233,9 +233,9 @@ class SearchEnv(MiniGridAPI, gym.Env):
             if key == "image":
                 out[key] = self._image(state)
             elif key == "direction":
-                out[key] = int(state.agent_dir[0])
+                out[key] = state.agent_dir.item(0)
             elif key == "carrying":
-                out[key] = self.house.obj_codes[state.carrying[0]]  # an empty hand (-1) reads 0
+                out[key] = self.house.obj_codes.take(state.carrying[0])  # an empty hand (-1) reads 0
             elif key == "mission":
                 out[key] = search_title(ASSETS.object_names[self.goal])
             else:

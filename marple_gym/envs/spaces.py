@@ -43,6 +43,8 @@ def action_index(value: Any, who: str = "the action") -> int:
     """``value`` as an index into :func:`action_space`: a Python or numpy integer (or a 0-d integer array) in
     0..9. A bool, a float (even 1.0), a string or an index out of range is refused with a message naming ``who``,
     never rounded or cast into some action."""
+    if type(value) is int and 0 <= value < NUM_ACTIONS:  # the common case, every step: no further checks
+        return value
     if isinstance(value, np.ndarray) and value.shape == ():
         value = value[()]
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer):

@@ -98,6 +98,18 @@ def _self_first(image: np.ndarray, index: int) -> np.ndarray:
     return image
 
 
+def _image(state: WorldState, index: int, view: int | None, see_through_walls: bool) -> np.ndarray:
+    """World agent ``index``'s ``image``: a copy of the grid, or its egocentric window, seen from its own place."""
+    image = state.grid.copy() if view is None else egocentric_view(state, index, view, see_through_walls)
+    return _self_first(image, index) if index else image
+
+
+def _carrying(house: House, state: WorldState, index: int) -> np.ndarray:
+    """The object type codes in world agent ``index``'s hands (an empty hand, -1, reads the codes' last entry,
+    0); ``take`` costs a third less than a fancy index here."""
+    return house.obj_codes.take(state.carrying[index])
+
+
 def observe(
     house: House | HouseBatch,
     episode: Observed,
@@ -143,15 +155,24 @@ def observe(
     else:
         mission = tracker.mission
         title, (intents, codes), step = mission.title, _mission_texts(mission), tracker.index
+    if keys == OBSERVATION_KEYS:  # the env's own observation, every step: one dict, no loop over the keys
+        return {
+            "image": _image(state, index, view, see_through_walls),
+            "direction": state.agent_dir.item(index),
+            "carrying": _carrying(house, state, index),
+            "mission": title,
+            "intent": intents[step],
+            "audio": audio_token(episode.last_outcomes[agent], house, state),
+            "subgoal": codes[step].copy(),
+        }
     obs: dict[str, Any] = {}
     for key in keys:
         if key == "image":
-            image = state.grid.copy() if view is None else egocentric_view(state, index, view, see_through_walls)
-            obs[key] = _self_first(image, index) if index else image
+            obs[key] = _image(state, index, view, see_through_walls)
         elif key == "direction":
             obs[key] = state.agent_dir.item(index)
         elif key == "carrying":
-            obs[key] = house.obj_codes[state.carrying[index]]  # an empty hand (-1) reads the codes' last entry, 0
+            obs[key] = _carrying(house, state, index)
         elif key == "mission":
             obs[key] = title
         elif key == "intent":
@@ -215,7 +236,7 @@ def _observe_batch(
                 obs[key] = house.obj_code(np.arange(n)[:, None], held)
         elif key in ("mission", "intent"):
             text = _text_rows(tracker)
-            obs[key] = tuple(text.titles if key == "mission" else text.intents)
+            obs[key] = text.titles if key == "mission" else text.intents
         elif key == "subgoal":
             titles, _, codes = _texts(tracker.table)
             # One row gather from the flattened (mission x subgoal) table: a 2-index fancy gather is slower.
@@ -235,13 +256,14 @@ def _observe_batch(
 
 
 class _TextRows:
-    """The mission title and intent sentence of every episode of a batch, as last observed."""
+    """The mission title and intent sentence of every episode of a batch, as last observed (tuples, immutable:
+    every step that changes none hands out the same ones)."""
 
     def __init__(self, n: int) -> None:
         self.mission = np.full(n, -1, dtype=np.int64)
         self.index = np.full(n, -1, dtype=np.int64)
-        self.titles = [""] * n
-        self.intents = [""] * n
+        self.titles: tuple[str, ...] = ("",) * n
+        self.intents: tuple[str, ...] = ("",) * n
 
 
 _TEXT_ROWS: weakref.WeakKeyDictionary[BatchProgress, _TextRows] = weakref.WeakKeyDictionary()
@@ -249,7 +271,8 @@ _TEXT_ROWS: weakref.WeakKeyDictionary[BatchProgress, _TextRows] = weakref.WeakKe
 
 def _text_rows(tracker: BatchProgress) -> _TextRows:
     """The texts of ``tracker``'s episodes, rebuilt only for those whose mission or subgoal changed since they
-    were last observed: most steps change few, and building 2 x N strings per step would cost more than the rules."""
+    were last observed: most steps change few or none, and building 2 x N strings per step would cost more than
+    the rules."""
     text = _TEXT_ROWS.get(tracker)
     if text is None or len(text.mission) != len(tracker.mission):
         text = _TEXT_ROWS[tracker] = _TextRows(len(tracker.mission))
@@ -257,10 +280,12 @@ def _text_rows(tracker: BatchProgress) -> _TextRows:
     if rows.size:
         titles, intents, _ = _texts(tracker.table)
         mission, index = tracker.mission[rows], tracker.index[rows]
+        all_titles, all_intents = list(text.titles), list(text.intents)
         new_titles = titles[mission].tolist()
         new_intents = intents[mission * (len(intents) // len(titles)) + index].tolist()
         for r, title, sentence in zip(rows.tolist(), new_titles, new_intents):
-            text.titles[r], text.intents[r] = title, sentence
+            all_titles[r], all_intents[r] = title, sentence
+        text.titles, text.intents = tuple(all_titles), tuple(all_intents)
         text.mission[rows], text.index[rows] = mission, index
     return text
 

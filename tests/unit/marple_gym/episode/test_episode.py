@@ -10,8 +10,9 @@ import pytest
 
 import marple_gym  # noqa: F401
 from marple_gym.datasets import DatasetSpec, MarpleDataset, Sizes, Unit, generate_dataset
-from marple_gym.episode import ALL_KEYS, EpisodeBatch, EpisodeState, SnapshotMismatchError, observe
+from marple_gym.episode import ALL_KEYS, OBSERVATION_KEYS, EpisodeBatch, EpisodeState, SnapshotMismatchError, observe
 from marple_gym.generation import generate_world
+from marple_gym.generation.config import AgentSpec, HouseConfig
 from marple_gym.missions import get_mission
 from marple_gym.missions.batch import BatchProgress, MissionTable
 from marple_gym.missions.progress import MissionProgress
@@ -95,6 +96,26 @@ def test_a_batch_of_episodes_advances_and_observes_as_each_episode_alone():
     copied = batch.copy()
     copied.advance(house, np.full(len(chosen), 2))
     assert not np.array_equal(copied.step_count, batch.step_count)
+
+
+@pytest.mark.parametrize("agents", [(0,), (1, 0)])
+def test_the_env_observation_read_at_once_equals_each_key_read_alone(agents):
+    """observe builds the env's own keys (OBSERVATION_KEYS) in one go: the same values, types and key order as
+    reading each modality alone, for world agent 0 and for another agent (its ids seen self-first)."""
+    missions = (get_mission("do_laundry"), get_mission("watch_news_on_tv"))
+    two = HouseConfig(agents=[AgentSpec("A"), AgentSpec("B", color="blue")])
+    world = generate_world(two, np.random.default_rng(7), [m.name for m in missions])
+    episode = EpisodeState.start(world.house, world.state, missions[: len(agents)], agents)
+    rng = np.random.default_rng(8)
+    for _ in range(300):  # random actions: objects picked up and put down, furniture toggled, subgoals reached
+        for acting in range(len(agents)):
+            at_once = observe(world.house, episode, acting, OBSERVATION_KEYS)
+            assert list(at_once) == list(OBSERVATION_KEYS)
+            for key in OBSERVATION_KEYS:
+                alone = observe(world.house, episode, acting, (key,))[key]
+                assert type(at_once[key]) is type(alone), key
+                assert np.array_equal(np.asarray(at_once[key]), np.asarray(alone)), key
+        episode.advance(world.house, rng.integers(0, 10, size=len(agents)).tolist())
 
 
 def test_a_batch_followed_one_by_one_advances_as_each_episode_alone():

@@ -55,8 +55,8 @@ def test_a_step_changes_no_cell_outside_its_written_cells(seed):
     batch = BatchedState.stack(_diverse_start(world, 32, rng))
     for _ in range(200):
         grid, before = batch.grid.copy(), batch.agent_pos[:, 0].copy()
-        # drop, open, close, toggle and clean often: furniture and objects change as well as the agents
-        out = apply_actions(world.house, batch, 0, rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 8], size=len(batch)))
+        # drop, open, close, toggle and clean often: furniture and objects change as well as the agents; idle too
+        out = apply_actions(world.house, batch, 0, rng.choice([0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 9], size=len(batch)))
         changed = np.flatnonzero((grid != batch.grid).any(axis=-1).reshape(-1))
         assert np.isin(changed, out.written_cells(houses, before)).all()
 
