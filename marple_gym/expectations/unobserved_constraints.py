@@ -148,7 +148,9 @@ def occluded(stage: Stage) -> Stage:
     return stage.with_occluder(cells)
 
 
-def _other_contents(key: TrialKey, line: list[Cell], screen, route: list[Cell], cx: int) -> list[Cell] | None:
+def _other_contents(
+    key: TrialKey, line: list[Cell], screen: tuple[Cell, ...], route: list[Cell], cx: int
+) -> list[Cell] | None:
     """What the detour's surprising reveal shows behind the occluder (None: no doorway wall fits)."""
     if key.type == "3.1":
         return []
@@ -158,9 +160,9 @@ def _other_contents(key: TrialKey, line: list[Cell], screen, route: list[Cell], 
     return doorway_wall(line, screen, route, cx)
 
 
-def doorway_wall(line: list[Cell], screen, route: list[Cell], cx: int) -> list[Cell] | None:
-    """A wall on the line's row over the longest stretch of hidden cells the run does not cross, with a one-cell
-    doorway where it is nearest column ``cx``; None unless it has more chairs than the line."""
+def doorway_wall(line: list[Cell], screen: tuple[Cell, ...], route: list[Cell], cx: int) -> list[Cell] | None:
+    """A wall on ``line``'s row over the longest stretch of the occluder's cells (``screen``) that ``route`` does not
+    cross, with a one-cell doorway where it is nearest column ``cx``; None unless it has more chairs than the line."""
     row = line[0][1]
     crossed = set(route)
     free = sorted(x for x, y in screen if y == row and (x, row) not in crossed)
