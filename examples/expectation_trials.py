@@ -25,7 +25,7 @@ PICTURES = {
     "through_the_chairs": TrialKey("action_efficiency", "2.5", "test", 0),
     "unobserved_constraints": TrialKey("unobserved_constraints", "3.1", "test", 0),
     "unobserved_constraints-couple": TrialKey("unobserved_constraints", "3.1", "test", 1),
-    "doorway": TrialKey("unobserved_constraints", "3.2", "test", 1),
+    "doorway": TrialKey("unobserved_constraints", "3.2", "test", 2),
     "cost_reward_trade_offs": TrialKey("cost_reward_trade_offs", "4.2", "test", 0),
 }
 """Picture name (``expectations-<name>.png``) -> the trial it shows."""

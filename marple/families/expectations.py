@@ -198,10 +198,10 @@ class ExpectationFamily(Family):
     paper = "AGENT (Shu et al., 2021)"
     results = RatingResults
     presets = {
-        "small": {"sizes": {"train": 80, "validation": 0, "test": 40}, "tomnet": {"epochs": 2}, "seeds": 3},
+        "small": {"sizes": {"train": 80, "validation": 0, "test": 40}, "tomnet": {"epochs": 4}, "seeds": 3},
         "quick": {"sizes": {"train": 8, "validation": 0, "test": 4}, "tomnet": {"epochs": 1, "width": 16}, "seeds": 1},
     }
-    """``small``: 40 test and 80 training trials of each of the 13 types, ToMnet 2 epochs over three seeds (sized
+    """``small``: 40 test and 80 training trials of each of the 13 types, ToMnet 4 epochs over three seeds (sized
     for the benchmark's budget; ``marple generate`` keeps AGENT's 160/40/40); ``quick``: a tiny set with every type
     that checks the pipeline in a minute or two."""
     exporters = {

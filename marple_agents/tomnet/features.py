@@ -9,7 +9,9 @@ heading, and the cells the occluder hides. Everything comes from the evidence
 an onlooker has (:class:`~marple_gym.expectations.trial.EpisodeEvidence`): the
 hidden cells read as hidden. A test that lifts the occluder is read with what
 the lift showed filled in at every step (AGENT's reconstruction), so the model
-judges the run against what was really there.
+judges the run against what was really there; a test that shows a
+familiarisation episode again (``continues``) is read as that episode's run so
+filled in. Without the familiarisation, a test is read as it is.
 
 Actions are classes 0-4 (left, right, forward, pickup, idle); an action the
 occluder hides is :data:`UNSEEN`, left out of losses and surprises.
@@ -55,17 +57,20 @@ def object_slots(episodes: Sequence[EpisodeEvidence]) -> dict[int, int]:
     return slots
 
 
-def episode_features(episode: EpisodeEvidence, slots: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+def episode_features(
+    episode: EpisodeEvidence, slots: dict[int, int], revealed: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(states, actions): (T + 1, CHANNELS, SIZE, SIZE) float32 and (T,) int64 classes (:data:`UNSEEN` for a
-    hidden action)."""
+    hidden action); ``revealed``: what a lift showed behind the episode's occluder (default: its own lift)."""
     vision = episode.vision
     h, w = vision.shape[1:3]
     if h > SIZE or w > SIZE:
         raise FeatureError(f"a {w} x {h} house is larger than the {SIZE} x {SIZE} the model reads")
     hidden = np.broadcast_to(episode.hidden, vision.shape[:3])
-    if episode.revealed is not None:  # the lift shows what was there all along: fill it in at every step
+    revealed = episode.revealed if revealed is None else revealed
+    if revealed is not None:  # the lift shows what was there all along: fill it in at every step
         vision = vision.copy()
-        static = episode.revealed.copy()
+        static = revealed.copy()
         static[..., CH_AGENT] = static[..., CH_AGENT_DIR] = 0
         vision[:, episode.hidden] = static[episode.hidden]
         hidden = np.zeros_like(hidden)
@@ -96,7 +101,18 @@ def trial_features(
     if not familiarisation:
         return [], [episode_features(e, object_slots([e])) for e in view.tests]
     slots = object_slots(list(view.familiarisation) + list(view.tests))
-    return [episode_features(e, slots) for e in view.familiarisation], [episode_features(e, slots) for e in view.tests]
+    return [episode_features(e, slots) for e in view.familiarisation], [
+        _test_features(view, e, slots) for e in view.tests
+    ]
+
+
+def _test_features(view: TrialView, test: EpisodeEvidence, slots: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """A test's features; a test that shows a familiarisation episode again with its occluder lifted (the
+    unobserved constraints' lift) is read as that episode's run with what the lift showed filled in, so the model
+    judges the run it saw against what was behind the occluder."""
+    if test.continues is None:
+        return episode_features(test, slots)
+    return episode_features(view.familiarisation[test.continues], slots, test.revealed)
 
 
 def stack(episodes: Sequence[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -1,7 +1,7 @@
 """The network: a character net that embeds the familiarisation, and a prediction net for the test's actions.
 
 As ToMnet (and AGENT's ToMnet-G): a state encoder (two small convolutions over
-the step's masks, then a linear layer) shared by both nets; the character net
+the step's masks, the second at half the resolution, then a linear layer) shared by both nets; the character net
 runs a GRU over each familiarisation episode's encoded states and actions and
 averages the episodes' last hidden states into the character vector e_char;
 the prediction net reads each test step's encoded state with e_char and gives
@@ -31,8 +31,9 @@ class ToMnetConfig:
     width: int = 64
     character: int = 16
     epochs: int = 8
-    batch_size: int = 32
-    lr: float = 2e-3
+    batch_size: int = 16
+    """Small batches: more steps for the same work (the trials are few, and each step costs what its trials do)."""
+    lr: float = 6e-3
     weight_decay: float = 1e-4
     seed: int = 0
     familiarisation: bool = True
@@ -51,10 +52,10 @@ class ToMnet(nn.Module):
         self.encoder = nn.Sequential(
             nn.Conv2d(CHANNELS, 16, 3, padding=1),
             nn.ReLU(),
-            nn.Conv2d(16, 16, 3, padding=1),
+            nn.Conv2d(16, 16, 3, stride=2, padding=1),  # half the resolution: a quarter of the work after it
             nn.ReLU(),
             nn.Flatten(),
-            nn.Linear(16 * SIZE * SIZE, width),
+            nn.Linear(16 * (SIZE // 2) ** 2, width),
             nn.ReLU(),
         )
         if familiarisation:

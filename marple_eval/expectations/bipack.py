@@ -17,7 +17,10 @@ prior; AGENT's calibration on the training set (its Eq. 3) is left out, as our w
 A test's surprise is the expected distance between its trajectory and the plan, under the posterior. As AGENT
 does, an occluder is removed from the scene (its cells read as floor) and the positions it hid are filled in
 (straight between where the agent vanished and where it reappeared); a test that lifts the occluder is judged on
-the layout the lift shows.
+the layout the lift shows. A test that shows a familiarisation episode again (``continues``: the unobserved
+constraints' lift) is that episode's run on the layout the lift shows: the agent is inferred anew with that
+episode judged on that layout, and the surprise is the run's expected distance from the plan under that
+posterior.
 """
 
 from __future__ import annotations
@@ -57,18 +60,31 @@ class ExpectationBipack(ExpectationMethod):
     def rate(self, view: TrialView) -> list[float]:
         """The surprise of each test of ``view``, in its order."""
         belief = self.posterior(view)
-        return [float(belief.weights @ belief.distances(test, _layout(test))) for test in view.tests]
+        out = []
+        for test in view.tests:
+            if test.continues is None:
+                distances = belief.distances(test, _layout(test), lifted=test.revealed is not None)
+                out.append(float(belief.weights @ distances))
+            else:  # the familiarisation's run, judged on what the lift showed: the agent inferred anew from it
+                layout = _lifted(view, test)
+                known = self.posterior(view, lift=(test.continues, layout))
+                out.append(float(known.weights @ known.distances(view.familiarisation[test.continues], layout, True)))
+        return out
 
-    def posterior(self, view: TrialView) -> Posterior:
+    def posterior(self, view: TrialView, lift: tuple[int, np.ndarray] | None = None) -> Posterior:
         """What the rater infers of the agent from the familiarisation of ``view`` (the object types of all its
-        episodes)."""
+        episodes); ``lift``: (i, layout), familiarisation episode i judged on ``layout``, which shows what its
+        occluder hid (:func:`_lifted`)."""
         episodes = list(view.familiarisation) + list(view.tests)
         types = sorted({t for e in episodes for t in _objects(_layout(e)).values()})
         rewards, scales = _grid(len(types))
         belief = Posterior(types, rewards, scales, np.full(len(scales), 1.0 / len(scales)))
         log_post = np.zeros(len(scales))
-        for episode in view.familiarisation:
-            log_post -= self.beta * belief.distances(episode, episode.vision[0])
+        for i, episode in enumerate(view.familiarisation):
+            if lift is not None and lift[0] == i:
+                log_post -= self.beta * belief.distances(episode, lift[1], lifted=True)
+            else:
+                log_post -= self.beta * belief.distances(episode, episode.vision[0])
         weights = np.exp(log_post - log_post.max())
         return Posterior(types, rewards, scales, weights / weights.sum())
 
@@ -86,10 +102,11 @@ class Posterior:
         """The posterior mean reward of each object type, and the mean cost scale."""
         return dict(zip(self.types, (self.weights @ self.rewards).tolist())), float(self.weights @ self.scales)
 
-    def distances(self, episode: EpisodeEvidence, grid: np.ndarray) -> np.ndarray:
-        """D(observed, plan of theta) for every theta, on the layout of ``grid``: each theta's plan is its best
-        option's cheapest way."""
-        return _distances(episode, grid, self.types, self.rewards, self.scales)
+    def distances(self, episode: EpisodeEvidence, grid: np.ndarray, lifted: bool = False) -> np.ndarray:
+        """D(observed, plan of theta) for every theta, on the layout of ``grid`` (``lifted``: it shows what the
+        episode's occluder hid; else its cells read as floor): each theta's plan is its best option's cheapest
+        way."""
+        return _distances(episode, grid, self.types, self.rewards, self.scales, lifted)
 
 
 def _grid(n_types: int) -> tuple[np.ndarray, np.ndarray]:
@@ -105,14 +122,30 @@ def _layout(test: EpisodeEvidence) -> np.ndarray:
     return test.revealed if test.revealed is not None else test.vision[0]
 
 
+def _lifted(view: TrialView, test: EpisodeEvidence) -> np.ndarray:
+    """The layout a test that shows familiarisation episode ``test.continues`` again reveals: that episode's first
+    frame, with what the lift showed behind its occluder."""
+    if test.revealed is None:
+        raise ValueError("a test that shows a familiarisation episode again must lift its occluder")
+    shown = view.familiarisation[test.continues]
+    layout = shown.vision[0].copy()
+    layout[shown.hidden] = test.revealed[shown.hidden]
+    return layout
+
+
 def _distances(
-    episode: EpisodeEvidence, grid: np.ndarray, types: Sequence[str], rewards: np.ndarray, scales: np.ndarray
+    episode: EpisodeEvidence,
+    grid: np.ndarray,
+    types: Sequence[str],
+    rewards: np.ndarray,
+    scales: np.ndarray,
+    lifted: bool,
 ) -> np.ndarray:
     """D(observed, plan of theta) for every theta: each theta's plan is its best option's cheapest way."""
     start = episode.poses[0]
     if start is None:
         raise ValueError("the agent starts hidden: the BIPaCK analogue needs to see where it starts")
-    walkable = walkable_cells(grid, start[:2]) | (episode.hidden if episode.revealed is None else False)
+    walkable = walkable_cells(grid, start[:2]) | (False if lifted else episode.hidden)
     observed = _observed(episode.poses)
     objects = _objects(grid)
     costs, distances = [], []

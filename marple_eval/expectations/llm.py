@@ -29,6 +29,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import networkx as nx
 import numpy as np
 
 from marple_eval.expectations.methods import ExpectationMethod
@@ -153,7 +154,8 @@ FALLBACK = "Was the agent's behaviour in the test video surprising? Reply with o
 QUESTION = "How surprising is the agent's behaviour in the test video, from 0 to 100?"
 PAIR_INSTRUCTIONS = (
     "You watch an agent in a small house, in short videos given as text, one step at a time. First come "
-    "familiarisation videos of the agent, then two test videos of the same agent, each starting afresh. One test "
+    "familiarisation videos of the agent, then two test videos of the same agent, each starting afresh unless it says it takes "
+    "up a familiarisation video where it ended. One test "
     "shows behaviour that is expected given the familiarisation, the other behaviour that is surprising. Cells "
     "are (x, y), x growing east, y growing south; agents walk on free floor and through open doors, never through "
     "walls, furniture or objects. A screen may hide some cells from you: you see nothing there, and the agent is "
@@ -211,6 +213,11 @@ def episode_frames(episode: EpisodeEvidence, count: int = FRAMES) -> list[dict[s
 def describe_episode(episode: EpisodeEvidence, title: str) -> str:
     """One video as text: the house, the screen, the start, the moves and, for a reveal, what was hidden."""
     lines = [f"{title}:"]
+    if episode.continues is not None:
+        lines.append(
+            f"This video takes up familiarisation video {episode.continues + 1} where it ended: the agent stands "
+            "where that video left it, and does its last move again."
+        )
     graph = episode.scene_graph(0)
     for node, data in graph.nodes(data=True):
         if data["kind"] == "room":
@@ -220,12 +227,25 @@ def describe_episode(episode: EpisodeEvidence, title: str) -> str:
         ys, xs = np.nonzero(episode.hidden)
         lines.append(f"A screen hides the cells x {xs.min()}-{xs.max()}, y {ys.min()}-{ys.max()}.")
     lines.append("At the start:")
-    lines.append(describe_scene(episode.visibility.scene_graph(graph)))
+    lines.append(describe_scene(_onlookers_names(episode.visibility.scene_graph(graph))))
     lines.append("What the agent does:")
     lines += [f"{t + 1}. {move}" for t, move in enumerate(_moves(episode))]
     if episode.revealed is not None:
         lines.append(f"Then the screen is lifted: behind it {_behind(episode)}.")
     return "\n".join(lines)
+
+
+def _onlookers_names(graph: nx.DiGraph) -> nx.DiGraph:
+    """``graph`` with its furniture numbered as the onlooker would, by type in reading order of what it shows (the
+    house's own numbering counts the pieces behind the screen too, and so would tell of them)."""
+    shown = sorted(
+        ((d["type"], d["pos"][1], d["pos"][0], n) for n, d in graph.nodes(data=True) if d["kind"] == "furniture")
+    )
+    names, counts = {}, {}
+    for kind, _, _, node in shown:
+        counts[kind] = counts.get(kind, 0) + 1
+        names[node] = f"{kind}_{counts[kind]}"
+    return nx.relabel_nodes(graph, names)
 
 
 def _moves(episode: EpisodeEvidence) -> list[str]:

@@ -92,17 +92,19 @@ def _badge(frame: np.ndarray, cell: tuple[int, int], code: int, bits: int, tile_
     window[ring[part]] = INK
 
 
-def episode_still(episode: Episode, tile_size: int = TILE) -> np.ndarray:
+def episode_still(episode: Episode, tile_size: int = TILE, trail: Episode | None = None) -> np.ndarray:
     """The episode's first frame with the trail of every cell the onlooker saw the agent reach, its last cell
     ringed, and a cross on each cell it passed through as no agent can (a test that lifts the occluder shows
-    what it hid)."""
+    what it hid). ``trail``: the episode whose cells are drawn (default: this one; a test that takes up a
+    familiarisation episode shows that episode's way on what the lift showed)."""
     first = episode.states[0].grid
     frame = _drawn(episode, first, tile_size, None if episode.reveal else episode.stage.visibility().hidden)
-    hidden = episode.stage.visibility().hidden
+    walked = trail or episode
+    hidden = walked.stage.visibility().hidden
     seen = []
-    for state in episode.states[1:]:
+    for state in walked.states[1:]:
         x, y = state.agent_pos[0].tolist()
-        if not hidden[y, x] and (x, y) not in seen and (x, y) != tuple(episode.stage.agent[:2]):
+        if not hidden[y, x] and (x, y) not in seen and (x, y) != tuple(walked.stage.agent[:2]):
             seen.append((x, y))
     t = tile_size
     yy, xx = np.mgrid[0:t, 0:t]
@@ -120,7 +122,7 @@ def titles(trial: Trial) -> list[tuple[str, Episode]]:
     """Each episode of the trial with its title, in the order a person sees them."""
     n = len(trial.familiarisation)
     out = [(f"Familiarisation {i + 1} of {n}", e) for i, e in enumerate(trial.familiarisation)]
-    out += [(f"Test: {name}", e) for name, e in trial.tests.items()]
+    out += [(f"Test: {name}" + (", the screen lifted" if e.reveal else ""), e) for name, e in trial.tests.items()]
     return out
 
 
@@ -134,8 +136,16 @@ def header(trial: Trial) -> list[str]:
 
 def trial_sheet(trial: Trial, tile_size: int = TILE) -> np.ndarray:
     """The whole trial in one picture: a still of every episode side by side, titled, under a header."""
-    panels = [Panel(_padded(episode_still(e, tile_size), trial, tile_size), title) for title, e in titles(trial)]
+    panels = [
+        Panel(_padded(episode_still(e, tile_size, _taken_up(trial, e)), trial, tile_size), title)
+        for title, e in titles(trial)
+    ]
     return compose(panels, header=header(trial))
+
+
+def _taken_up(trial: Trial, episode: Episode) -> Episode | None:
+    """The familiarisation episode a test takes up where it ended (``continues``), else None."""
+    return None if episode.continues is None else trial.familiarisation[episode.continues]
 
 
 def trial_animation(trial: Trial, tile_size: int = TILE, hold: int = 3) -> list[np.ndarray]:

@@ -12,7 +12,7 @@ import torch
 
 from marple_agents.device import DeviceError
 from marple_agents.tomnet import TestOnlyToMnetMethod, ToMnetConfig, ToMnetMethod, train_tomnet
-from marple_agents.tomnet.features import CHANNELS, SIZE, UNSEEN, episode_features, object_slots
+from marple_agents.tomnet.features import CHANNELS, SIZE, UNSEEN, episode_features, object_slots, trial_features
 from marple_agents.tomnet.generalisation import run_generalisation
 from marple_eval.expectations.methods import rate_trials
 from marple_eval.expectations.scoring import pooled
@@ -44,8 +44,21 @@ def test_features_hide_what_the_occluder_hides_until_a_reveal_fills_it_in():
     hidden = states[0, -1].astype(bool)
     assert hidden.any() and not states[:, 3][:, hidden].any()  # no furniture shows behind the occluder
     assert UNSEEN in actions  # the steps behind it are not given
-    revealed, _ = episode_features(trial.view(["expected"]).tests[0], slots)
+    _, ((revealed, again),) = trial_features(trial.view(["expected"]))  # the lift: the run with what it showed
+    assert np.array_equal(again, actions) and len(revealed) == len(states)
     assert revealed[:, 3].sum() > states[:, 3].sum() and not revealed[:, -1].any()  # the chairs, at every step
+
+
+def test_without_the_familiarisation_a_couples_two_lifts_read_the_same_in_either_role():
+    first, second = (make_trial(TrialKey("unobserved_constraints", "3.2", "test", i)) for i in (0, 1))
+    for a, b in (
+        (first.view(["expected"]), second.view(["surprising"])),
+        (first.view(["surprising"]), second.view(["expected"])),
+    ):
+        (_, [(states_a, actions_a)]), (_, [(states_b, actions_b)]) = (trial_features(v, False) for v in (a, b))
+        assert np.array_equal(states_a, states_b) and np.array_equal(actions_a, actions_b)
+    with_fam = [trial_features(v)[1][0][0] for v in (first.view(["expected"]), second.view(["surprising"]))]
+    assert not np.array_equal(*with_fam)  # only the familiarisation tells them apart
 
 
 def test_a_trained_model_rates_every_test_with_a_finite_surprise(trials, model):

@@ -62,3 +62,20 @@ def test_a_way_through_the_chairs_strays_from_every_plan():
     through = Episode(stage, straight.actions, through=((6, 5),))
     ratings = RATER.rate(view_of([round_them], round_them, through, "action_efficiency", "2.5"))
     assert ratings[0] < ratings[1] and np.isfinite(ratings).all()
+
+
+def test_a_lift_is_judged_by_the_familiarisations_run_on_what_it_shows():
+    """Unobserved constraints: both tests are the same pickup; only the run the familiarisation showed, laid on
+    what each lift shows, tells the line that explains the bend from the nothing that makes it a waste."""
+    from marple_gym.expectations.unobserved_constraints import lift, occluded
+
+    line = [(x, 5) for x in range(4, 9)]
+    lined = occluded(hand_stage([("apple", (6, 2))], chairs=line))
+    agent = agent_of({"apple": 40.0})
+    bend = chosen(lined, agent)
+    expected, surprising = lift(lined, bend), lift(lined.without_obstacles(), bend)
+    assert expected.actions == surprising.actions and expected.stage.agent == surprising.stage.agent
+    rated_expected, rated_surprising = RATER.rate(
+        view_of([bend], expected, surprising, "unobserved_constraints", "3.1")
+    )
+    assert rated_expected < rated_surprising

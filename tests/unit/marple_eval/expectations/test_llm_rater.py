@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 
+import numpy as np
 import pytest
 
 from marple_eval.expectations.llm import FALLBACK, NO_ANSWER, ExpectationLLM, messages
@@ -51,7 +52,10 @@ def test_the_prompt_hides_what_the_screen_hides_until_it_is_lifted(trial):
     text = messages(view, view.tests[0])[1]["content"]
     assert "A screen hides the cells" in text and "unseen, behind the screen" in text
     familiarisation = text.split("Test video:")[0]
-    assert "chair" not in familiarisation  # the chairs stand behind the screen
+    hidden = view.familiarisation[0].hidden
+    shown = {(int(x), int(y)) for y, x in zip(*np.nonzero(hidden))}
+    assert not any(f"at {cell}" in familiarisation for cell in shown)  # the chairs stand behind the screen
+    assert "chair_1" in familiarisation and "chair_3" not in familiarisation  # the two beside the goal, as seen
     assert "Then the screen is lifted: behind it stand chairs at" in text
     assert "there is only floor" in messages(view, view.tests[1])[1]["content"]
 
@@ -79,8 +83,10 @@ def test_the_vision_conditions_show_each_video_as_the_onlookers_frames(trial, co
     ExpectationLLM(client, n=1, condition=condition, frames=4).rate(trial.view(["expected", "surprising"]))
     parts = client.bodies[0]["messages"][1]["content"]
     images = [p["image_url"]["url"] for p in parts if p["type"] == "image_url"]
-    videos = len(trial.familiarisation) + 1
-    assert len(images) == 4 * videos and all(url.startswith("data:image/png;base64,") for url in images)
+    shown = [*trial.familiarisation, trial.expected]  # at most 4 frames each: the lift has two
+    assert len(images) == sum(min(4, len(e.states)) for e in shown) and all(
+        url.startswith("data:image/png;base64,") for url in images
+    )
     texts = [p["text"] for p in parts if p["type"] == "text"]
     assert texts[-1] == "How surprising is the agent's behaviour in the test video, from 0 to 100?"
     assert any("A screen hides the cells" in t for t in texts) == (condition == "multimodal")

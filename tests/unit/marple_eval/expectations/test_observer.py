@@ -13,6 +13,7 @@ from marple_gym.expectations import stages
 from marple_gym.expectations.scenarios import all_types, make_trial, trial_keys
 from marple_gym.expectations.stages import around
 from marple_gym.expectations.trial import Episode, TrialView
+from marple_gym.expectations.unobserved_constraints import lift
 from marple_gym.generation.stage import Stage, StageRoom
 
 OBSERVER = ExpectationObserver()
@@ -116,9 +117,8 @@ def reveal_trial(fam_chairs, surprising_chairs, kind="3.1"):
     agent = agent_of({"apple": 40.0})
     fam = hand_stage([("apple", (6, 2))], chairs=fam_chairs, occluder=SCREEN)
     familiar = chosen(fam, agent)
-    expected = Episode(fam, familiar.actions, reveal=True, continues=0)
     other = hand_stage([("apple", (6, 2))], chairs=surprising_chairs, occluder=SCREEN)
-    surprising = Episode(other, familiar.actions, reveal=True, continues=0)
+    expected, surprising = lift(fam, familiar), lift(other, familiar)  # the agent at its goal, the screen lifted
     return hand_trial("unobserved_constraints", kind, agent, [familiar], expected, surprising)
 
 

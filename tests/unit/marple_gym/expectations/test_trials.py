@@ -99,3 +99,29 @@ def test_a_way_through_chairs_or_a_wall_is_shown_on_its_own_stage_at_every_step(
             assert np.array_equal(state.grid[cy, cx, :3], first.grid[cy, cx, :3])
         episode.evidence().scene_graph(t)  # the house and the state agree
     assert inside  # the agent stood where the chairs or the wall stand
+
+
+@pytest.mark.parametrize("kind", ["3.1", "3.2"])
+def test_unobserved_constraints_tests_show_only_the_lift_and_only_the_familiarisation_tells_them_apart(kind):
+    """Each couple: the detour, whose surprising lift makes it a waste (or, 3.2, a lower wall and a doorway wall
+    in turn), and a run made where that lift stands, which crosses the full line; both end on one pose, and the
+    two trials' tests are the same two lifts with the roles swapped."""
+    from marple_gym.expectations import stages
+
+    trials = [make_trial(k, seed=3) for k in trial_keys("test", 4, [kind])]
+    for c, (detour, other) in enumerate((trials[0:2], trials[2:4])):
+        (run,), (straight,) = detour.familiarisation, other.familiarisation
+        for trial in (detour, other):
+            for test in trial.tests.values():
+                assert test.reveal and test.continues == 0 and test.actions == trial.familiarisation[0].actions[-1:]
+                assert test.stage.agent == detour.expected.stage.agent  # where both runs left the agent
+        assert (detour.expected, detour.surprising) == (other.surprising, other.expected)
+        lined, shown = detour.expected.stage, detour.surprising.stage
+        behind = {c for c in shown.obstacles if c in shown.occluder}
+        line = {c for c in lined.obstacles if c in lined.occluder}
+        assert stages.episode_cost(run) >= stages.goal_cost(shown, shown.objects[0][1]) + 1  # a waste there
+        assert not stages.crossing(run, shown).through and stages.crossing(straight, lined).through
+        if kind == "3.1":
+            assert not behind
+        else:  # a lower wall (two chairs fewer) and a doorway wall (more chairs than the line), couple by couple
+            assert len(behind) == len(line) - 2 if c % 2 == 0 else len(behind) > len(line)
