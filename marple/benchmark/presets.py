@@ -78,15 +78,17 @@ PRESETS: dict[str, BenchmarkPreset] = {
         rollouts=20,
         splits=("in",),
         train={"max_steps": 500},  # per model; two models at a time on 2 cores (one thread each)
-        # A first run that fits 10 minutes on 2 shared cores, install included. The reference rows and the ceiling
-        # are also scored without the cutoff, so the summary shows them both ways; the learned rows (the variants,
-        # bip) with the cutoff only, which spares the rollouts from early evidence points (to T + margin) and costs
-        # about 60 % as much (--uncut adds them). No MCTS row (our extension, about 330 CPU s): --mcts 16 adds it.
+        # Sized for a first run on 2 shared cores (the goal: 10 minutes, install included). The reference rows and
+        # the ceiling are also scored without the cutoff, so the summary shows them both ways; the learned rows (the
+        # variants, bip) with the cutoff only, which spares the rollouts from early evidence points (to T + margin)
+        # and costs about 60 % as much (--uncut adds them). No MCTS row (our extension, about 330 CPU s): --mcts 16
+        # adds it.
         uncut=("uniform", "distance", "perfect-agent-models", "ideal"),
         measured=MeasuredTime(
-            "370 CPU seconds",
-            "from a fresh clone on 2 CPU cores (333 to 366 CPU seconds in three runs: 3 min 40 s of wall clock on a quiet "
-            "machine, 6 min 20 s with a test suite beside it), the install included",
+            "about 640 CPU seconds",
+            "from a fresh clone on 2 cores of an Intel Xeon beside other jobs (619 to 671 CPU seconds in three runs: 11 "
+            "min 15 s of wall clock at load 2 to 9, 20 to 28 min at load 7 to 19; MiniGrid DoorKey-16x16 4,400 to "
+            "6,900 steps a CPU second, `python bench/reference_rate.py`), the install included (about 70 CPU seconds)",
         ),
     ),
     "quick": BenchmarkPreset(

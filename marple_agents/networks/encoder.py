@@ -99,10 +99,17 @@ class CellEmbedding(nn.Module):
         self.register_buffer("offsets", torch.tensor([0, *sizes[:-1]]).cumsum(0), persistent=False)
         self.table = nn.EmbeddingBag(sum(sizes), width, mode="sum")
 
-    def forward(self, vision: torch.Tensor) -> torch.Tensor:
+    def forward(self, vision: torch.Tensor, extra: tuple[torch.Tensor, torch.Tensor] | None = None) -> torch.Tensor:
+        """``extra``: one more row to add to each cell's sum, as (B, H*W) indices into a (V, width) table of its
+        own (fixed: the egocentric offsets), summed in the same pass instead of gathered and added after it."""
         b, h, w, _ = vision.shape
         codes = vision.index_select(-1, self.channels).long() + self.offsets
-        return summed_rows(self.table.weight, codes.view(b * h * w, -1)).view(b, h * w, -1)
+        table = self.table.weight
+        if extra is not None:
+            index, rows = extra
+            codes = torch.cat([codes, (index + len(table)).view(b, h, w, 1)], dim=-1)
+            table = torch.cat([table, rows.to(table.dtype)])
+        return summed_rows(table, codes.view(b * h * w, -1)).view(b, h * w, -1)
 
 
 class Block(nn.Module):
@@ -242,6 +249,13 @@ class GridEncoder(nn.Module):
 
     def relative(self, vision: torch.Tensor, agent: torch.Tensor, direction: torch.Tensor) -> torch.Tensor:
         """(B, H*W, width) embedding of each cell's (ahead, right) offset from the agent."""
+        index, table = self.relative_rows(vision, agent, direction)
+        return table[index]
+
+    def relative_rows(
+        self, vision: torch.Tensor, agent: torch.Tensor, direction: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`relative` as (B, H*W) row indices into the offsets' table, and the table."""
         _, h, w, _ = vision.shape
         reach = max(h, w) - 1
         table = self.offset_table(reach, vision.device)
@@ -250,19 +264,18 @@ class GridEncoder(nn.Module):
         cells = torch.arange(h * w, device=vision.device)
         dx, dy = (cells % w)[None] - ax[:, None], (cells // w)[None] - ay[:, None]
         index = (dx * hx + dy * hy + reach) * (2 * reach + 1) + (dy * hx - dx * hy + reach)
-        index = torch.where((direction >= 0)[:, None], index, len(table) - 1)
-        return table[index]
+        return torch.where((direction >= 0)[:, None], index, len(table) - 1), table
 
     def encode(self, vision: torch.Tensor) -> Encoded:
         """(B, H, W, 8) codes -> cell tokens after the self-attention blocks, and where the agent is."""
         _, h, w, _ = vision.shape
         agent = self.agent_cells(vision)
         direction = self.agent_direction(vision, agent)
-        x = self.cells(vision)
+        # The egocentric offsets' rows are summed with the cells' own (one gather-and-add pass, not three).
+        egocentric = self.relative_rows(vision, agent, direction) if self.positions != "absolute" else None
+        x = self.cells(vision, egocentric)
         if self.positions != "egocentric":
             x = x + self.absolute(h, w, vision.device)
-        if self.positions != "absolute":
-            x = x + self.relative(vision, agent, direction)
         for block in self.blocks:
             x = block(x)
         return Encoded(x, agent, direction, (h, w))

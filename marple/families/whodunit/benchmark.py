@@ -26,7 +26,7 @@ DESCRIPTION = (
     "variant), inverse planning (bip, and the ideal observer as the ceiling), and write results, a "
     "Table-2-style summary with intervals and Figure-4-style plots. "
     "Each run prints what it is expected to take when it starts: a preset's measured time where it is the "
-    "measured run (--preset small, the default, about 370 CPU seconds: under 10 minutes on 2 CPU cores) or a part "
+    "measured run (--preset small, the default, about 640 CPU seconds on 2 cores of an Intel Xeon) or a part "
     "of it, a "
     "projection for --preset gpu (the paper's data, m = 100, a model sized for an afternoon on one GPU) and "
     "--preset paper (the paper's sizes) (docs/gpu.md). Budgets are steps, trials and rollouts, never time: "

@@ -149,7 +149,8 @@ def test_every_benchmark_preset_says_what_it_takes(work, figures):
     small = said("small", figures)
     assert (
         small
-        == "370 CPU seconds measured for `marple benchmark --preset small` " + PRESETS["small"].measured.conditions
+        == "about 640 CPU seconds measured for `marple benchmark --preset small` "
+        + PRESETS["small"].measured.conditions
     )
     measured(figures)
     for name in ("paper", "gpu"):
@@ -164,13 +165,13 @@ def test_every_benchmark_preset_says_what_it_takes(work, figures):
         (
             "small",
             {"scenarios": ["laundry"]},
-            "less than the 370 CPU seconds measured for `marple benchmark --preset small`",
+            "less than the about 640 CPU seconds measured for `marple benchmark --preset small`",
         ),
         ("quick", {"scenarios": ["laundry"]}, "not measured for this run (the about 40 minutes measured were for `"),
         ("quick", {}, "not measured for this run"),
-        ("small", {"trials": 5}, "not measured for this run (the 370 CPU seconds measured were for"),
+        ("small", {"trials": 5}, "not measured for this run (the about 640 CPU seconds measured were for"),
         ("small", {"suspects": 3, "shared": True}, "not measured for this run"),
-        ("small", {"variants": "vision"}, "less than the 370 CPU seconds"),
+        ("small", {"variants": "vision"}, "less than the about 640 CPU seconds"),
         ("small", {"seeds": 2}, "not measured for this run"),
     ],
 )

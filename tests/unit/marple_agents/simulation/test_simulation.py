@@ -182,6 +182,34 @@ def test_planner_agent_samples_missions_from_preferences(data):
     assert all(p.episode is e and p.progress is e.progress[0] for p, e in zip(agent.planners, worlds.episodes.rows))
 
 
+def test_planner_rollouts_sharing_plan_requests_give_each_planner_its_own_plans(data, monkeypatch):
+    """The planners of a batch share their plan requests (and shortest-path searches); the plans, the draws and
+    the answers are those of planners that each pose their own."""
+    from marple_agents.simulation import agent_models
+
+    episode = next(data.whodunit("laundry"))
+    trials = [trial_evidence(episode, k, False, frozenset({"vision"}), ("agent-a", "agent-b")) for k in (0, 1)]
+    agents, evidence = [t.agents[0] for t in trials], trials
+
+    def answers():
+        model = PlannerAgent(get_scenario("laundry").roles["A"])
+        method = SimulationMethod("vision", rollouts=12, seed=3)
+        method.setup({agents[0].identity: model})
+        return method.query_probabilities(agents, evidence), model
+
+    shared, model = answers()
+    assert all(p.requests is model.planners[0].requests for p in model.planners)  # one batch, one dict
+    assert len(model.planners[0].requests) < len(model.planners)  # rollouts from one state pose one request
+
+    class OwnRequests(agent_models.SharedRequests):
+        def plan_request(self):
+            return agent_models.HierarchicalPlanner.plan_request(self)
+
+    monkeypatch.setattr(agent_models, "SharedRequests", OwnRequests)
+    alone, _ = answers()
+    assert shared == alone
+
+
 def test_unknown_variant_and_missing_agent_models_are_reported(data):
     with pytest.raises(ValueError, match="unknown variant"):
         SimulationMethod("smell")

@@ -98,6 +98,22 @@ def test_egocentric_embedding_puts_the_cell_ahead_at_one_step_ahead():
         torch.testing.assert_close(rel[b, y * 5 + x], one_ahead)
 
 
+def test_egocentric_rows_summed_with_the_cells_equal_adding_them_after():
+    """The encoder sums the egocentric offsets' rows in the cells' own gather-and-add pass: the same tokens, and
+    the same gradient for the cell table, as gathering the offsets and adding them after."""
+    torch.manual_seed(0)
+    enc = GridEncoder(16, 1, 1, 2, 2, "egocentric", 0.0)
+    vision = torch.from_numpy(random_vision(np.random.default_rng(0), 6))
+    agent = enc.agent_cells(vision)
+    direction = enc.agent_direction(vision, agent)
+    fused = enc.cells(vision, enc.relative_rows(vision, agent, direction))
+    (fused_grad,) = torch.autograd.grad(fused.square().sum(), enc.cells.table.weight)
+    apart = enc.cells(vision) + enc.relative(vision, agent, direction)
+    (apart_grad,) = torch.autograd.grad(apart.square().sum(), enc.cells.table.weight)
+    torch.testing.assert_close(fused, apart)
+    torch.testing.assert_close(fused_grad, apart_grad)
+
+
 def test_glimpse_lays_out_the_cells_around_the_agent_in_its_own_frame():
     enc = GridEncoder(16, 1, 1, 2, 2, "egocentric", 0.0, glimpse=1)
     vision = torch.zeros(5, 5, 5, 8, dtype=torch.uint8)
