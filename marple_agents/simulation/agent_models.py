@@ -28,8 +28,7 @@ from marple_eval.evidence import AgentEvidence
 from marple_gym.episode import AgentStep, BatchStep, EpisodeState
 from marple_gym.missions import MISSIONS
 from marple_gym.missions.batch import outcomes_match
-from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, follow_history
-from marple_gym.planner.routes import PlanRequest
+from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, SharingPlanner, follow_history
 from marple_gym.world.actions import Action
 from marple_gym.world.batched_state import BatchOutcome
 from marple_gym.world.house import House
@@ -89,41 +88,12 @@ def _group_rows(worlds: RolloutWorlds, groups: int) -> list[range]:
     return [range(s.start, s.stop) for s in slices]
 
 
-class SharedRequests(HierarchicalPlanner):
-    """The planner, sharing its plan requests (each with its shortest-path search) with the other planners of a
-    ``requests`` dict where they pose the same problem.
-
-    A batch's rollouts start from a few states with a few missions, and each
-    planner would search the same paths again: the 20 rollouts of an evidence
-    point, and the points of one trial, pose one request each time they
-    plan there. A request depends only on the world state, the house, the agent,
-    the mission, its progress and bindings (the key); the draws from it are each
-    planner's own, so every plan and every random number is what it would be
-    without the sharing.
-    """
-
-    def __init__(self, *args: Any, requests: dict, **kwargs: Any) -> None:
-        self.requests = requests
-        super().__init__(*args, **kwargs)
-
-    def plan_request(self) -> PlanRequest | None:
-        s = self.world.state
-        arrays = (s.fur_state, s.obj_pos, s.obj_state, s.agent_pos, s.agent_dir, s.carrying)
-        bindings = tuple(sorted(self._binding.items()))
-        # id(house): the houses of one batch stay alive while its dict does, so no id is reused meanwhile
-        key = (id(self.world.house), self.agent, self.mission.name, self.progress.index, bindings)
-        key += (b"".join([a.tobytes() for a in arrays]),)
-        if key not in self.requests:
-            self.requests[key] = super().plan_request()
-        return self.requests[key]
-
-
 class PlannerAgent(RolloutAgent):
     """The hierarchical planner as the agent model (each rollout samples a mission from ``preferences``).
 
     Each rollout's planner acts in its episode of the rollouts' batch (:meth:`EpisodeBatch.one_by_one`), the one
     record of its mission progress: the batch moves it on, the planner reads it and plans. The planners of a
-    batch share their plan requests (:class:`SharedRequests`).
+    batch share their plan requests (:class:`~marple_gym.planner.planner.SharingPlanner`).
     """
 
     groups_starts = True
@@ -159,7 +129,7 @@ class PlannerAgent(RolloutAgent):
         house: House, episode: EpisodeState, history: MissionHistory, rng: np.random.Generator, requests: dict
     ) -> HierarchicalPlanner:
         """A planner resuming ``history`` in rollout ``episode``, where its mission progress is kept from now on."""
-        planner = SharedRequests(World(house, episode.world), history=history, rng=rng, requests=requests)
+        planner = SharingPlanner(World(house, episode.world), history=history, rng=rng, cache=requests)
         planner.act_in(episode)
         return planner
 

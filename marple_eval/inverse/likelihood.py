@@ -36,7 +36,7 @@ from marple_eval.success import SuccessRule
 from marple_gym.episode import AgentStep
 from marple_gym.missions.mission import Mission, Subgoal
 from marple_gym.missions.progress import MissionProgress
-from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, PlanRequest
+from marple_gym.planner.planner import HierarchicalPlanner, MissionHistory, PlanRequest, SharingPlanner
 from marple_gym.world.actions import Outcome
 from marple_gym.world.house import House
 from marple_gym.world.sampling import weighted_index
@@ -224,13 +224,13 @@ class MissionTracker(HierarchicalPlanner):
         return CachingPlanner(own, self.agent, history=history, rng=rng, cache=cache, plan=plan, borrowed=True)
 
 
-class CachingPlanner(HierarchicalPlanner):
+class CachingPlanner(SharingPlanner):
     """The planner, sharing its work with the planners of a ``cache``: plan requests (with their shortest-path
     searches), the carrying out of plans, and single actions.
 
     Rollouts from one state meet the same states again and again: this is what
-    makes many rollouts affordable. A request depends only on the world state,
-    the mission, its progress and bindings. Carrying out a plan up to the next
+    makes many rollouts affordable. Plan requests are shared as
+    :class:`SharingPlanner` shares them. Carrying out a plan up to the next
     time the planner must choose (the plan achieves a subgoal, fails or runs
     out) is a function of the same and the plan: nothing is drawn on the way,
     so :meth:`reaches` takes those actions' outcomes and the state they lead to
@@ -246,11 +246,10 @@ class CachingPlanner(HierarchicalPlanner):
     ) -> None:
         """``plan``: the first plan (instead of drawing one); ``borrowed``: the world's state is someone else's,
         to copy before changing it."""
-        self.cache = cache
         self._first_plan = plan
         self._world_key: bytes | None = None  # the world state as a key, until it changes
         self._borrowed = borrowed
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, cache=cache, **kwargs)
 
     def _make_plan(self) -> bool:
         """The first plan is the one given (the rest of the plan the agent is believed to be part-way through)."""
@@ -263,14 +262,8 @@ class CachingPlanner(HierarchicalPlanner):
     def _world(self) -> bytes:
         """The world state as a key (the grid is painted from these arrays)."""
         if self._world_key is None:
-            s = self.world.state
-            arrays = (s.fur_state, s.obj_pos, s.obj_state, s.agent_pos, s.agent_dir, s.carrying)
-            self._world_key = b"".join([a.tobytes() for a in arrays])
+            self._world_key = super()._world()
         return self._world_key
-
-    def _state_key(self) -> tuple:
-        """The world state, the mission, its progress and bindings."""
-        return (self.mission.name, self.progress.index, tuple(sorted(self._binding.items())), self._world())
 
     def _act(self, action: int) -> AgentStep:
         """The episode transition of ``action``: its outcome and the world it leaves from the cache where a
@@ -291,12 +284,6 @@ class CachingPlanner(HierarchicalPlanner):
         self._borrowed = True
         (step,) = self.episode.follow(self.world.house, (outcome,))
         return step
-
-    def plan_request(self) -> PlanRequest | None:
-        key = self._state_key()
-        if key not in self.cache:
-            self.cache[key] = super().plan_request()
-        return self.cache[key]
 
     def reaches(self, query: SuccessRule, steps: int) -> bool:
         """Does the agent reach ``query`` within ``steps`` actions, taken as :meth:`step` takes them?

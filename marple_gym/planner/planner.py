@@ -37,6 +37,7 @@ is done, without success).
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 import numpy as np
 
@@ -320,3 +321,36 @@ class HierarchicalPlanner:
     def step_aside(self) -> list[int]:
         """The actions to step onto a free neighbouring cell drawn at random (idle if there is none)."""
         return step_aside(self.world.state, self.agent, self.rng)
+
+
+class SharingPlanner(HierarchicalPlanner):
+    """The planner, sharing its plan requests (each with its shortest-path search) with the other planners of a
+    ``cache`` that pose the same problem.
+
+    Many planners of a batch of rollouts or of an inference plan from the same
+    states. A request depends only on the house, the agent, the world state,
+    the mission, its progress and bindings (the key); every draw from it is each
+    planner's own, so sharing changes no plan and no random number.
+    """
+
+    def __init__(self, *args: Any, cache: dict, **kwargs: Any) -> None:
+        self.cache = cache
+        super().__init__(*args, **kwargs)
+
+    def _world(self) -> bytes:
+        """The world state as a key (the grid is painted from these arrays)."""
+        s = self.world.state
+        arrays = (s.fur_state, s.obj_pos, s.obj_state, s.agent_pos, s.agent_dir, s.carrying)
+        return b"".join([a.tobytes() for a in arrays])
+
+    def _state_key(self) -> tuple:
+        """The house, the agent, the mission, its progress and bindings, and the world state."""
+        # id(house): a cache lives no longer than the houses of its planners, so no id is reused meanwhile
+        bindings = tuple(sorted(self._binding.items()))
+        return (id(self.world.house), self.agent, self.mission.name, self.progress.index, bindings, self._world())
+
+    def plan_request(self) -> PlanRequest | None:
+        key = self._state_key()
+        if key not in self.cache:
+            self.cache[key] = super().plan_request()
+        return self.cache[key]

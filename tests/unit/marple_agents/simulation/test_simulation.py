@@ -198,14 +198,14 @@ def test_planner_rollouts_sharing_plan_requests_give_each_planner_its_own_plans(
         return method.query_probabilities(agents, evidence), model
 
     shared, model = answers()
-    assert all(p.requests is model.planners[0].requests for p in model.planners)  # one batch, one dict
-    assert len(model.planners[0].requests) < len(model.planners)  # rollouts from one state pose one request
+    assert all(p.cache is model.planners[0].cache for p in model.planners)  # one batch, one dict
+    assert len(model.planners[0].cache) < len(model.planners)  # rollouts from one state pose one request
 
-    class OwnRequests(agent_models.SharedRequests):
+    class OwnRequests(agent_models.SharingPlanner):
         def plan_request(self):
             return agent_models.HierarchicalPlanner.plan_request(self)
 
-    monkeypatch.setattr(agent_models, "SharedRequests", OwnRequests)
+    monkeypatch.setattr(agent_models, "SharingPlanner", OwnRequests)
     alone, _ = answers()
     assert shared == alone
 
