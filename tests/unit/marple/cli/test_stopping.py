@@ -66,8 +66,8 @@ def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     )  # fmt: skip
 
 
-def _belief_set(cwd: Path, out: str = "set") -> list[str]:
-    return ["generate", "--family", "beliefs", "--test-houses", "2", "--episodes-per-house", "6",
+def _belief_set(cwd: Path, out: str = "set", houses: int = 2) -> list[str]:
+    return ["generate", "--family", "beliefs", "--test-houses", str(houses), "--episodes-per-house", "6",
             "--train-episodes", "60", "--out", out, "--workers", "2", "--no-progress"]  # fmt: skip
 
 
@@ -88,7 +88,8 @@ def test_a_stopped_generation_exits_with_the_signal_and_the_same_command_finishe
 @pytest.fixture(scope="module")
 def belief_set(tmp_path_factory) -> Path:
     cwd = tmp_path_factory.mktemp("beliefs")
-    done = _run(_belief_set(cwd), cwd)
+    # Large enough that scoring it takes seconds on a quiet machine: the signal must land while it runs.
+    done = _run(_belief_set(cwd, houses=8), cwd)
     assert done.returncode == 0, done.stderr
     return cwd / "set"
 
